@@ -1,0 +1,144 @@
+"""``format_fixed``: validate once, run the kernels, stitch in the fallback rows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _kernels
+from ._fallback import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
+from ._inputs import Rows, prepare
+from ._result import Formatted
+
+_T = _kernels.TABLES
+
+
+def format_fixed(
+    coefficients: object,
+    exponents: object = None,
+    scales: object = None,
+    *,
+    width: int | None = None,
+    out: np.ndarray | None = None,
+) -> Formatted:
+    """Format ``coefficients * 10**exponents`` with ``scales`` decimals, as FIX engines do.
+
+    Each row is rounded half away from zero and printed exactly as shopspring/decimal's
+    ``StringFixed(scale)`` (QuickFIX/Go's ``FIXDecimal``) prints it: exactly ``scale``
+    digits after the point, no negative zero, no exponent notation; a negative scale rounds
+    to a multiple of ``10**-scale``.
+
+    Parameters
+    ----------
+    coefficients : array_like of int
+        Integer coefficients: any NumPy integer dtype, or Python ints of any size (lists,
+        object arrays). int64 takes the fast path; values beyond int64 are formatted by
+        the exact :mod:`decimal` fallback. Floats, bools and strings are refused.
+    exponents : int or array_like of int
+        Power of ten of each coefficient (``-9`` for CME PRICE9), within int32. A scalar
+        or an array broadcast against ``coefficients``.
+    scales : int or array_like of int
+        Decimal places to print, within int32; broadcast like ``exponents``.
+    width : int, optional
+        Bytes per row of the result. Default: the longest row.
+    out : numpy.ndarray, optional
+        A C-contiguous ``(n, width)`` uint8 matrix to write into instead of allocating one;
+        its second dimension is the width.
+
+    Returns
+    -------
+    Formatted
+        The ``(n, width)`` byte matrix and the row lengths, with ``to_list()`` and
+        ``to_numpy()``. A 0-d input gives one row.
+
+    Raises
+    ------
+    TypeError
+        If an input is not integer-typed (the message says what to pass instead).
+    ValueError
+        If the inputs do not broadcast, are not 1-D, an exponent or scale is outside int32,
+        a row would exceed :data:`MAX_ROW_LENGTH`, or a row does not fit ``width`` (the
+        message names the first such row and the width it needs). Nothing is truncated.
+
+    Examples
+    --------
+    >>> import numpy as np, vecfix
+    >>> px = np.array([5000_250000000, -4_000000, 12_345678901], dtype=np.int64)
+    >>> out = vecfix.format_fixed(px, -9, 4)
+    >>> out.to_list()
+    ['5000.2500', '-0.0040', '12.3457']
+    >>> out.to_numpy()
+    array([b'5000.2500', b'-0.0040', b'12.3457'], dtype='|S9')
+    >>> vecfix.format_fixed([125, -125, 2**70], [-3, -3, -2], 2).to_list()
+    ['0.13', '-0.13', '11805916207174113034.24']
+    """
+    rows = prepare(coefficients, exponents, scales)
+    lengths = np.empty(rows.n, dtype=np.int32)
+    widest, first = _kernels.measure(
+        rows.coef, rows.cstep, rows.exps, rows.estep, rows.scales, rows.sstep,
+        lengths, MAX_ROW_LENGTH, _T.pow10, _T.half,
+    )  # fmt: skip
+    if first >= 0:
+        _raise_too_long(rows, first)
+    big_text = _fallback_rows(rows, lengths)
+    if big_text:
+        widest = max(widest, int(lengths[rows.big_rows].max()))
+    matrix = _output_matrix(rows.n, widest, width, out)
+    if matrix.shape[1] < widest:
+        i = int(np.flatnonzero(lengths > matrix.shape[1])[0])
+        c, e, s = rows.row(i)
+        raise RowTooLongError(
+            f"row {i} (coefficient={c}, exponent={e}, scale={s}) needs {int(lengths[i])}"
+            f" bytes but the width is {matrix.shape[1]}; widest row needs {widest}"
+        )
+    _kernels.fill(
+        rows.coef, rows.cstep, rows.exps, rows.estep, rows.scales, rows.sstep,
+        matrix, _T.pow10, _T.half, _T.magic, _T.shift, _T.digits4,
+    )  # fmt: skip
+    for i, text in zip(rows.big_rows.tolist(), big_text, strict=True):
+        matrix[i, : len(text)] = np.frombuffer(text, dtype=np.uint8)
+        matrix[i, len(text) :] = 0
+    return Formatted(matrix, lengths)
+
+
+def _fallback_rows(rows: Rows, lengths: np.ndarray) -> list[bytes]:
+    """Format the rows whose coefficient is beyond int64, and record their lengths."""
+    texts = []
+    for i, c in zip(rows.big_rows.tolist(), rows.big_values, strict=True):
+        _, e, s = rows.row(i)
+        try:
+            text = string_fixed(c, e, s).encode("ascii")
+        except RowTooLongError as exc:
+            raise RowTooLongError(f"row {i}: {exc}") from None
+        lengths[i] = len(text)
+        texts.append(text)
+    return texts
+
+
+def _raise_too_long(rows: Rows, i: int) -> None:
+    c, e, s = rows.row(i)
+    raise RowTooLongError(
+        f"row {i} (coefficient={c}, exponent={e}, scale={s}) would print"
+        f" {row_length(c, e, s)} bytes, more than vecfix.MAX_ROW_LENGTH={MAX_ROW_LENGTH};"
+        " check the exponent and scale"
+    )
+
+
+def _output_matrix(n: int, widest: int, width: int | None, out: np.ndarray | None) -> np.ndarray:
+    """The matrix to fill: the caller's ``out``, or a new one of ``width`` (or ``widest``)."""
+    if out is not None:
+        if not isinstance(out, np.ndarray) or out.dtype != np.uint8 or out.ndim != 2:
+            raise TypeError("out must be a 2-D uint8 numpy array of shape (n, width)")
+        if out.shape[0] != n:
+            raise ValueError(f"out has {out.shape[0]} rows but the inputs have {n}")
+        if not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError("out must be C-contiguous and writeable")
+        if width is not None and width != out.shape[1]:
+            raise ValueError(f"width={width} disagrees with out.shape[1]={out.shape[1]}")
+        return out
+    if width is None:
+        return np.empty((n, widest), dtype=np.uint8)
+    if isinstance(width, (bool, np.bool_)) or not isinstance(width, (int, np.integer)):
+        raise TypeError(f"width must be an int, got {type(width).__name__} {width!r}")
+    if not 0 <= width <= MAX_ROW_LENGTH:
+        raise ValueError(f"width must be between 0 and {MAX_ROW_LENGTH}, got {width}")
+    return np.empty((n, int(width)), dtype=np.uint8)

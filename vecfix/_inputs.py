@@ -1,0 +1,186 @@
+"""Validation and coercion of user input, done once at the boundary.
+
+Everything the kernels receive is checked here: dtypes, int32 ranges, shapes and
+broadcasting. Messages name the argument, and where it matters the row and the value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._fallback import INT32_MAX, INT32_MIN
+
+_INT64_MAX = np.iinfo(np.int64).max
+_INT64_MIN = np.iinfo(np.int64).min
+_NAMES = ("coefficients", "exponents", "scales")
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Inputs ready for the kernels.
+
+    ``coef``, ``exps`` and ``scales`` are contiguous 1-D arrays of native int64, int32
+    and int32, each either ``n`` long (step 1) or a single broadcast value (step 0).
+    Coefficients beyond int64 sit in ``big_values``, at the rows ``big_rows``; their slot
+    in ``coef`` holds 0 so that the kernels can run over them harmlessly.
+    """
+
+    n: int
+    coef: np.ndarray
+    cstep: int
+    exps: np.ndarray
+    estep: int
+    scales: np.ndarray
+    sstep: int
+    big_rows: np.ndarray
+    big_values: list[int]
+
+    def row(self, i: int) -> tuple[int, int, int]:
+        """The ``(coefficient, exponent, scale)`` of row ``i`` as Python ints."""
+        where = np.flatnonzero(self.big_rows == i)
+        c = self.big_values[where[0]] if where.size else int(self.coef[i * self.cstep])
+        return c, int(self.exps[i * self.estep]), int(self.scales[i * self.sstep])
+
+
+def _kind_error(name: str, arr: np.ndarray) -> TypeError:
+    hint = {
+        "f": " Floats cannot hold decimal prices exactly: pass integer coefficients with an"
+        " exponent (e.g. mantissas with exponents=-9), or decimal.Decimal values.",
+        "b": " Booleans are not numbers here: convert explicitly with .astype(np.int64).",
+        "U": " For decimal text, parse it into coefficients and exponents first.",
+        "S": " For decimal text, parse it into coefficients and exponents first.",
+        "c": "",
+        "M": " Datetimes are not prices: pass integer coefficients.",
+        "m": " Timedeltas are not prices: pass integer coefficients.",
+    }.get(arr.dtype.kind, "")
+    return TypeError(f"{name} must be integers, got an array of dtype {arr.dtype}.{hint}")
+
+
+def _check_ndim(name: str, arr: np.ndarray) -> None:
+    if arr.ndim > 1:
+        raise ValueError(
+            f"{name} must be a scalar or 1-D, got shape {arr.shape}; pass .ravel() to"
+            " format every element in row-major order"
+        )
+
+
+def _reject_bools(name: str, seq: object) -> None:
+    """Lists such as ``[True, 2]`` become int64 in NumPy silently; refuse them."""
+    if isinstance(seq, (list, tuple)):
+        types = set(map(type, seq))
+        if bool in types or np.bool_ in types:
+            raise TypeError(f"{name} must be integers, got a bool among them")
+
+
+def _as_array(name: str, value: object) -> np.ndarray:
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be integers, got the bool {value!r}")
+    _reject_bools(name, value)
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError) as exc:  # ragged lists and the like
+        raise TypeError(f"{name} could not be read as an array: {exc}") from None
+    _check_ndim(name, arr)
+    return arr
+
+
+def coerce_coefficients(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Coefficients as native int64 (1-D, at least one element for a scalar).
+
+    Returns ``(coef, big_rows, big_values)`` where the rows listed in ``big_rows`` hold
+    integers beyond int64 (their ``coef`` slot is 0).
+    """
+    kind = arr.dtype.kind
+    no_big = np.empty(0, dtype=np.intp)
+    if kind == "i":
+        return np.ascontiguousarray(arr.reshape(-1), dtype=np.int64), no_big, []
+    if kind == "u":
+        flat = arr.reshape(-1)
+        if arr.dtype.itemsize < 8:
+            return np.ascontiguousarray(flat, dtype=np.int64), no_big, []
+        big = np.flatnonzero(flat > _INT64_MAX)
+        coef = np.ascontiguousarray(flat, dtype=np.uint64).astype(np.int64)
+        values = [int(v) for v in flat[big]]
+        coef[big] = 0
+        return coef, big, values
+    if kind == "O":
+        return _coerce_objects(arr.reshape(-1))
+    raise _kind_error("coefficients", arr)
+
+
+def _coerce_objects(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    values = flat.tolist()
+    for i, v in enumerate(values):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(
+                f"coefficients must be integers; row {i} holds {type(v).__name__} {v!r}."
+                " Pass Python or NumPy ints (Decimal values: split them into coefficient and"
+                " exponent first)"
+            )
+    coef = np.zeros(len(values), dtype=np.int64)
+    big_rows, big_values = [], []
+    for i, v in enumerate(values):
+        v = int(v)
+        if _INT64_MIN <= v <= _INT64_MAX:
+            coef[i] = v
+        else:
+            big_rows.append(i)
+            big_values.append(v)
+    return coef, np.array(big_rows, dtype=np.intp), big_values
+
+
+def coerce_int32(arr: np.ndarray, name: str) -> np.ndarray:
+    """Exponents or scales as native int32 (1-D, at least one element for a scalar)."""
+    if arr.dtype.kind == "O":
+        try:
+            arr = np.array(arr.tolist(), dtype=np.int64) if arr.size else arr.astype(np.int64)
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(f"{name} must be integers within int32, got {arr!r}") from None
+    if arr.dtype.kind not in "iu":
+        raise _kind_error(name, arr)
+    flat = arr.reshape(-1)
+    if flat.size and arr.dtype.itemsize >= 4:
+        lo, hi = int(flat.min()), int(flat.max())
+        if lo < INT32_MIN or hi > INT32_MAX:
+            i = int(np.flatnonzero((flat < INT32_MIN) | (flat > INT32_MAX))[0])
+            raise ValueError(
+                f"{name} must fit in int32 ({INT32_MIN}..{INT32_MAX}); row {i} is {int(flat[i])}"
+            )
+    return np.ascontiguousarray(flat, dtype=np.int32)
+
+
+def prepare(coefficients: object, exponents: object, scales: object) -> Rows:
+    """Check, coerce and broadcast the three inputs."""
+    if exponents is None:
+        raise TypeError("exponents is required for integer coefficients (e.g. -9 for PRICE9)")
+    if scales is None:
+        raise TypeError("scales is required: the number of decimal places to print")
+    given = (coefficients, exponents, scales)
+    arrays = [_as_array(name, v) for name, v in zip(_NAMES, given, strict=True)]
+    coef, big_rows, big_values = coerce_coefficients(arrays[0])
+    exps = coerce_int32(arrays[1], "exponents")
+    scs = coerce_int32(arrays[2], "scales")
+    shapes = [a.shape for a in arrays]
+    try:
+        (n,) = np.broadcast_shapes(*shapes) or (1,)
+    except ValueError:
+        described = ", ".join(
+            f"{name} {'(scalar)' if not s else f'of length {s[0]}'}"
+            for name, s in zip(_NAMES, shapes, strict=True)
+        )
+        raise ValueError(f"cannot broadcast {described} to one length") from None
+    if big_rows.size and coef.size == 1 and n != 1:
+        big_rows, big_values = np.arange(n, dtype=np.intp), big_values * n
+    return Rows(
+        n=n,
+        coef=coef,
+        cstep=int(coef.size != 1),
+        exps=exps,
+        estep=int(exps.size != 1),
+        scales=scs,
+        sstep=int(scs.size != 1),
+        big_rows=big_rows,
+        big_values=big_values,
+    )

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from . import _kernels
@@ -10,6 +15,7 @@ from ._inputs import Rows, prepare
 from ._result import Formatted
 
 _T = _kernels.TABLES
+_SLACK = 8
 
 
 def format_fixed(
@@ -19,6 +25,7 @@ def format_fixed(
     *,
     width: int | None = None,
     out: np.ndarray | None = None,
+    threads: int | None = 1,
 ) -> Formatted:
     """Format ``coefficients * 10**exponents`` with ``scales`` decimals, as FIX engines do.
 
@@ -43,6 +50,10 @@ def format_fixed(
     out : numpy.ndarray, optional
         A C-contiguous ``(n, width)`` uint8 matrix to write into instead of allocating one;
         its second dimension is the width.
+    threads : int or None, default 1
+        Threads to split the rows over (the kernels release the GIL). ``None`` uses every
+        core (``os.cpu_count()``). Inputs under 65,536 rows always run on one thread. The
+        bytes are identical whatever the count.
 
     Returns
     -------
@@ -72,17 +83,27 @@ def format_fixed(
     ['0.13', '-0.13', '11805916207174113034.24']
     """
     rows = prepare(coefficients, exponents, scales)
+    run = _runner(rows.n, threads)
     lengths = np.empty(rows.n, dtype=np.int32)
-    widest, first = _kernels.measure(
-        rows.coef, rows.cstep, rows.exps, rows.estep, rows.scales, rows.sstep,
-        lengths, MAX_ROW_LENGTH, _T.pow10, _T.half,
-    )  # fmt: skip
-    if first >= 0:
-        _raise_too_long(rows, first)
+    args = (rows.coef, rows.cstep, rows.exps, rows.estep, rows.scales, rows.sstep)
+    if rows.estep == 0 and rows.sstep == 0 and rows.n:
+        # One exponent and scale: the length grows with |c|, so the extremes bound it and
+        # the measuring pass can be skipped (fill writes the lengths).
+        e, s = int(rows.exps[0]), int(rows.scales[0])
+        widest = max(row_length(int(rows.coef.min()), e, s), row_length(int(rows.coef.max()), e, s))
+        measured = widest > MAX_ROW_LENGTH or (width is not None and widest > width)
+    else:
+        widest, measured = 0, True
+    if measured:
+        parts = run(_kernels.measure, *args, lengths, MAX_ROW_LENGTH, _T.half, _T.pow10)
+        widest = max((w for w, _ in parts), default=0)
+        too_long = [first for _, first in parts if first >= 0]
+        if too_long:
+            _raise_too_long(rows, min(too_long))
     big_text = _fallback_rows(rows, lengths)
     if big_text:
         widest = max(widest, int(lengths[rows.big_rows].max()))
-    matrix = _output_matrix(rows.n, widest, width, out)
+    matrix, flat = _output_matrix(rows.n, widest, width, out)
     if matrix.shape[1] < widest:
         i = int(np.flatnonzero(lengths > matrix.shape[1])[0])
         c, e, s = rows.row(i)
@@ -90,14 +111,38 @@ def format_fixed(
             f"row {i} (coefficient={c}, exponent={e}, scale={s}) needs {int(lengths[i])}"
             f" bytes but the width is {matrix.shape[1]}; widest row needs {widest}"
         )
-    _kernels.fill(
-        rows.coef, rows.cstep, rows.exps, rows.estep, rows.scales, rows.sstep,
-        matrix, _T.pow10, _T.half, _T.magic, _T.shift, _T.digits4,
-    )  # fmt: skip
+    big_lengths = lengths[rows.big_rows]
+    run(_kernels.fill, *args, flat, matrix.shape[1], lengths, tuple(_T))
+    lengths[rows.big_rows] = big_lengths
     for i, text in zip(rows.big_rows.tolist(), big_text, strict=True):
         matrix[i, : len(text)] = np.frombuffer(text, dtype=np.uint8)
         matrix[i, len(text) :] = 0
     return Formatted(matrix, lengths)
+
+
+#: Inputs shorter than this run on one thread: a thread's start costs more than it saves.
+MIN_ROWS_PER_THREAD = 65_536
+
+
+def _runner(n: int, threads: int | None) -> Callable[..., list]:
+    """A function that runs a kernel over rows ``0:n``, split over ``threads`` threads."""
+    if threads is None:
+        threads = os.cpu_count() or 1
+    if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)):
+        raise TypeError(f"threads must be a positive int or None, got {threads!r}")
+    if threads < 1:
+        raise ValueError(f"threads must be a positive int or None, got {threads}")
+    threads = int(min(threads, max(n // MIN_ROWS_PER_THREAD, 1)))
+    if threads == 1:
+        return lambda kernel, *args: [kernel(0, n, *args)]
+    bounds = np.linspace(0, n, threads + 1).astype(np.int64).tolist()
+
+    def run(kernel: Callable, *args: object) -> list:
+        with ThreadPoolExecutor(threads, thread_name_prefix="vecfix") as pool:
+            jobs = [pool.submit(kernel, lo, hi, *args) for lo, hi in itertools.pairwise(bounds)]
+            return [job.result() for job in jobs]
+
+    return run
 
 
 def _fallback_rows(rows: Rows, lengths: np.ndarray) -> list[bytes]:
@@ -123,8 +168,13 @@ def _raise_too_long(rows: Rows, i: int) -> None:
     )
 
 
-def _output_matrix(n: int, widest: int, width: int | None, out: np.ndarray | None) -> np.ndarray:
-    """The matrix to fill: the caller's ``out``, or a new one of ``width`` (or ``widest``)."""
+def _output_matrix(
+    n: int, widest: int, width: int | None, out: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The matrix to fill and the flat buffer under it (with slack bytes when it is ours).
+
+    The matrix is the caller's ``out``, or a new one of ``width`` (or ``widest``) bytes.
+    """
     if out is not None:
         if not isinstance(out, np.ndarray) or out.dtype != np.uint8 or out.ndim != 2:
             raise TypeError("out must be a 2-D uint8 numpy array of shape (n, width)")
@@ -134,11 +184,13 @@ def _output_matrix(n: int, widest: int, width: int | None, out: np.ndarray | Non
             raise ValueError("out must be C-contiguous and writeable")
         if width is not None and width != out.shape[1]:
             raise ValueError(f"width={width} disagrees with out.shape[1]={out.shape[1]}")
-        return out
+        return out, out.reshape(-1)
     if width is None:
-        return np.empty((n, widest), dtype=np.uint8)
+        width = widest
     if isinstance(width, (bool, np.bool_)) or not isinstance(width, (int, np.integer)):
         raise TypeError(f"width must be an int, got {type(width).__name__} {width!r}")
     if not 0 <= width <= MAX_ROW_LENGTH:
         raise ValueError(f"width must be between 0 and {MAX_ROW_LENGTH}, got {width}")
-    return np.empty((n, int(width)), dtype=np.uint8)
+    # 8 slack bytes after the last row let the kernel write every row with 8-byte stores.
+    flat = np.empty(n * int(width) + _SLACK, dtype=np.uint8)
+    return flat[: n * int(width)].reshape(n, int(width)), flat

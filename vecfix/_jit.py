@@ -16,6 +16,10 @@ from __future__ import annotations
 import os
 
 import numba
+import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 CACHE: bool = os.environ.get("VECFIX_NUMBA_CACHE", "1").strip().lower() not in {"0", "false", "no"}
 
@@ -41,3 +45,78 @@ def helper(fn):
     free of calls (3x faster here).
     """
     return numba.njit(inline="always", **_OPTIONS)(fn)
+
+
+def _store8_python(buf, offset, value):
+    """Pure-Python ``store8`` for ``NUMBA_DISABLE_JIT=1``: never writes past the buffer."""
+    data = int(value).to_bytes(8, "little")[: max(buf.shape[0] - offset, 0)]
+    buf[offset : offset + len(data)] = np.frombuffer(data, dtype=np.uint8)
+
+
+@intrinsic
+def _store8_intrinsic(typingctx, buf, offset, value):
+    """Store the uint64 ``value`` at byte ``offset`` of a 1-D uint8 array, unaligned."""
+    if not (isinstance(buf, types.Array) and buf.dtype == types.uint8 and buf.ndim == 1):
+        return None
+
+    def codegen(context, builder, sig, args):
+        array = context.make_array(sig.args[0])(context, builder, args[0])
+        where = context.cast(builder, args[1], sig.args[1], types.intp)
+        word = context.cast(builder, args[2], sig.args[2], types.uint64)
+        pointer = builder.bitcast(builder.gep(array.data, [where]), ir.IntType(64).as_pointer())
+        builder.store(word, pointer, align=1)
+        return context.get_dummy_value()
+
+    return types.void(buf, offset, value), codegen
+
+
+#: ``store8(buf, offset, value)``: an unaligned little-endian 8-byte store into a uint8
+#: array, one machine instruction in compiled code. No bounds check: callers guarantee
+#: ``offset + 8 <= len(buf)``.
+store8 = _store8_python if numba.config.DISABLE_JIT else _store8_intrinsic
+
+
+def _mulhi_python(a, b):
+    """Pure-Python ``mulhi`` for ``NUMBA_DISABLE_JIT=1``."""
+    return np.uint64((int(a) * int(b)) >> 64)
+
+
+@intrinsic
+def _mulhi_intrinsic(typingctx, a, b):
+    """High 64 bits of the 128-bit product of two uint64 (one ``mul`` instruction)."""
+    if a != types.uint64 or b != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        wide = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+    return types.uint64(a, b), codegen
+
+
+#: ``mulhi(a, b)``: the high 64 bits of ``a * b`` for two uint64.
+mulhi = _mulhi_python if numba.config.DISABLE_JIT else _mulhi_intrinsic
+
+
+def _bit_length_python(x):
+    """Pure-Python ``bit_length`` for ``NUMBA_DISABLE_JIT=1``."""
+    return int(x).bit_length()
+
+
+@intrinsic
+def _bit_length_intrinsic(typingctx, x):
+    """Bits needed for the uint64 ``x`` (0 for 0): ``64 - lzcnt(x)``."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        zeros = builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+        bits = builder.sub(ir.Constant(ir.IntType(64), 64), zeros)
+        return bits
+
+    return types.int64(x), codegen
+
+
+#: ``bit_length(x)``: bits needed for the uint64 ``x``, as int64 (0 for 0).
+bit_length = _bit_length_python if numba.config.DISABLE_JIT else _bit_length_intrinsic

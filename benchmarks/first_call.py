@@ -24,7 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 FIRST_CALL = r"""
 import json, time
@@ -77,31 +77,37 @@ def medians(results: Sequence[dict[str, float]]) -> dict[str, float]:
     return {k: statistics.median(r[k] for r in results) for k in keys}
 
 
-def measure(cache_dir: str, repeat: int) -> dict[str, dict[str, float]]:
-    """Cold, first (cache written) and warm timings of both scripts, in that order."""
-    out = {}
-    out["import + first call, cold (VECFIX_NUMBA_CACHE=0)"] = medians(
-        [run_child(FIRST_CALL, cache_dir, cache=False) for _ in range(repeat)]
+def seconds(v: float) -> str:
+    """Seconds to the millisecond, or microseconds below 10 ms.
+
+    Examples
+    --------
+    >>> seconds(8.0214), seconds(0.0000153)
+    ('8.021 s', '15.3 µs')
+    """
+    return f"{v:.3f} s" if v >= 0.01 else f"{v * 1e6:.1f} µs"
+
+
+def measure(cache_dir: str, repeat: int) -> Iterator[tuple[str, dict[str, float]]]:
+    """Yield cold, first (cache written) and warm timings of both scripts, in that order."""
+
+    def median_of(code: str, cache: bool) -> dict[str, float]:
+        return medians([run_child(code, cache_dir, cache) for _ in range(repeat)])
+
+    yield "import + first call, cold (VECFIX_NUMBA_CACHE=0)", median_of(FIRST_CALL, False)
+    yield (
+        "import + first call, cache on, first run (compiles and writes it if empty)",
+        run_child(FIRST_CALL, cache_dir, cache=True),
     )
-    out["import + first call, cache empty (compiles, writes cache)"] = run_child(
-        FIRST_CALL, cache_dir, cache=True
-    )
-    out["import + first call, cache warm"] = medians(
-        [run_child(FIRST_CALL, cache_dir, cache=True) for _ in range(repeat)]
-    )
-    out["vecfix.warmup(), cold (VECFIX_NUMBA_CACHE=0)"] = medians(
-        [run_child(WARMUP, cache_dir, cache=False) for _ in range(repeat)]
-    )
-    out["vecfix.warmup(), cache warm"] = medians(
-        [run_child(WARMUP, cache_dir, cache=True) for _ in range(repeat)]
-    )
-    return out
+    yield "import + first call, cache warm", median_of(FIRST_CALL, True)
+    yield "vecfix.warmup(), cold (VECFIX_NUMBA_CACHE=0)", median_of(WARMUP, False)
+    yield "vecfix.warmup(), cache warm", median_of(WARMUP, True)
 
 
 def _vecfix_file() -> str:
     """Where the child processes import vecfix from (they share this environment)."""
     code = "import importlib.util; print(importlib.util.find_spec('vecfix').origin)"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     return done.stdout.strip() or "?"
 
 
@@ -114,10 +120,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="vecfix-numba-cache-") as tmp:
         cache_dir = args.cache_dir or tmp
         print(f"Python {sys.version.split()[0]}, NUMBA_CACHE_DIR={cache_dir}")
-        print(f"medians of {args.repeat} fresh processes; vecfix from {_vecfix_file()}\n")
-        for what, t in measure(cache_dir, args.repeat).items():
-            fields = ", ".join(f"{k} {v:.3f} s" for k, v in t.items() if isinstance(v, float))
-            print(f"{what}:\n    {fields}")
+        print(
+            f"medians of {args.repeat} fresh processes; vecfix from {_vecfix_file()}\n", flush=True
+        )
+        for what, t in measure(cache_dir, args.repeat):
+            fields = ", ".join(f"{k} {seconds(v)}" for k, v in t.items() if isinstance(v, float))
+            print(f"{what}:\n    {fields}", flush=True)
     return 0
 
 

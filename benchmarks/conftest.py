@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import decimal
 import gzip
+import inspect
 import os
 import sys
 from collections.abc import Callable
@@ -48,14 +49,6 @@ def price9_mantissas(n: int, seed: int = SEED) -> np.ndarray:
 
     With exponent -9 they are prices from 10000 to 99999.999999999, every row needing
     rounding at scale 4; the text is 10 bytes, 11 with the sign.
-
-    Examples
-    --------
-    >>> px = price9_mantissas(1000)
-    >>> px.dtype, int(abs(px).min()) >= 10**13, int(abs(px).max()) < 10**14
-    (dtype('int64'), True, True)
-    >>> bool(np.array_equal(px, price9_mantissas(1000)))
-    True
     """
     rng = np.random.default_rng(seed)
     px = rng.integers(10**13, 10**14, size=n, dtype=np.int64)
@@ -63,13 +56,7 @@ def price9_mantissas(n: int, seed: int = SEED) -> np.ndarray:
 
 
 def decimal_loop(px: np.ndarray, exponent: int = EXPONENT, scale: int = SCALE) -> list[str]:
-    """The per-value ``decimal`` way: ``Decimal(c).scaleb(e).quantize(...)``, then ``'f'``.
-
-    Examples
-    --------
-    >>> decimal_loop(np.array([5000_250000000, -4_000050000]))
-    ['5000.2500', '-4.0001']
-    """
+    """The per-value ``decimal`` way: ``Decimal(c).scaleb(e).quantize(...)``, then ``'f'``."""
     q = decimal.Decimal(1).scaleb(-scale)
     half_up = decimal.ROUND_HALF_UP
     return [format(decimal.Decimal(int(c)).scaleb(exponent).quantize(q, half_up), "f") for c in px]
@@ -127,7 +114,8 @@ class Way:
     to_list: Callable[[object], list[str]]
     sample: int | None = None  # rows per call, when not all of them (slow ways)
     needs: str | None = None  # optional module the way needs
-    baseline: bool = False
+    baseline: bool = False  # the way the others are compared with
+    reference: bool = False  # an independent reference: vecfix must print its text
 
 
 def _to_list(result: object) -> list[str]:
@@ -137,7 +125,9 @@ def _to_list(result: object) -> list[str]:
 #: Group "price9-1M": every way of formatting the same PRICE9 prices at scale 4.
 PRICE9_WAYS: dict[str, Way] = {
     "vecfix": Way("vecfix.format_fixed", vecfix_price9, _to_list, baseline=True),
-    "decimal": Way("decimal loop (quantize, ROUND_HALF_UP)", decimal_loop, _to_list, 20_000),
+    "decimal": Way(
+        "decimal loop (quantize, ROUND_HALF_UP)", decimal_loop, _to_list, 20_000, reference=True
+    ),
     "fstring": Way('f"{x:.4f}" on px / 1e9 (floats)', fstring_floats, _to_list, 100_000),
     "pyarrow": Way(
         "pyarrow.compute round + cast to string",
@@ -152,22 +142,6 @@ PRICE9_WAYS: dict[str, Way] = {
         needs="polars",
     ),
 }
-
-
-def compare_text(got: list[str], want: list[str]) -> dict[str, object]:
-    """Agreement of ``got`` with vecfix's text ``want``, for ``extra_info``.
-
-    Examples
-    --------
-    >>> compare_text(["1.0", "2.0"], ["1.0", "2.1"])
-    {'same_text': False, 'mismatches': 1, 'first_mismatch': "row 1: '2.0' (vecfix '2.1')"}
-    """
-    bad = [i for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w]
-    info: dict[str, object] = {"same_text": not bad, "mismatches": len(bad)}
-    if bad:
-        i = bad[0]
-        info["first_mismatch"] = f"row {i}: {got[i]!r} (vecfix {want[i]!r})"
-    return info
 
 
 def load_prices_tsv() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -197,20 +171,58 @@ def enabled(request: pytest.FixtureRequest) -> bool:
     return benchmarks_enabled(request.config)
 
 
-@pytest.fixture(scope="session")
-def price9_rows(enabled: bool) -> int:
-    return PRICE9_ROWS if enabled else SMOKE_ROWS
+# test_bench_format.py gets all of this through fixtures, never ``from conftest import``:
+# in a run that also loads tests/conftest.py, the module name "conftest" is ambiguous. For
+# the same reason --doctest-modules must not import this file as a module of its own.
+collect_ignore = ["conftest.py"]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize a ``way`` argument with :data:`PRICE9_WAYS`, ids being their names."""
+    if "way" in metafunc.fixturenames:
+        metafunc.parametrize("way", list(PRICE9_WAYS.values()), ids=list(PRICE9_WAYS))
 
 
 @pytest.fixture(scope="session")
-def price9(price9_rows: int) -> np.ndarray:
+def price9(enabled: bool) -> np.ndarray:
     """The PRICE9 mantissas of group "price9-1M" (and the uniform case of "mixed")."""
-    return price9_mantissas(price9_rows)
+    return price9_mantissas(PRICE9_ROWS if enabled else SMOKE_ROWS)
 
 
 @pytest.fixture(scope="session")
-def prices_tsv() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    return load_prices_tsv()
+def vecfix_text(price9: np.ndarray) -> list[str]:
+    """vecfix's text for the PRICE9 rows, which the other ways are compared with."""
+    return _to_list(vecfix_price9(price9))
+
+
+@pytest.fixture(scope="session")
+def decimal_reference() -> Callable[..., list[str]]:
+    """:func:`decimal_loop`, the independent reference vecfix is checked against."""
+    return decimal_loop
+
+
+@pytest.fixture(scope="session")
+def mixed(enabled: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows resampled from tests/data/prices.tsv.gz: coef, exp, scale, expected text.
+
+    Per-row exponents and scales, all coefficients int64.
+    """
+    coef, exp, scale, expected = load_prices_tsv()
+    n = MIXED_ROWS if enabled else SMOKE_ROWS
+    pick = np.random.default_rng(SEED).integers(0, len(coef), size=n)
+    return coef[pick], exp[pick], scale[pick], expected[pick]
+
+
+@pytest.fixture(scope="session")
+def price9_10m(enabled: bool) -> np.ndarray:
+    """10M PRICE9 mantissas for the threads group; skips where that group cannot run."""
+    import vecfix
+
+    if "threads" not in inspect.signature(vecfix.format_fixed).parameters:
+        pytest.skip("vecfix.format_fixed has no threads= keyword")
+    if not enabled:
+        pytest.skip(f"{THREAD_ROWS:,} rows (~250 MB): only with --benchmark-enable")
+    return price9_mantissas(THREAD_ROWS)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -230,6 +242,7 @@ def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: di
         except metadata.PackageNotFoundError:
             versions[name] = None
     machine_info["versions"] = versions
-    machine_info["usable_cores"] = len(os.sched_getaffinity(0))
+    if hasattr(os, "sched_getaffinity"):
+        machine_info["usable_cores"] = len(os.sched_getaffinity(0))
     machine_info["argv"] = list(getattr(sys, "orig_argv", sys.argv))
     machine_info["pythonpath"] = os.environ.get("PYTHONPATH")

@@ -7,40 +7,41 @@ turn the JSON into a table with ``python benchmarks/report.py bench.json``. With
 
 from __future__ import annotations
 
-import inspect
+from collections.abc import Callable
 
 import numpy as np
 import pytest
-from conftest import (
-    EXPONENT,
-    MIXED_ROWS,
-    PRICE9_WAYS,
-    SCALE,
-    SEED,
-    SMOKE_ROWS,
-    THREAD_ROWS,
-    compare_text,
-    decimal_loop,
-    price9_mantissas,
-)
 
 import vecfix
 
+# Shared data and the comparison table come from conftest.py, as fixtures: ``way`` (one
+# entry of conftest.PRICE9_WAYS), ``price9``, ``vecfix_text``, ``decimal_reference``,
+# ``mixed`` and ``price9_10m``.
+EXPONENT, SCALE = -9, 4
 
-@pytest.fixture(scope="module")
-def vecfix_text(price9: np.ndarray) -> list[str]:
-    """vecfix's text for the PRICE9 rows, which the other ways are compared with."""
-    return vecfix.format_fixed(price9, EXPONENT, SCALE).to_list()
+
+def compare_text(got: list[str], want: list[str]) -> dict[str, object]:
+    """Agreement of ``got`` with vecfix's text ``want``, for ``extra_info``.
+
+    Examples
+    --------
+    >>> compare_text(["1.0", "2.0"], ["1.0", "2.1"])
+    {'same_text': False, 'mismatches': 1, 'first_mismatch': "row 1: '2.0' (vecfix '2.1')"}
+    """
+    bad = [i for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w]
+    info: dict[str, object] = {"same_text": not bad, "mismatches": len(bad)}
+    if bad:
+        i = bad[0]
+        info["first_mismatch"] = f"row {i}: {got[i]!r} (vecfix {want[i]!r})"
+    return info
 
 
 # --- A. group "price9-1M" ------------------------------------------------------------------
 
 
 @pytest.mark.benchmark(group="price9-1M")
-@pytest.mark.parametrize("name", list(PRICE9_WAYS))
-def test_price9(benchmark, name: str, price9: np.ndarray, vecfix_text: list[str]) -> None:
+def test_price9(benchmark, way, price9: np.ndarray, vecfix_text: list[str]) -> None:
     """One way of formatting the PRICE9 prices (or a sample of them) at scale 4."""
-    way = PRICE9_WAYS[name]
     if way.needs:
         pytest.importorskip(way.needs)
     rows = min(way.sample or len(price9), len(price9))
@@ -50,9 +51,8 @@ def test_price9(benchmark, name: str, price9: np.ndarray, vecfix_text: list[str]
     benchmark.extra_info.update(
         rows=rows, label=way.label, baseline=way.baseline, **compare_text(text, vecfix_text[:rows])
     )
-    if name == "decimal":
-        # The decimal loop is the independent reference: vecfix must agree with it.
-        assert text == vecfix_text[:rows]
+    if way.reference:
+        assert text == vecfix_text[:rows], benchmark.extra_info["first_mismatch"]
 
 
 @pytest.mark.benchmark(group="price9-1M")
@@ -75,32 +75,23 @@ def test_price9_memory_floor(benchmark, price9: np.ndarray) -> None:
 # --- B. group "mixed" ----------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def mixed(prices_tsv, enabled: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Rows resampled from the golden prices: per-row exponents and scales, all int64."""
-    coef, exp, scale, expected = prices_tsv
-    n = MIXED_ROWS if enabled else SMOKE_ROWS
-    pick = np.random.default_rng(SEED).integers(0, len(coef), size=n)
-    return coef[pick], exp[pick], scale[pick], expected[pick]
-
-
 @pytest.mark.benchmark(group="mixed")
-def test_mixed_uniform(benchmark, price9: np.ndarray, vecfix_text: list[str]) -> None:
+def test_mixed_uniform(benchmark, price9: np.ndarray, decimal_reference: Callable) -> None:
     """The uniform case: PRICE9, one exponent and one scale for every row."""
     out = benchmark(vecfix.format_fixed, price9, EXPONENT, SCALE)
-    assert out.to_list()[:100] == decimal_loop(price9[:100])
+    assert out.to_list()[:100] == decimal_reference(price9[:100])
     benchmark.extra_info.update(
         rows=len(price9), label="uniform: PRICE9, exponent -9, scale 4", baseline=True
     )
 
 
 @pytest.mark.benchmark(group="mixed")
-def test_mixed_uniform_arrays(benchmark, price9: np.ndarray) -> None:
+def test_mixed_uniform_arrays(benchmark, price9: np.ndarray, decimal_reference: Callable) -> None:
     """The uniform data, with exponents and scales passed as per-row arrays."""
     exps = np.full(len(price9), EXPONENT, dtype=np.int32)
     scales = np.full(len(price9), SCALE, dtype=np.int32)
     out = benchmark(vecfix.format_fixed, price9, exps, scales)
-    assert out.to_list()[:100] == decimal_loop(price9[:100])
+    assert out.to_list()[:100] == decimal_reference(price9[:100])
     benchmark.extra_info.update(
         rows=len(price9), label="uniform data, exponents and scales as arrays", baseline=False
     )
@@ -145,31 +136,24 @@ def test_batch8_vecfix(benchmark) -> None:
 
 
 @pytest.mark.benchmark(group="batch8")
-def test_batch8_decimal(benchmark) -> None:
+def test_batch8_decimal(benchmark, decimal_reference: Callable) -> None:
     """The same eight values through the decimal loop."""
-    assert benchmark(decimal_loop, BATCH8) == BATCH8_TEXT
+    assert benchmark(decimal_reference, BATCH8) == BATCH8_TEXT
     benchmark.extra_info.update(rows=8, label="decimal loop, 8 values", baseline=False)
 
 
 # --- D. group "threads" --------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def price9_10m(enabled: bool) -> np.ndarray:
-    if "threads" not in inspect.signature(vecfix.format_fixed).parameters:
-        pytest.skip("vecfix.format_fixed has no threads= keyword")
-    if not enabled:
-        pytest.skip(f"{THREAD_ROWS:,} rows (~250 MB): only with --benchmark-enable")
-    return price9_mantissas(THREAD_ROWS)
-
-
 @pytest.mark.slow
 @pytest.mark.benchmark(group="threads")
 @pytest.mark.parametrize("threads", [1, 2])
-def test_threads(benchmark, threads: int, price9_10m: np.ndarray) -> None:
+def test_threads(
+    benchmark, threads: int, price9_10m: np.ndarray, decimal_reference: Callable
+) -> None:
     """10M PRICE9 rows with one thread and with two."""
     out = benchmark(vecfix.format_fixed, price9_10m, EXPONENT, SCALE, threads=threads)
-    assert out.to_list()[-100:] == decimal_loop(price9_10m[-100:])
+    assert out.to_list()[-100:] == decimal_reference(price9_10m[-100:])
     benchmark.extra_info.update(
         rows=len(price9_10m), label=f"vecfix.format_fixed threads={threads}", baseline=threads == 1
     )

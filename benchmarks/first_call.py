@@ -1,0 +1,133 @@
+"""Time ``import vecfix`` plus the first ``format_fixed`` call, and ``vecfix.warmup()``.
+
+Each measurement runs in a fresh Python process, against a Numba cache directory of its
+own (a new temporary one unless ``--cache-dir`` is given):
+
+* cold: ``VECFIX_NUMBA_CACHE=0``, so every process compiles the kernels;
+* first: cache on but empty, so the process compiles and writes the cache;
+* warm: cache on and populated by the run before, so the process only loads it.
+
+Usage::
+
+    PYTHONPATH=$PWD python benchmarks/first_call.py [--repeat 3]
+
+It prints medians in seconds. NumPy is imported before the clock starts (a program that
+formats arrays has it already); the ``import vecfix`` time includes importing Numba.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+
+FIRST_CALL = r"""
+import json, time
+import numpy as np
+px = np.array([5000_250000000, -4_000050000, 12_345678901], dtype=np.int64)
+t0 = time.perf_counter()
+import vecfix
+t1 = time.perf_counter()
+out = vecfix.format_fixed(px, -9, 4)
+t2 = time.perf_counter()
+vecfix.format_fixed(px, -9, 4)
+t3 = time.perf_counter()
+assert out.to_list() == ["5000.2500", "-4.0001", "12.3457"], out.to_list()
+print(json.dumps({"import": t1 - t0, "first_call": t2 - t1, "second_call": t3 - t2,
+                  "total": t2 - t0}))
+"""
+
+WARMUP = r"""
+import json, time
+import numpy as np
+import vecfix
+seconds = vecfix.warmup()
+t0 = time.perf_counter()
+vecfix.format_fixed(np.array([1], dtype=np.int64), -9, 4)
+t1 = time.perf_counter()
+print(json.dumps({"warmup": seconds, "call_after": t1 - t0}))
+"""
+
+
+def run_child(code: str, cache_dir: str, cache: bool) -> dict[str, float]:
+    """Run ``code`` in a fresh interpreter with the given Numba cache setup; parse its JSON."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, VECFIX_NUMBA_CACHE="1" if cache else "0")
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"child process failed ({done.returncode}):\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def medians(results: Sequence[dict[str, float]]) -> dict[str, float]:
+    """The median of each numeric field over several runs.
+
+    Examples
+    --------
+    >>> medians([{"a": 1.0, "f": "x"}, {"a": 3.0, "f": "x"}, {"a": 2.0, "f": "x"}])
+    {'a': 2.0}
+    """
+    keys = [k for k, v in results[0].items() if isinstance(v, (int, float))]
+    return {k: statistics.median(r[k] for r in results) for k in keys}
+
+
+def seconds(v: float) -> str:
+    """Seconds to the millisecond, or microseconds below 10 ms.
+
+    Examples
+    --------
+    >>> seconds(8.0214), seconds(0.0000153)
+    ('8.021 s', '15.3 µs')
+    """
+    return f"{v:.3f} s" if v >= 0.01 else f"{v * 1e6:.1f} µs"
+
+
+def measure(cache_dir: str, repeat: int) -> Iterator[tuple[str, dict[str, float]]]:
+    """Yield cold, first (cache written) and warm timings of both scripts, in that order."""
+
+    def median_of(code: str, cache: bool) -> dict[str, float]:
+        return medians([run_child(code, cache_dir, cache) for _ in range(repeat)])
+
+    yield "import + first call, cold (VECFIX_NUMBA_CACHE=0)", median_of(FIRST_CALL, False)
+    yield (
+        "import + first call, cache on, first run (compiles and writes it if empty)",
+        run_child(FIRST_CALL, cache_dir, cache=True),
+    )
+    yield "import + first call, cache warm", median_of(FIRST_CALL, True)
+    yield "vecfix.warmup(), cold (VECFIX_NUMBA_CACHE=0)", median_of(WARMUP, False)
+    yield "vecfix.warmup(), cache warm", median_of(WARMUP, True)
+
+
+def _vecfix_file() -> str:
+    """Where the child processes import vecfix from (they share this environment)."""
+    code = "import importlib.util; print(importlib.util.find_spec('vecfix').origin)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    return done.stdout.strip() or "?"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Measure and print; returns the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per median (default 3)")
+    parser.add_argument("--cache-dir", help="Numba cache directory (default: a new temp one)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="vecfix-numba-cache-") as tmp:
+        cache_dir = args.cache_dir or tmp
+        print(f"Python {sys.version.split()[0]}, NUMBA_CACHE_DIR={cache_dir}")
+        print(
+            f"medians of {args.repeat} fresh processes; vecfix from {_vecfix_file()}\n", flush=True
+        )
+        for what, t in measure(cache_dir, args.repeat):
+            fields = ", ".join(f"{k} {seconds(v)}" for k, v in t.items() if isinstance(v, float))
+            print(f"{what}:\n    {fields}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,159 @@
+"""vecfix against the other ways of formatting prices, in one pytest-benchmark run.
+
+Run ``python -m pytest benchmarks --benchmark-enable --benchmark-json=bench.json`` and
+turn the JSON into a table with ``python benchmarks/report.py bench.json``. Without
+``--benchmark-enable`` each benchmark runs once on small data, as a smoke test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+import vecfix
+
+# Shared data and the comparison table come from conftest.py, as fixtures: ``way`` (one
+# entry of conftest.PRICE9_WAYS), ``price9``, ``vecfix_text``, ``decimal_reference``,
+# ``mixed`` and ``price9_10m``.
+EXPONENT, SCALE = -9, 4
+
+
+def compare_text(got: list[str], want: list[str]) -> dict[str, object]:
+    """Agreement of ``got`` with vecfix's text ``want``, for ``extra_info``.
+
+    Examples
+    --------
+    >>> compare_text(["1.0", "2.0"], ["1.0", "2.1"])
+    {'same_text': False, 'mismatches': 1, 'first_mismatch': "row 1: '2.0' (vecfix '2.1')"}
+    """
+    bad = [i for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w]
+    info: dict[str, object] = {"same_text": not bad, "mismatches": len(bad)}
+    if bad:
+        i = bad[0]
+        info["first_mismatch"] = f"row {i}: {got[i]!r} (vecfix {want[i]!r})"
+    return info
+
+
+# --- A. group "price9-1M" ------------------------------------------------------------------
+
+
+@pytest.mark.benchmark(group="price9-1M")
+def test_price9(benchmark, way, price9: np.ndarray, vecfix_text: list[str]) -> None:
+    """One way of formatting the PRICE9 prices (or a sample of them) at scale 4."""
+    if way.needs:
+        pytest.importorskip(way.needs)
+    rows = min(way.sample or len(price9), len(price9))
+    px = price9[:rows]
+    result = benchmark(way.run, px)
+    text = way.to_list(result)
+    benchmark.extra_info.update(
+        rows=rows, label=way.label, baseline=way.baseline, **compare_text(text, vecfix_text[:rows])
+    )
+    if way.reference:
+        assert text == vecfix_text[:rows], benchmark.extra_info["first_mismatch"]
+
+
+@pytest.mark.benchmark(group="price9-1M")
+def test_price9_memory_floor(benchmark, price9: np.ndarray) -> None:
+    """The least any formatter into a byte matrix costs: allocate it and write every byte."""
+    width = vecfix.format_fixed(price9[:1000], EXPONENT, SCALE).width
+
+    def floor() -> np.ndarray:
+        matrix = np.empty((len(price9), width), dtype=np.uint8)
+        matrix.fill(48)
+        return matrix
+
+    matrix = benchmark(floor)
+    assert matrix.shape == (len(price9), width) and bool((matrix == 48).all())
+    benchmark.extra_info.update(
+        rows=len(price9), label=f"memory floor: np.empty((n, {width})).fill(48)", baseline=False
+    )
+
+
+# --- B. group "mixed" ----------------------------------------------------------------------
+
+
+@pytest.mark.benchmark(group="mixed")
+def test_mixed_uniform(benchmark, price9: np.ndarray, decimal_reference: Callable) -> None:
+    """The uniform case: PRICE9, one exponent and one scale for every row."""
+    out = benchmark(vecfix.format_fixed, price9, EXPONENT, SCALE)
+    assert out.to_list()[:100] == decimal_reference(price9[:100])
+    benchmark.extra_info.update(
+        rows=len(price9), label="uniform: PRICE9, exponent -9, scale 4", baseline=True
+    )
+
+
+@pytest.mark.benchmark(group="mixed")
+def test_mixed_uniform_arrays(benchmark, price9: np.ndarray, decimal_reference: Callable) -> None:
+    """The uniform data, with exponents and scales passed as per-row arrays."""
+    exps = np.full(len(price9), EXPONENT, dtype=np.int32)
+    scales = np.full(len(price9), SCALE, dtype=np.int32)
+    out = benchmark(vecfix.format_fixed, price9, exps, scales)
+    assert out.to_list()[:100] == decimal_reference(price9[:100])
+    benchmark.extra_info.update(
+        rows=len(price9), label="uniform data, exponents and scales as arrays", baseline=False
+    )
+
+
+@pytest.mark.benchmark(group="mixed")
+def test_mixed(benchmark, mixed) -> None:
+    """The realistic mix: rows of tests/data/prices.tsv.gz, per-row exponent and scale."""
+    coef, exp, scale, expected = mixed
+    out = benchmark(vecfix.format_fixed, coef, exp, scale)
+    bad = np.flatnonzero(out.to_numpy() != expected)
+    assert bad.size == 0, f"{bad.size} rows differ from the golden text, first row {bad[0]}"
+    benchmark.extra_info.update(
+        rows=len(coef), label="mixed: resampled prices.tsv.gz, per-row exp/scale", baseline=False
+    )
+
+
+# --- C. group "batch8" ---------------------------------------------------------------------
+
+BATCH8 = np.array(
+    [5000_250000000, -4_000050000, 12_345678901, 99_999950000, 1, 0, -31_250000, 10**17],
+    dtype=np.int64,
+)
+BATCH8_TEXT = [
+    "5000.2500",
+    "-4.0001",
+    "12.3457",
+    "100.0000",
+    "0.0000",
+    "0.0000",
+    "-0.0313",
+    "100000000.0000",
+]
+
+
+@pytest.mark.benchmark(group="batch8")
+def test_batch8_vecfix(benchmark) -> None:
+    """Per-call overhead: eight values through format_fixed."""
+    out = benchmark(vecfix.format_fixed, BATCH8, EXPONENT, SCALE)
+    assert out.to_list() == BATCH8_TEXT
+    benchmark.extra_info.update(rows=8, label="vecfix.format_fixed, 8 values", baseline=True)
+
+
+@pytest.mark.benchmark(group="batch8")
+def test_batch8_decimal(benchmark, decimal_reference: Callable) -> None:
+    """The same eight values through the decimal loop."""
+    assert benchmark(decimal_reference, BATCH8) == BATCH8_TEXT
+    benchmark.extra_info.update(rows=8, label="decimal loop, 8 values", baseline=False)
+
+
+# --- D. group "threads" --------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.benchmark(group="threads")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_threads(
+    benchmark, threads: int, price9_10m: np.ndarray, decimal_reference: Callable
+) -> None:
+    """10M PRICE9 rows with one thread and with two."""
+    out = benchmark(vecfix.format_fixed, price9_10m, EXPONENT, SCALE, threads=threads)
+    assert out.to_list()[-100:] == decimal_reference(price9_10m[-100:])
+    benchmark.extra_info.update(
+        rows=len(price9_10m), label=f"vecfix.format_fixed threads={threads}", baseline=threads == 1
+    )

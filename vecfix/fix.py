@@ -320,6 +320,7 @@ def _number_column(
     n: int,
     *,
     rows: str,
+    valid_name: str,
     default_scale: int | None = None,
 ) -> _Column:
     """A price or size column of ``n`` rows, formatted like ``vecfix.format_fixed``.
@@ -337,7 +338,7 @@ def _number_column(
             raise ValueError(f"{name}: matrix must be (n, width) and lengths (n,)")
         if lengths.size and (lengths.min() < 0 or lengths.max() > matrix.shape[1]):
             raise ValueError(f"{name}: lengths must lie within 0..width={matrix.shape[1]}")
-        mask = _valid_mask(f"{prefix}_valid", valid, lengths.size)
+        mask = _valid_mask(valid_name, valid, lengths.size)
         inner = getattr(values, "valid", None)
         if inner is not None:
             mask = mask & _valid_mask(f"{name}.valid", inner, lengths.size)
@@ -349,10 +350,10 @@ def _number_column(
             raise TypeError(f"{prefix}_scale is required: the decimal places to print")
         if exponent is None:
             exponent = 0
-        mask = None if valid is None else _valid_mask(f"{prefix}_valid", valid, _rows(values))
-        coef, mask = _nulls_to_zero(name, values, mask)
+        mask = None if valid is None else _valid_mask(valid_name, valid, _rows(values))
+        coef, mask = _nulls_to_zero(name, _asarray(values) if _rows(values) == 0 else values, mask)
         try:
-            out = format_fixed(coef, exponent, scale)
+            out = format_fixed(_int_list_as_array(coef), exponent, scale)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"{name}: {exc}") from None
         lengths = out.lengths.astype(np.int64)
@@ -360,6 +361,28 @@ def _number_column(
     if len(col) != n:
         raise ValueError(f"{name} has {len(col)} rows, expected {n}: one per {rows}")
     return col
+
+
+def _asarray(values: object) -> np.ndarray:
+    """``np.asarray``, except that an empty list is int64 (NumPy makes it float64)."""
+    arr = np.asarray(values)
+    return arr.astype(np.int64) if arr.size == 0 and arr.dtype.kind == "f" else arr
+
+
+def _int_list_as_array(values: object) -> object:
+    """A list of Python ints as an array that keeps them exact.
+
+    NumPy turns ``[0, 2**63]`` into float64 (no integer dtype holds both), which
+    ``format_fixed`` then refuses; an object array keeps every int exact.
+    """
+    if not isinstance(values, (list, tuple)):
+        return values
+    arr = np.asarray(values)
+    if arr.dtype.kind == "f" and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values
+    ):
+        return np.array(values, dtype=object)
+    return values
 
 
 def _rows(values: object) -> int:
@@ -470,7 +493,9 @@ def fields(
     tag_bytes = _as_bytes_array(f"{_check_tag(tag)}=".encode())
     if _has_formatted_shape(column):
         n = _rows(column)
-        col = _number_column("column", "column", column, None, None, valid, n, rows="row")
+        col = _number_column(
+            "column", "column", column, None, None, valid, n, rows="row", valid_name="valid"
+        )
     else:
         col = _text_column("column", column, identifier=False)
         if valid is not None:
@@ -501,7 +526,7 @@ def _caller_offsets(out: object, offsets: object, n: int) -> np.ndarray:
         raise ValueError("out must be contiguous and writeable")
     if offsets is None:
         raise TypeError("out needs offsets: where each row's field starts in out")
-    arr = np.asarray(offsets)
+    arr = _asarray(offsets)
     if arr.dtype.kind not in "iu":
         raise TypeError(f"offsets must be integers, got dtype {arr.dtype}")
     if arr.shape != (n,):
@@ -628,7 +653,7 @@ def _frame(
 
 
 def _counts(entry_counts: object, n: int) -> np.ndarray:
-    arr = np.asarray(entry_counts)
+    arr = _asarray(entry_counts)
     if arr.dtype.kind not in "iu":
         raise TypeError(f"entry_counts must be integers, got dtype {arr.dtype}")
     if arr.shape != (n,):
@@ -643,12 +668,15 @@ def _counts(entry_counts: object, n: int) -> np.ndarray:
 
 def _entry_types(values: object, n: int) -> np.ndarray:
     """MDEntryType (269) as one ASCII byte per entry: ints 0..9 or one-character strings."""
-    arr = np.asarray(values)
+    arr = _asarray(values)
     if arr.ndim == 0:
         arr = np.broadcast_to(arr, (n,))
     given = arr
     if arr.shape != (n,):
-        raise ValueError(f"entry_types has shape {arr.shape}, expected ({n},): one per entry")
+        raise ValueError(
+            f"entry_types has shape {arr.shape}, expected ({n},): one per entry"
+            f" (entry_counts sums to {n})"
+        )
     if arr.dtype.kind in "iu":
         if n and (arr.min() < 0 or arr.max() > 9):
             i = int(np.flatnonzero((arr < 0) | (arr > 9))[0])
@@ -762,11 +790,11 @@ def snapshots(
     types = _entry_types(entry_types, n_entries)
     px = _number_column(
         "prices", "price", prices, price_exponent, price_scale, price_valid, n_entries,
-        rows=what,
+        rows=what, valid_name="price_valid",
     )  # fmt: skip
     sz = _number_column(
         "sizes", "size", sizes, size_exponent, size_scale, size_valid, n_entries,
-        rows=what, default_scale=0,
+        rows=what, valid_name="size_valid", default_scale=0,
     )  # fmt: skip
     body = np.empty(n, dtype=np.int64)
     _k.snapshot_lengths(
@@ -875,7 +903,7 @@ def quotes(
         exponent, scale = (price_exponent, price_scale) if price else (size_exponent, size_scale)
         col = _number_column(
             name, prefix, values, exponent, scale, valid, n,
-            rows="quote", default_scale=None if price else 0,
+            rows="quote", valid_name=f"{name}_valid", default_scale=None if price else 0,
         )  # fmt: skip
         cols.append(col)
     values = _stack(cols)

@@ -278,7 +278,8 @@ def _identifier(name: str, value: object) -> bytes:
     """One header value (sender, target, begin string): printable ASCII, no '='."""
     if not isinstance(value, (str, bytes)):
         raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
-    return _text_column(name, [value], identifier=True).matrix[0].tobytes().rstrip(b"\0")
+    col = _text_column(name, [value], identifier=True)
+    return col.matrix[0, : col.lengths[0]].tobytes()
 
 
 def _has_formatted_shape(values: object) -> bool:
@@ -725,7 +726,8 @@ def snapshots(
     Parameters
     ----------
     symbols : sequence of str or numpy.ndarray
-        Symbol (``55``) per message: printable ASCII, not empty, no ``=``.
+        Symbol (``55``) per message: printable ASCII, not empty, no ``=``. A NumPy bytes
+        (``S``) array is taken as is; other sequences are encoded one by one.
     entry_counts : array_like of int
         Number of entries (``268``) per message, ``>= 0``; their sum is the entry count.
     entry_types : array_like

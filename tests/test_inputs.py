@@ -168,11 +168,6 @@ def test_tuple_of_ints():
     assert format_fixed((1, -2, 3), -1, 1).to_list() == ["0.1", "-0.2", "0.3"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: NumPy reads a list mixing ints above INT64_MAX (within uint64) with other ints"
-    " as float64, and format_fixed then refuses it as floats",
-)
 @pytest.mark.parametrize("values", [[2**63, -1], [2**64 - 1, 1], [-1, 2**63]])
 def test_python_list_mixing_uint64_range_and_other_ints(values):
     assert format_fixed(values, 0, 0).to_list() == [str(v) for v in values]
@@ -244,12 +239,6 @@ def test_out_of_int32_names_argument_and_row(name, bad, row, value):
     assert info.match(f"row {row} is {value}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: an exponent or scale beyond int64 (e.g. 2**64) raises TypeError 'must be"
-    " integers within int32' without a row, where int32 overflow otherwise raises ValueError"
-    " (and string_fixed raises ValueError for the same value)",
-)
 @pytest.mark.parametrize("name", ["exponents", "scales"])
 def test_exponent_beyond_int64_is_a_value_error(name):
     args = {"exponents": 0, "scales": 0, name: [0, 2**64]}
@@ -289,11 +278,6 @@ def test_object_array_of_none_exponents_is_refused(name):
         format_fixed([1, 2], **args)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: object-dtype exponents/scales holding floats are silently truncated to ints"
-    " (format_fixed([1], np.array([1.5], dtype=object), 0) prints '10')",
-)
 @pytest.mark.parametrize("name", ["exponents", "scales"])
 def test_object_array_of_float_exponents_is_refused(name):
     args = {"exponents": 0, "scales": 0, name: np.array([1.5], dtype=object)}
@@ -331,10 +315,6 @@ def test_empty_exponents_with_scalar_coefficient():
     assert len(out) == 0 and out.to_list() == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: an empty Python list becomes a float64 array and is refused as floats",
-)
 def test_empty_list():
     assert format_fixed([], -2, 2).to_list() == []
 

@@ -86,38 +86,51 @@ def format_fixed(
     run = _runner(rows.n, threads)
     lengths = np.empty(rows.n, dtype=np.int32)
     args = (rows.coef, rows.cstep, rows.exps, rows.estep, rows.scales, rows.sstep)
-    if rows.estep == 0 and rows.sstep == 0 and rows.n:
-        # One exponent and scale: the length grows with |c|, so the extremes bound it and
-        # the measuring pass can be skipped (fill writes the lengths).
-        e, s = int(rows.exps[0]), int(rows.scales[0])
-        widest = max(row_length(int(rows.coef.min()), e, s), row_length(int(rows.coef.max()), e, s))
-        measured = widest > MAX_ROW_LENGTH or (width is not None and widest > width)
-    else:
-        widest, measured = 0, True
-    if measured:
+
+    def measure() -> int:
+        """Write every row's length (the kernel's view: big rows as 0); the widest."""
         parts = run(_kernels.measure, *args, lengths, MAX_ROW_LENGTH, _T.half, _T.pow10)
-        widest = max((w for w, _ in parts), default=0)
         too_long = [first for _, first in parts if first >= 0]
         if too_long:
             _raise_too_long(rows, min(too_long))
-    big_text = _fallback_rows(rows, lengths)
-    if big_text:
-        widest = max(widest, int(lengths[rows.big_rows].max()))
+        return max((w for w, _ in parts), default=0)
+
+    widest = _uniform_widest(rows)
+    measured = widest is None or widest > MAX_ROW_LENGTH
+    if measured:
+        widest = measure()
+    big_text = _fallback_rows(rows)
+    big_lengths = np.array([len(t) for t in big_text], dtype=np.int32)
+    widest = max(widest, int(big_lengths.max(initial=0)))
     matrix, flat = _output_matrix(rows.n, widest, width, out)
     if matrix.shape[1] < widest:
+        if not measured:
+            measure()
+        lengths[rows.big_rows] = big_lengths
         i = int(np.flatnonzero(lengths > matrix.shape[1])[0])
         c, e, s = rows.row(i)
         raise RowTooLongError(
             f"row {i} (coefficient={c}, exponent={e}, scale={s}) needs {int(lengths[i])}"
             f" bytes but the width is {matrix.shape[1]}; widest row needs {widest}"
         )
-    big_lengths = lengths[rows.big_rows]
     run(_kernels.fill, *args, flat, matrix.shape[1], lengths, tuple(_T))
     lengths[rows.big_rows] = big_lengths
     for i, text in zip(rows.big_rows.tolist(), big_text, strict=True):
         matrix[i, : len(text)] = np.frombuffer(text, dtype=np.uint8)
         matrix[i, len(text) :] = 0
     return Formatted(matrix, lengths)
+
+
+def _uniform_widest(rows: Rows) -> int | None:
+    """The longest row when every row shares one exponent and scale, else None.
+
+    Then the length only grows with ``|c|``, so the smallest and the largest coefficient
+    bound it and the measuring pass can be skipped (the fill writes the lengths).
+    """
+    if rows.estep or rows.sstep or not rows.n:
+        return None if rows.n else 0
+    e, s = int(rows.exps[0]), int(rows.scales[0])
+    return max(row_length(int(rows.coef.min()), e, s), row_length(int(rows.coef.max()), e, s))
 
 
 #: Inputs shorter than this run on one thread: a thread's start costs more than it saves.
@@ -145,17 +158,15 @@ def _runner(n: int, threads: int | None) -> Callable[..., list]:
     return run
 
 
-def _fallback_rows(rows: Rows, lengths: np.ndarray) -> list[bytes]:
-    """Format the rows whose coefficient is beyond int64, and record their lengths."""
+def _fallback_rows(rows: Rows) -> list[bytes]:
+    """Format the rows whose coefficient is beyond int64 with the decimal fallback."""
     texts = []
     for i, c in zip(rows.big_rows.tolist(), rows.big_values, strict=True):
         _, e, s = rows.row(i)
         try:
-            text = string_fixed(c, e, s).encode("ascii")
+            texts.append(string_fixed(c, e, s).encode("ascii"))
         except RowTooLongError as exc:
             raise RowTooLongError(f"row {i}: {exc}") from None
-        lengths[i] = len(text)
-        texts.append(text)
     return texts
 
 

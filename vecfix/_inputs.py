@@ -66,22 +66,43 @@ def _check_ndim(name: str, arr: np.ndarray) -> None:
         )
 
 
-def _reject_bools(name: str, seq: object) -> None:
-    """Lists such as ``[True, 2]`` become int64 in NumPy silently; refuse them."""
-    if isinstance(seq, (list, tuple)):
-        types = set(map(type, seq))
-        if bool in types or np.bool_ in types:
-            raise TypeError(f"{name} must be integers, got a bool among them")
+def _is_int(v: object) -> bool:
+    """An integer that is not a bool (Python or NumPy)."""
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _from_sequence(name: str, seq: list | tuple) -> np.ndarray:
+    """A flat list or tuple as an array, without NumPy's silent guesses.
+
+    NumPy reads ``[True, 2]`` as int64, ``[-1, 2**63]`` as float64 and ``[]`` as float64;
+    here bools are refused, all-integer lists stay integers (an object array when they do
+    not fit one NumPy dtype) and an empty list is an empty int64 array.
+    """
+    if not seq:
+        return np.empty(0, dtype=np.int64)
+    types = set(map(type, seq))
+    if bool in types or np.bool_ in types:
+        raise TypeError(f"{name} must be integers, got a bool among them")
+    arr = np.asarray(seq)
+    if arr.dtype.kind in "fO" and arr.ndim == 1 and all(map(_is_int, seq)):
+        arr = np.empty(len(seq), dtype=object)
+        arr[:] = seq
+    return arr
 
 
 def _as_array(name: str, value: object) -> np.ndarray:
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, np.ndarray):
+        arr = value
+    elif isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be integers, got the bool {value!r}")
-    _reject_bools(name, value)
-    try:
-        arr = np.asarray(value)
-    except (ValueError, TypeError) as exc:  # ragged lists and the like
-        raise TypeError(f"{name} could not be read as an array: {exc}") from None
+    else:
+        try:
+            if isinstance(value, (list, tuple)):
+                arr = _from_sequence(name, value)
+            else:
+                arr = np.asarray(value)
+        except (ValueError, TypeError, OverflowError) as exc:  # ragged lists and the like
+            raise TypeError(f"{name} could not be read as an array: {exc}") from None
     _check_ndim(name, arr)
     return arr
 
@@ -113,7 +134,7 @@ def coerce_coefficients(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[i
 def _coerce_objects(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
     values = flat.tolist()
     for i, v in enumerate(values):
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        if not _is_int(v):
             raise TypeError(
                 f"coefficients must be integers; row {i} holds {type(v).__name__} {v!r}."
                 " Pass Python or NumPy ints (Decimal values: split them into coefficient and"
@@ -134,10 +155,15 @@ def _coerce_objects(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]
 def coerce_int32(arr: np.ndarray, name: str) -> np.ndarray:
     """Exponents or scales as native int32 (1-D, at least one element for a scalar)."""
     if arr.dtype.kind == "O":
-        try:
-            arr = np.array(arr.tolist(), dtype=np.int64) if arr.size else arr.astype(np.int64)
-        except (TypeError, ValueError, OverflowError):
-            raise TypeError(f"{name} must be integers within int32, got {arr!r}") from None
+        values = arr.reshape(-1).tolist()
+        for i, v in enumerate(values):
+            if not _is_int(v):
+                raise TypeError(f"{name} must be integers; row {i} holds {type(v).__name__} {v!r}")
+            if not INT32_MIN <= v <= INT32_MAX:
+                raise ValueError(
+                    f"{name} must fit in int32 ({INT32_MIN}..{INT32_MAX}); row {i} is {int(v)}"
+                )
+        arr = np.array(values, dtype=np.int32).reshape(arr.shape)
     if arr.dtype.kind not in "iu":
         raise _kind_error(name, arr)
     flat = arr.reshape(-1)

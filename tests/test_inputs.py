@@ -229,7 +229,6 @@ def test_ragged_coefficients_are_refused():
         (np.array([0, 2**40], dtype=np.int64), 1, 2**40),
         (np.array([0, 2**63], dtype=np.uint64), 1, 2**63),
         (np.array([0, 2**40], dtype=object), 1, 2**40),
-        (2**31, 0, 2**31),
     ],
 )
 def test_out_of_int32_names_argument_and_row(name, bad, row, value):
@@ -237,6 +236,15 @@ def test_out_of_int32_names_argument_and_row(name, bad, row, value):
     with pytest.raises(ValueError, match=f"{name} must fit in int32") as info:
         format_fixed([1, 2, 3] if np.size(bad) == 3 else 1, **args)
     assert info.match(f"row {row} is {value}")
+
+
+@pytest.mark.parametrize("name", ["exponents", "scales"])
+@pytest.mark.parametrize("bad", [2**31, -(2**31) - 1, np.int64(2**40)])
+@pytest.mark.parametrize("coefficients", [np.array([1, 2], dtype=np.int64), [1, 2], 5])
+def test_out_of_int32_scalar_names_argument_and_value(name, bad, coefficients):
+    args = {"exponents": 0, "scales": 0, name: bad}
+    with pytest.raises(ValueError, match=f"{name} must fit in int32 .*, got {int(bad)}"):
+        format_fixed(coefficients, **args)
 
 
 @pytest.mark.parametrize("name", ["exponents", "scales"])

@@ -15,6 +15,7 @@ from ._inputs import Rows, prepare
 from ._result import Formatted
 
 _T = _kernels.TABLES
+_TABLES = tuple(_T)
 _SLACK = 8
 
 
@@ -83,29 +84,20 @@ def format_fixed(
     ['0.13', '-0.13', '11805916207174113034.24']
     """
     rows = prepare(coefficients, exponents, scales)
-    run = _runner(rows.n, threads)
+    threads = _thread_count(rows.n, threads)
     lengths = np.empty(rows.n, dtype=np.int32)
     args = (rows.coef, rows.cstep, rows.exps, rows.estep, rows.scales, rows.sstep)
-
-    def measure() -> int:
-        """Write every row's length (the kernel's view: big rows as 0); the widest."""
-        parts = run(_kernels.measure, *args, lengths, MAX_ROW_LENGTH, _T.half, _T.pow10)
-        too_long = [first for _, first in parts if first >= 0]
-        if too_long:
-            _raise_too_long(rows, min(too_long))
-        return max((w for w, _ in parts), default=0)
-
     widest = _uniform_widest(rows)
     measured = widest is None or widest > MAX_ROW_LENGTH
     if measured:
-        widest = measure()
-    big_text = _fallback_rows(rows)
-    big_lengths = np.array([len(t) for t in big_text], dtype=np.int32)
-    widest = max(widest, int(big_lengths.max(initial=0)))
+        widest = _measure(rows, args, lengths, threads)
+    big_text = _fallback_rows(rows) if rows.big_values else []
+    big_lengths = [len(t) for t in big_text]
+    widest = max([widest, *big_lengths])
     matrix, flat = _output_matrix(rows.n, widest, width, out)
     if matrix.shape[1] < widest:
         if not measured:
-            measure()
+            _measure(rows, args, lengths, threads)
         lengths[rows.big_rows] = big_lengths
         i = int(np.flatnonzero(lengths > matrix.shape[1])[0])
         c, e, s = rows.row(i)
@@ -113,12 +105,27 @@ def format_fixed(
             f"row {i} (coefficient={c}, exponent={e}, scale={s}) needs {int(lengths[i])}"
             f" bytes but the width is {matrix.shape[1]}; widest row needs {widest}"
         )
-    run(_kernels.fill, *args, flat, matrix.shape[1], lengths, tuple(_T))
-    lengths[rows.big_rows] = big_lengths
+    _run(_kernels.fill, rows.n, threads, *args, flat, matrix.shape[1], lengths, _TABLES)
     for i, text in zip(rows.big_rows.tolist(), big_text, strict=True):
+        lengths[i] = len(text)
         matrix[i, : len(text)] = np.frombuffer(text, dtype=np.uint8)
         matrix[i, len(text) :] = 0
     return Formatted(matrix, lengths)
+
+
+def _measure(rows: Rows, args: tuple, lengths: np.ndarray, threads: int) -> int:
+    """Write every row's length (the kernel's view: big rows as 0); return the widest."""
+    parts = _run(
+        _kernels.measure, rows.n, threads, *args, lengths, MAX_ROW_LENGTH, _T.half, _T.pow10
+    )
+    too_long = [first for _, first in parts if first >= 0]
+    if too_long:
+        _raise_too_long(rows, min(too_long))
+    return max((w for w, _ in parts), default=0)
+
+
+#: Below this many rows the measuring kernel is cheaper than finding the extremes.
+_MEASURE_BELOW = 512
 
 
 def _uniform_widest(rows: Rows) -> int | None:
@@ -127,7 +134,7 @@ def _uniform_widest(rows: Rows) -> int | None:
     Then the length only grows with ``|c|``, so the smallest and the largest coefficient
     bound it and the measuring pass can be skipped (the fill writes the lengths).
     """
-    if rows.estep or rows.sstep or not rows.n:
+    if rows.estep or rows.sstep or rows.n < _MEASURE_BELOW:
         return None if rows.n else 0
     e, s = int(rows.exps[0]), int(rows.scales[0])
     return max(row_length(int(rows.coef.min()), e, s), row_length(int(rows.coef.max()), e, s))
@@ -137,25 +144,28 @@ def _uniform_widest(rows: Rows) -> int | None:
 MIN_ROWS_PER_THREAD = 65_536
 
 
-def _runner(n: int, threads: int | None) -> Callable[..., list]:
-    """A function that runs a kernel over rows ``0:n``, split over ``threads`` threads."""
+def _thread_count(n: int, threads: int | None) -> int:
+    """How many threads to use for ``n`` rows when the caller asks for ``threads``."""
     if threads is None:
         threads = os.cpu_count() or 1
     if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)):
         raise TypeError(f"threads must be a positive int or None, got {threads!r}")
     if threads < 1:
         raise ValueError(f"threads must be a positive int or None, got {threads}")
-    threads = int(min(threads, max(n // MIN_ROWS_PER_THREAD, 1)))
+    return int(min(threads, max(n // MIN_ROWS_PER_THREAD, 1)))
+
+
+def _run(kernel: Callable, n: int, threads: int, *args: object) -> list:
+    """Run ``kernel(start, stop, *args)`` over rows ``0:n`` in ``threads`` even chunks.
+
+    The kernels release the GIL, so the chunks run in parallel; returns their results.
+    """
     if threads == 1:
-        return lambda kernel, *args: [kernel(0, n, *args)]
+        return [kernel(0, n, *args)]
     bounds = np.linspace(0, n, threads + 1).astype(np.int64).tolist()
-
-    def run(kernel: Callable, *args: object) -> list:
-        with ThreadPoolExecutor(threads, thread_name_prefix="vecfix") as pool:
-            jobs = [pool.submit(kernel, lo, hi, *args) for lo, hi in itertools.pairwise(bounds)]
-            return [job.result() for job in jobs]
-
-    return run
+    with ThreadPoolExecutor(threads, thread_name_prefix="vecfix") as pool:
+        jobs = [pool.submit(kernel, lo, hi, *args) for lo, hi in itertools.pairwise(bounds)]
+        return [job.result() for job in jobs]
 
 
 def _fallback_rows(rows: Rows) -> list[bytes]:

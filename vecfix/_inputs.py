@@ -6,7 +6,7 @@ broadcasting. Messages name the argument, and where it matters the row and the v
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -15,10 +15,11 @@ from ._fallback import INT32_MAX, INT32_MIN
 _INT64_MAX = np.iinfo(np.int64).max
 _INT64_MIN = np.iinfo(np.int64).min
 _NAMES = ("coefficients", "exponents", "scales")
+_NATIVE_INT64 = np.dtype(np.int64)
+_NO_ROWS = np.empty(0, dtype=np.intp)
 
 
-@dataclass(frozen=True)
-class Rows:
+class Rows(NamedTuple):
     """Inputs ready for the kernels.
 
     ``coef``, ``exps`` and ``scales`` are contiguous 1-D arrays of native int64, int32
@@ -177,26 +178,62 @@ def coerce_int32(arr: np.ndarray, name: str) -> np.ndarray:
     return np.ascontiguousarray(flat, dtype=np.int32)
 
 
+def _int32_scalar(value: object, name: str) -> np.ndarray | None:
+    """A plain integer exponent or scale as a 1-element int32 array (the cheap common case)."""
+    if not _is_int(value):
+        return None
+    if not INT32_MIN <= value <= INT32_MAX:
+        raise ValueError(f"{name} must fit in int32 ({INT32_MIN}..{INT32_MAX}), got {int(value)}")
+    return np.array((value,), dtype=np.int32)
+
+
+def _broadcast_length(shapes: list[tuple[int, ...]]) -> int:
+    """NumPy's broadcasting for scalars and 1-D arrays: the common length of the inputs."""
+    n = 1
+    for shape in shapes:
+        if shape and shape[0] != 1:
+            if n != 1 and shape[0] != n:
+                described = ", ".join(
+                    f"{name} {'(scalar)' if not s else f'of length {s[0]}'}"
+                    for name, s in zip(_NAMES, shapes, strict=True)
+                )
+                raise ValueError(f"cannot broadcast {described} to one length")
+            n = shape[0]
+    return n
+
+
 def prepare(coefficients: object, exponents: object, scales: object) -> Rows:
     """Check, coerce and broadcast the three inputs."""
     if exponents is None:
         raise TypeError("exponents is required for integer coefficients (e.g. -9 for PRICE9)")
     if scales is None:
         raise TypeError("scales is required: the number of decimal places to print")
-    given = (coefficients, exponents, scales)
-    arrays = [_as_array(name, v) for name, v in zip(_NAMES, given, strict=True)]
-    coef, big_rows, big_values = coerce_coefficients(arrays[0])
-    exps = coerce_int32(arrays[1], "exponents")
-    scs = coerce_int32(arrays[2], "scales")
-    shapes = [a.shape for a in arrays]
-    try:
-        (n,) = np.broadcast_shapes(*shapes) or (1,)
-    except ValueError:
-        described = ", ".join(
-            f"{name} {'(scalar)' if not s else f'of length {s[0]}'}"
-            for name, s in zip(_NAMES, shapes, strict=True)
-        )
-        raise ValueError(f"cannot broadcast {described} to one length") from None
+    if (
+        type(coefficients) is np.ndarray
+        and coefficients.dtype == _NATIVE_INT64
+        and coefficients.ndim == 1
+        and coefficients.flags.c_contiguous
+        and _is_int(exponents)
+        and _is_int(scales)
+    ):  # the common call, checked in a few microseconds
+        n = coefficients.shape[0]
+        exps, scs = _int32_scalar(exponents, "exponents"), _int32_scalar(scales, "scales")
+        return Rows(n, coefficients, int(n != 1), exps, 0, scs, 0, _NO_ROWS, [])
+    coef_array = _as_array("coefficients", coefficients)
+    coef, big_rows, big_values = coerce_coefficients(coef_array)
+    shapes = [coef_array.shape]
+    columns = []
+    for name, value in (("exponents", exponents), ("scales", scales)):
+        column = _int32_scalar(value, name)
+        if column is None:
+            array = _as_array(name, value)
+            column = coerce_int32(array, name)
+            shapes.append(array.shape)
+        else:
+            shapes.append(())
+        columns.append(column)
+    exps, scs = columns
+    n = _broadcast_length(shapes)
     if big_rows.size and coef.size == 1 and n != 1:
         big_rows, big_values = np.arange(n, dtype=np.intp), big_values * n
     return Rows(

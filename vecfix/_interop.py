@@ -278,6 +278,11 @@ def _describe(values: object) -> str:
 
 def _from_objects(seq: Sequence, text_only: bool = False) -> DecimalColumn | None:
     """Sequences of ``Decimal``, ``str``, ``bytes`` or ints, ``None`` marking nulls."""
+    if len(seq) and isinstance(seq[0], str):
+        try:  # all str: one pass over the objects (join refuses anything else)
+            return _parse_strings(seq, False, "\n".join(seq))
+        except TypeError:
+            pass
     kinds = set(map(type, seq))
     has_null = type(None) in kinds
     kinds.discard(type(None))
@@ -334,9 +339,10 @@ def _check_types(seq: Sequence, cls: type, what: str) -> None:
             )
 
 
-def _parse_strings(seq: Sequence, has_null: bool) -> DecimalColumn:
+def _parse_strings(seq: Sequence, has_null: bool, joined: str | None = None) -> DecimalColumn:
     texts = ["" if v is None else v for v in seq] if has_null else seq
-    joined = "\n".join(texts)
+    if joined is None:
+        joined = "\n".join(texts)
     try:
         data = joined.encode("ascii")
     except UnicodeEncodeError as exc:

@@ -183,14 +183,10 @@ def test_python_list_mixing_uint64_range_and_other_ints(values):
         ([1.5, 2.0], "exponent"),
         (np.array([1.0], dtype=np.float32), "exponent"),
         (np.array([True, False]), r"astype\(np.int64\)"),
-        (np.array(["1.5"]), "parse it into coefficients and exponents"),
-        (np.array([b"1.5"]), "parse it into coefficients and exponents"),
         (np.array([1 + 2j]), "must be integers"),
         (np.array(["2024-01-01"], dtype="M8[D]"), "pass integer coefficients"),
         (np.array([5], dtype="m8[s]"), "pass integer coefficients"),
         (np.array([1, 2.5], dtype=object), "row 1 holds float"),
-        (np.array([decimal.Decimal("1.5")], dtype=object), "split them into coefficient"),
-        ([10**30, decimal.Decimal(1)], "row 1 holds Decimal"),
         ([10**30, "7"], "row 1 holds str"),
         (2.5, "exponent"),
     ],
@@ -199,6 +195,25 @@ def test_non_integer_coefficients_are_refused(coef, hint):
     with pytest.raises(TypeError, match="coefficients must be integers") as info:
         format_fixed(coef, -2, 2)
     assert info.match(hint)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array(["1.5"]),
+        np.array([b"1.5"]),
+        ["1.5", "2"],
+        np.array([decimal.Decimal("1.5")], dtype=object),
+    ],
+)
+def test_values_with_their_own_exponent_refuse_an_explicit_one(values):
+    with pytest.raises(TypeError, match="carry their own exponent"):
+        format_fixed(values, -2, 2)
+
+
+def test_decimal_mixed_with_ints_is_refused_naming_the_row():
+    with pytest.raises(TypeError, match=r"mix Decimal values with int: row 0"):
+        format_fixed([10**30, decimal.Decimal(1)], scales=2)
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from . import fix
 from ._fallback import MAX_ROW_LENGTH, RowTooLongError, string_fixed
 from ._format import format_fixed
+from ._interop import DecimalColumn, decimal_column, parse_decimal_text
 from ._result import Formatted
 from ._warmup import warmup
 
@@ -21,10 +23,14 @@ except PackageNotFoundError:  # running from a source tree that is not installed
 
 __all__ = [
     "MAX_ROW_LENGTH",
+    "DecimalColumn",
     "Formatted",
     "RowTooLongError",
     "__version__",
+    "decimal_column",
+    "fix",
     "format_fixed",
+    "parse_decimal_text",
     "string_fixed",
     "warmup",
 ]

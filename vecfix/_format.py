@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -12,6 +12,7 @@ import numpy as np
 from . import _kernels
 from ._fallback import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
 from ._inputs import Rows, prepare
+from ._interop import blank_nulls, resolve
 from ._result import Formatted
 
 _T = _kernels.TABLES
@@ -27,6 +28,7 @@ def format_fixed(
     width: int | None = None,
     out: np.ndarray | None = None,
     threads: int | None = 1,
+    null: int | Sequence[int] | None = None,
 ) -> Formatted:
     """Format ``coefficients * 10**exponents`` with ``scales`` decimals, as FIX engines do.
 
@@ -37,13 +39,18 @@ def format_fixed(
 
     Parameters
     ----------
-    coefficients : array_like of int
+    coefficients : array_like of int, or a column of decimals
         Integer coefficients: any NumPy integer dtype, or Python ints of any size (lists,
         object arrays). int64 takes the fast path; values beyond int64 are formatted by
-        the exact :mod:`decimal` fallback. Floats, bools and strings are refused.
-    exponents : int or array_like of int
+        the exact :mod:`decimal` fallback. Floats and bools are refused. Also accepted,
+        as read by :func:`vecfix.decimal_column`: pyarrow, pandas and polars integer
+        columns, and values that carry their own exponent (``Decimal`` sequences,
+        decimal text, Arrow decimal arrays, pandas/polars decimal columns, a
+        :class:`vecfix.DecimalColumn`). Their nulls (and ``None`` in lists) give null rows.
+    exponents : int or array_like of int, optional
         Power of ten of each coefficient (``-9`` for CME PRICE9), within int32. A scalar
-        or an array broadcast against ``coefficients``.
+        or an array broadcast against ``coefficients``. Required for integers; must be
+        left out (``None``) for values that carry their own exponent.
     scales : int or array_like of int
         Decimal places to print, within int32; broadcast like ``exponents``.
     width : int, optional
@@ -55,17 +62,22 @@ def format_fixed(
         Threads to split the rows over (the kernels release the GIL). ``None`` uses every
         core (``os.cpu_count()``). Inputs under 65,536 rows always run on one thread. The
         bytes are identical whatever the count.
+    null : int or sequence of int, optional
+        Sentinel coefficients that mean "no value", e.g. ``2**63 - 1`` (CME
+        ``PRICENULL9``, Databento ``UNDEF_PRICE``). Rows equal to one of them are null.
 
     Returns
     -------
     Formatted
         The ``(n, width)`` byte matrix and the row lengths, with ``to_list()`` and
-        ``to_numpy()``. A 0-d input gives one row.
+        ``to_numpy()``. A 0-d input gives one row. A null row is never printed: its
+        length is 0, its matrix row zero, and ``valid`` is ``False`` there.
 
     Raises
     ------
     TypeError
-        If an input is not integer-typed (the message says what to pass instead).
+        If an input is not integer-typed (the message says what to pass instead), or
+        ``exponents`` is given for values that carry their own.
     ValueError
         If the inputs do not broadcast, are not 1-D, an exponent or scale is outside int32,
         a row would exceed :data:`MAX_ROW_LENGTH`, or a row does not fit ``width`` (the
@@ -82,7 +94,15 @@ def format_fixed(
     array([b'5000.2500', b'-0.0040', b'12.3457'], dtype='|S9')
     >>> vecfix.format_fixed([125, -125, 2**70], [-3, -3, -2], 2).to_list()
     ['0.13', '-0.13', '11805916207174113034.24']
+    >>> from decimal import Decimal
+    >>> vecfix.format_fixed([Decimal("2.675"), None, Decimal("1E-3")], scales=2).to_list()
+    ['2.68', None, '0.00']
+    >>> vecfix.format_fixed(np.array([b"0.00100000", b"-12.5"]), scales=3).to_list()
+    ['0.001', '-12.500']
+    >>> vecfix.format_fixed([15, 2**63 - 1], -1, 0, null=2**63 - 1).to_list()
+    ['2', None]
     """
+    coefficients, exponents, scales, valid = resolve(coefficients, exponents, scales, null)
     rows = prepare(coefficients, exponents, scales)
     threads = _thread_count(rows.n, threads)
     lengths = np.empty(rows.n, dtype=np.int32)
@@ -110,7 +130,7 @@ def format_fixed(
         lengths[i] = len(text)
         matrix[i, : len(text)] = np.frombuffer(text, dtype=np.uint8)
         matrix[i, len(text) :] = 0
-    return Formatted(matrix, lengths)
+    return Formatted(matrix, lengths, blank_nulls(matrix, lengths, valid))
 
 
 def _measure(rows: Rows, args: tuple, lengths: np.ndarray, threads: int) -> int:

@@ -50,8 +50,6 @@ def _kind_error(name: str, arr: np.ndarray) -> TypeError:
         "f": " Floats cannot hold decimal prices exactly: pass integer coefficients with an"
         " exponent (e.g. mantissas with exponents=-9), or decimal.Decimal values.",
         "b": " Booleans are not numbers here: convert explicitly with .astype(np.int64).",
-        "U": " For decimal text, parse it into coefficients and exponents first.",
-        "S": " For decimal text, parse it into coefficients and exponents first.",
         "c": "",
         "M": " Datetimes are not prices: pass integer coefficients.",
         "m": " Timedeltas are not prices: pass integer coefficients.",

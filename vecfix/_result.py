@@ -1,10 +1,16 @@
-"""The result of a bulk format: a fixed-width byte matrix plus row lengths."""
+"""The result of a bulk format: a fixed-width byte matrix, row lengths and a validity mask."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from typing import IO
 
 import numpy as np
+
+from . import _parse_kernels as _pk
+
+_INT32_MAX = 2**31 - 1
 
 
 class Formatted:
@@ -13,12 +19,23 @@ class Formatted:
     Row ``i`` is ``matrix[i, :lengths[i]]``, left-aligned ASCII; the bytes after it are
     zero. Nothing is decoded to Python strings until asked for.
 
+    A null row (an Arrow, pandas or polars null, ``None`` in a sequence, or a ``null=``
+    sentinel given to :func:`~vecfix.format_fixed`) is never printed as a number: its
+    length is 0, its matrix row is all zero bytes and :attr:`valid` is ``False`` there.
+    Each output shows it in that ecosystem's way: ``None`` from :meth:`to_list` and
+    indexing, an Arrow null from :meth:`to_arrow`, ``<NA>`` from :meth:`to_pandas`,
+    ``null`` from :meth:`to_polars`, and ``b""`` from :meth:`to_numpy` (NumPy has no
+    null; use :attr:`valid` to tell it from text). A null row is laid out as a zero of its
+    scale would be, so it never makes the matrix wider than a real row of the same scale.
+
     Attributes
     ----------
     matrix : numpy.ndarray
         ``(n, width)`` C-contiguous ``uint8``.
     lengths : numpy.ndarray
-        ``(n,)`` ``int32``, the length of each row's text.
+        ``(n,)`` ``int32``, the length of each row's text (0 for a null row).
+    valid : numpy.ndarray or None
+        ``(n,)`` bool, ``True`` where a value is present; ``None`` when every row is.
 
     Examples
     --------
@@ -28,50 +45,297 @@ class Formatted:
     Formatted(3 rows, width 6: ['123.46', '-0.50', ...])
     >>> len(out), out[0], out.width
     (3, '123.46', 6)
+    >>> vecfix.format_fixed([5, None, 7], -1, 2).to_list()
+    ['0.50', None, '0.70']
     """
 
-    __slots__ = ("lengths", "matrix")
+    __slots__ = ("lengths", "matrix", "valid")
 
-    def __init__(self, matrix: np.ndarray, lengths: np.ndarray) -> None:
+    def __init__(
+        self, matrix: np.ndarray, lengths: np.ndarray, valid: np.ndarray | None = None
+    ) -> None:
         if matrix.ndim != 2 or matrix.dtype != np.uint8 or lengths.shape != matrix.shape[:1]:
             raise ValueError("matrix must be (n, width) uint8 and lengths (n,)")
+        if valid is not None:
+            valid = np.asarray(valid)
+            if valid.dtype != np.bool_ or valid.shape != lengths.shape:
+                raise ValueError("valid must be None or a bool array of shape (n,)")
         self.matrix = matrix
         self.lengths = lengths
+        self.valid = valid
 
     @property
     def width(self) -> int:
         """Bytes per row of :attr:`matrix` (the longest row, or the caller's width)."""
         return self.matrix.shape[1]
 
+    @property
+    def null_count(self) -> int:
+        """How many rows are null."""
+        return 0 if self.valid is None else int(self.valid.size - np.count_nonzero(self.valid))
+
     def __len__(self) -> int:
         return self.matrix.shape[0]
 
-    def __getitem__(self, key: int | slice | np.ndarray) -> str | Formatted:
-        """A row as ``str`` for an integer key; a new :class:`Formatted` otherwise."""
+    def __getitem__(self, key: int | slice | np.ndarray) -> str | Formatted | None:
+        """A row as ``str`` (``None`` if null) for an integer key; a :class:`Formatted` else."""
         if isinstance(key, (int, np.integer)):
             i = range(len(self))[key]  # IndexError and negative indices as for lists
+            if self.valid is not None and not self.valid[i]:
+                return None
             return self.matrix[i, : self.lengths[i]].tobytes().decode("ascii")
-        return Formatted(np.ascontiguousarray(self.matrix[key]), self.lengths[key])
+        valid = None if self.valid is None else self.valid[key]
+        return Formatted(np.ascontiguousarray(self.matrix[key]), self.lengths[key], valid)
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[str | None]:
         return iter(self.to_list())
 
     def __repr__(self) -> str:
         shown = [repr(self[i]) for i in range(min(len(self), 2))] + ["..."] * (len(self) > 2)
         return f"Formatted({len(self)} rows, width {self.width}: [{', '.join(shown)}])"
 
-    def to_list(self) -> list[str]:
-        """Every row as a Python ``str``."""
+    # ------------------------------------------------------------------ Python, NumPy
+
+    def to_list(self) -> list[str | None]:
+        """Every row as a Python ``str``; ``None`` for a null row."""
         text = self.matrix.tobytes().decode("ascii")
         w = self.width
-        return [text[i * w : i * w + n] for i, n in enumerate(self.lengths.tolist())]
+        rows = [text[i * w : i * w + n] for i, n in enumerate(self.lengths.tolist())]
+        if self.valid is not None:
+            for i in np.flatnonzero(~self.valid).tolist():
+                rows[i] = None
+        return rows
 
     def to_numpy(self) -> np.ndarray:
         """The rows as a NumPy ``S{width}`` array: a view of :attr:`matrix`, no copy.
 
         NumPy drops the trailing zero bytes when an element is read, so each element is
-        exactly the row's text.
+        exactly the row's text; a null row reads as ``b""`` (check :attr:`valid`).
         """
         if self.width == 0:
             return np.zeros(len(self), dtype="S1")
         return self.matrix.view(f"S{self.width}").reshape(len(self))
+
+    # --------------------------------------------------------------- fixed-width text
+
+    def rjust(
+        self, width: int | None = None, fillchar: bytes = b" ", null: bytes = b""
+    ) -> np.ndarray:
+        """Rows right-aligned in ``width`` bytes, padded with ``fillchar``, for reports.
+
+        Parameters
+        ----------
+        width : int, optional
+            Bytes per row; default :attr:`width`. Must hold the longest row (and ``null``).
+        fillchar : bytes
+            One byte to pad with.
+        null : bytes
+            Text for null rows (default: nothing, an all-padding row).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(n, width)`` uint8, C-contiguous: ``.tobytes()`` gives the rows back to back,
+            and ``.view(f"S{width}").ravel()`` gives one ``bytes`` per row.
+
+        Raises
+        ------
+        ValueError
+            If a row (or ``null``) is longer than ``width``; the message names the row.
+
+        Examples
+        --------
+        >>> import vecfix
+        >>> out = vecfix.format_fixed([12345, -5, None], -2, 2)
+        >>> out.rjust(8).tobytes()
+        b'  123.45   -0.05        '
+        >>> out.rjust(8, null=b"-").view("S8").ravel().tolist()
+        [b'  123.45', b'   -0.05', b'       -']
+        """
+        return self._justify(width, fillchar, null, right=True)
+
+    def ljust(
+        self, width: int | None = None, fillchar: bytes = b" ", null: bytes = b""
+    ) -> np.ndarray:
+        """Rows left-aligned in ``width`` bytes, padded with ``fillchar``; see :meth:`rjust`.
+
+        Examples
+        --------
+        >>> import vecfix
+        >>> vecfix.format_fixed([12345, -5], -2, 2).ljust(7, b"_").tobytes()
+        b'123.45_-0.05__'
+        """
+        return self._justify(width, fillchar, null, right=False)
+
+    def _justify(self, width: int | None, fillchar: bytes, null: bytes, right: bool) -> np.ndarray:
+        fill = _bytes_arg(fillchar, "fillchar")
+        if fill.size != 1:
+            raise ValueError(f"fillchar must be exactly one byte, got {fillchar!r}")
+        nul = _bytes_arg(null, "null")
+        w = self.width if width is None else int(width)
+        if w < 0:
+            raise ValueError(f"width must be >= 0, got {width}")
+        if self.null_count and nul.size > w:
+            raise ValueError(f"null={null!r} does not fit width {w}")
+        too_long = np.flatnonzero(self.lengths > w)
+        if too_long.size:
+            i = int(too_long[0])
+            raise ValueError(
+                f"row {i} ({self[i]!r}) needs {int(self.lengths[i])} bytes but the width is {w}"
+            )
+        out = np.empty((len(self), w), dtype=np.uint8)
+        _pk.justify(self.matrix, self.lengths, right, fill[0], nul, out)
+        return out
+
+    # -------------------------------------------------------------------------- bytes
+
+    def to_bytes(self, sep: bytes = b"\n", end: bytes = b"", null: bytes = b"") -> bytes:
+        """The rows joined by ``sep`` (then ``end``) as one ``bytes``, with no Python strings.
+
+        Parameters
+        ----------
+        sep : bytes
+            Written between rows.
+        end : bytes
+            Written once after the last row (``b"\\n"`` for newline-terminated lines).
+        null : bytes
+            Text for a null row (default: nothing).
+
+        Examples
+        --------
+        >>> import vecfix
+        >>> vecfix.format_fixed([125, None, -6], -2, 1).to_bytes(b",", null=b"NA")
+        b'1.3,NA,-0.1'
+        """
+        return self._joined(sep, end, null).tobytes()
+
+    def write(
+        self,
+        file: str | os.PathLike | IO[bytes],
+        sep: bytes = b"\n",
+        end: bytes = b"\n",
+        null: bytes = b"",
+    ) -> int:
+        """Write the rows to a binary file (a path or an open file), one per line by default.
+
+        Writes the same bytes as ``to_bytes(sep, end, null)`` (note the default
+        ``end=b"\\n"``: every line ends with a newline) from one buffer, without building
+        Python strings. Returns the number of bytes written.
+
+        Examples
+        --------
+        >>> import io, vecfix
+        >>> f = io.BytesIO()
+        >>> vecfix.format_fixed([1, 22], 0, 1).write(f)
+        9
+        >>> f.getvalue()
+        b'1.0\\n22.0\\n'
+        """
+        buf = self._joined(sep, end, null)
+        if isinstance(file, (str, os.PathLike)):
+            with open(file, "wb") as f:
+                f.write(memoryview(buf))
+        else:
+            file.write(memoryview(buf))
+        return int(buf.size)
+
+    def _joined(self, sep: bytes, end: bytes, null: bytes) -> np.ndarray:
+        s, e, z = _bytes_arg(sep, "sep"), _bytes_arg(end, "end"), _bytes_arg(null, "null")
+        n = len(self)
+        total = int(self.lengths.sum(dtype=np.int64)) + max(n - 1, 0) * s.size
+        total += (e.size + self.null_count * z.size) if n else 0
+        out = np.empty(total, dtype=np.uint8)
+        written = _pk.join(self.matrix, self.lengths, s, e, z, out)
+        assert written == total
+        return out
+
+    # --------------------------------------------------------- Arrow, pandas, polars
+
+    def to_arrow(self, large: bool | None = None) -> object:
+        """The rows as a ``pyarrow.StringArray``, nulls as Arrow nulls.
+
+        One kernel pass packs the matrix into Arrow's offsets and data buffers; no Python
+        strings are made.
+
+        Parameters
+        ----------
+        large : bool, optional
+            ``True`` for ``large_string`` (64-bit offsets). By default ``string``, or
+            ``large_string`` when the text exceeds 2 GiB.
+
+        Returns
+        -------
+        pyarrow.StringArray or pyarrow.LargeStringArray
+
+        Examples
+        --------
+        >>> import vecfix
+        >>> vecfix.format_fixed([125, None, -6], -2, 1).to_arrow().to_pylist()
+        ['1.3', None, '-0.1']
+        """
+        pa = _require("pyarrow", "to_arrow")
+        n = len(self)
+        total = int(self.lengths.sum(dtype=np.int64))
+        if large is None:
+            large = total > _INT32_MAX
+        elif not large and total > _INT32_MAX:
+            raise ValueError(f"{total} bytes of text do not fit pa.string(); pass large=True")
+        offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)
+        data = np.empty(total, dtype=np.uint8)
+        _pk.compact(self.matrix, self.lengths, offsets, data)
+        validity = None
+        if self.null_count:
+            validity = pa.py_buffer(np.packbits(self.valid, bitorder="little"))
+        return pa.Array.from_buffers(
+            pa.large_string() if large else pa.string(),
+            n,
+            [validity, pa.py_buffer(offsets), pa.py_buffer(data)],
+            null_count=self.null_count,
+        )
+
+    def to_pandas(self, name: object = None, index: object = None) -> object:
+        """The rows as a pandas ``Series`` of dtype ``string[pyarrow]`` (nulls are ``<NA>``).
+
+        Built on :meth:`to_arrow` without Python strings.
+
+        Examples
+        --------
+        >>> import vecfix
+        >>> s = vecfix.format_fixed([125, None], -2, 1).to_pandas(name="px")
+        >>> s.tolist(), str(s.dtype), s.name
+        (['1.3', <NA>], 'string', 'px')
+        """
+        pd = _require("pandas", "to_pandas")
+        return pd.Series(pd.arrays.ArrowStringArray(self.to_arrow()), name=name, index=index)
+
+    def to_polars(self, name: str = "") -> object:
+        """The rows as a polars ``Series`` of dtype ``String`` (nulls are ``null``).
+
+        Examples
+        --------
+        >>> import vecfix
+        >>> s = vecfix.format_fixed([125, None], -2, 1).to_polars("px")
+        >>> s.to_list(), s.dtype, s.name
+        (['1.3', None], String, 'px')
+        """
+        pl = _require("polars", "to_polars")
+        return pl.Series(name, self.to_arrow())
+
+
+def _bytes_arg(value: bytes, name: str) -> np.ndarray:
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        raise TypeError(f"{name} must be bytes, got {type(value).__name__} {value!r}")
+    return np.frombuffer(bytes(value), dtype=np.uint8)
+
+
+def _require(module: str, method: str) -> object:
+    import importlib
+
+    extra = "arrow" if module == "pyarrow" else module
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise ImportError(
+            f"Formatted.{method}() needs {module}, which is not installed:"
+            f" pip install {module} (or pip install 'vecfix[{extra}]')"
+        ) from None

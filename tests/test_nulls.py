@@ -1,0 +1,263 @@
+"""Null rows: from every input, in every output, never printed as a number.
+
+Expected text comes from Python's ``decimal`` (``quantize`` with ROUND_HALF_UP, sign of
+zero dropped) computed here, independently of vecfix's own fallback.
+"""
+
+from __future__ import annotations
+
+import decimal
+from decimal import Decimal
+
+import numpy as np
+import pytest
+
+from vecfix import Formatted, format_fixed
+
+pa = pytest.importorskip("pyarrow")
+pd = pytest.importorskip("pandas")
+pl = pytest.importorskip("polars")
+
+INT64_MAX = 2**63 - 1
+CTX = decimal.Context(prec=200, rounding=decimal.ROUND_HALF_UP)
+
+
+def ref(c: int, e: int, s: int) -> str:
+    """StringFixed(s) of ``c * 10**e`` with Python's decimal."""
+    q = Decimal(c).scaleb(e, CTX).quantize(Decimal(1).scaleb(-s), context=CTX)
+    text = format(q, "f")
+    return text[1:] if q.is_zero() and text.startswith("-") else text
+
+
+COEFS = [1234567, -5, 999995, 0, -1250000, 42, 7]  # with exponent -4 and scale 2
+EXP, SCALE = -4, 2
+PATTERNS = {
+    "none": [],
+    "start": [0],
+    "middle": [3],
+    "end": [6],
+    "start-middle-end": [0, 3, 6],
+    "alternate": [0, 2, 4, 6],
+    "all": list(range(7)),
+}
+
+
+def expected(nulls: list[int]) -> list[str | None]:
+    return [None if i in nulls else ref(c, EXP, SCALE) for i, c in enumerate(COEFS)]
+
+
+def with_nulls(values: list, nulls: list[int], null: object = None) -> list:
+    return [null if i in nulls else v for i, v in enumerate(values)]
+
+
+def decimals() -> list[Decimal]:
+    return [Decimal(c).scaleb(EXP) for c in COEFS]
+
+
+def texts() -> list[str]:
+    return [format(d, "f") for d in decimals()]
+
+
+INPUTS = {
+    "list of ints": lambda nulls: (with_nulls(COEFS, nulls), EXP),
+    "list of Decimal": lambda nulls: (with_nulls(decimals(), nulls), None),
+    "list of str": lambda nulls: (with_nulls(texts(), nulls), None),
+    "list of bytes": lambda nulls: (with_nulls([t.encode() for t in texts()], nulls), None),
+    "arrow int64": lambda nulls: (pa.array(with_nulls(COEFS, nulls), pa.int64()), EXP),
+    "arrow int32 sliced": lambda nulls: (
+        pa.array([9, *with_nulls(COEFS, nulls)], pa.int32()).slice(1),
+        EXP,
+    ),
+    "arrow decimal128": lambda nulls: (
+        pa.array(with_nulls(decimals(), nulls), pa.decimal128(20, 4)),
+        None,
+    ),
+    "arrow decimal64 sliced": lambda nulls: (
+        pa.array([Decimal(1), *with_nulls(decimals(), nulls)], pa.decimal64(18, 4)).slice(1),
+        None,
+    ),
+    "arrow decimal256": lambda nulls: (
+        pa.array(with_nulls(decimals(), nulls), pa.decimal256(40, 4)),
+        None,
+    ),
+    "arrow string": lambda nulls: (pa.array(with_nulls(texts(), nulls)), None),
+    "arrow chunked": lambda nulls: (
+        pa.chunked_array(
+            [
+                pa.array(with_nulls(decimals(), nulls)[:3], pa.decimal128(20, 4)),
+                pa.array([], pa.decimal128(20, 4)),
+                pa.array(with_nulls(decimals(), nulls)[3:], pa.decimal128(20, 4)),
+            ]
+        ),
+        None,
+    ),
+    "pandas Int64": lambda nulls: (pd.Series(with_nulls(COEFS, nulls), dtype="Int64"), EXP),
+    "pandas ArrowDtype decimal": lambda nulls: (
+        pd.Series(with_nulls(decimals(), nulls), dtype=pd.ArrowDtype(pa.decimal128(20, 4))),
+        None,
+    ),
+    "pandas object Decimal NaN": lambda nulls: (
+        pd.Series(with_nulls(decimals(), nulls, float("nan")), dtype=object),
+        None,
+    ),
+    "pandas object Decimal NA": lambda nulls: (
+        pd.Series(with_nulls(decimals(), nulls, pd.NA), dtype=object),
+        None,
+    ),
+    "pandas string": lambda nulls: (
+        pd.Series(with_nulls(texts(), nulls), dtype="string[pyarrow]"),
+        None,
+    ),
+    "polars Int64": lambda nulls: (pl.Series(with_nulls(COEFS, nulls), dtype=pl.Int64), EXP),
+    "polars Decimal": lambda nulls: (
+        pl.Series(with_nulls(decimals(), nulls), dtype=pl.Decimal(20, 4)),
+        None,
+    ),
+    "polars String": lambda nulls: (pl.Series(with_nulls(texts(), nulls), dtype=pl.String), None),
+    "numpy sentinel": lambda nulls: (
+        np.array(with_nulls(COEFS, nulls, INT64_MAX), dtype=np.int64),
+        EXP,
+    ),
+}
+
+
+def check_nulls(out: Formatted, nulls: list[int]) -> None:
+    """Every view of ``out`` shows the rows in ``nulls`` as null and the rest as text."""
+    want = expected(nulls)
+    assert out.to_list() == want
+    assert [out[i] for i in range(len(out))] == want
+    is_null = np.array([w is None for w in want])
+    if nulls:
+        assert out.valid is not None and out.valid.tolist() == (~is_null).tolist()
+    else:
+        assert out.valid is None
+    assert out.null_count == len(nulls)
+    assert (out.lengths[is_null] == 0).all() and not out.matrix[is_null].any()
+    assert out.to_numpy().tolist() == [b"" if w is None else w.encode() for w in want]
+    if len(nulls) < len(want):  # null rows do not widen the matrix
+        assert out.width == max(len(w) for w in want if w is not None)
+    else:  # nothing to print: the width holds at most a zero of the scale
+        assert out.width <= SCALE + 2
+    arr = out.to_arrow()
+    arr.validate(full=True)
+    assert arr.to_pylist() == want and arr.null_count == len(nulls)
+    assert out.to_pandas().isna().tolist() == is_null.tolist()
+    assert out.to_polars().is_null().to_list() == is_null.tolist()
+    assert out.to_bytes(b",", null=b"NA") == b",".join(
+        b"NA" if w is None else w.encode() for w in want
+    )
+    assert out.rjust(10, null=b"-").view("S10").ravel().tolist() == [
+        (w or "-").rjust(10).encode() for w in want
+    ]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+@pytest.mark.parametrize("kind", INPUTS)
+def test_nulls_from_every_input(kind, pattern):
+    nulls = PATTERNS[pattern]
+    values, exp = INPUTS[kind](nulls)
+    null = INT64_MAX if kind == "numpy sentinel" else None
+    check_nulls(format_fixed(values, exp, SCALE, null=null), nulls)
+
+
+def test_all_null_columns():
+    # Nothing to print, so an all-null column needs no exponent even without a type.
+    assert format_fixed([None, None], scales=2).to_list() == [None, None]
+    out = format_fixed(pa.array([None, None], pa.decimal128(10, 2)), scales=4)
+    assert out.to_list() == [None, None] and not out.matrix.any()
+    assert out.lengths.tolist() == [0, 0]
+    assert out.to_numpy().tolist() == [b"", b""]
+    assert out.to_arrow().to_pylist() == [None, None]
+    out = format_fixed(pa.array([None, None]), 0, 2)  # Arrow's null type
+    assert out.to_list() == [None, None]
+
+
+def test_sentinels_compare_exactly_without_float_promotion():
+    u = np.array([2**63 - 2, 2**63 - 1, 2**63, 2**64 - 1], dtype=np.uint64)
+    assert format_fixed(u, 0, 0, null=INT64_MAX).to_list() == [
+        str(2**63 - 2),
+        None,
+        str(2**63),
+        str(2**64 - 1),
+    ]
+    i = np.array([INT64_MAX - 1, INT64_MAX, -INT64_MAX - 1], dtype=np.int64)
+    assert format_fixed(i, 0, 0, null=INT64_MAX).to_list() == [
+        str(INT64_MAX - 1),
+        None,
+        str(-(2**63)),
+    ]
+    assert format_fixed(i, 0, 0, null=[INT64_MAX, -(2**63)]).to_list() == [
+        str(INT64_MAX - 1),
+        None,
+        None,
+    ]
+    assert format_fixed(np.array([1, 2], np.uint8), 0, 0, null=-1).valid is None
+
+
+def test_sentinels_on_other_inputs():
+    out = format_fixed([5, 2**70, 7], 0, 0, null=2**70)
+    assert out.to_list() == ["5", None, "7"] and out.width == 1  # never reached the fallback
+    dec = pa.array([Decimal("1.5"), Decimal("9.9")], pa.decimal64(5, 1))
+    assert format_fixed(dec, scales=1, null=99).to_list() == ["1.5", None]
+    both = pa.array([INT64_MAX, None, 3])
+    assert format_fixed(both, -1, 1, null=INT64_MAX).to_list() == [None, None, "0.3"]
+    assert format_fixed(["1.5", "2"], scales=0, null=[2]).to_list() == ["2", None]
+
+
+def test_sentinel_argument_is_checked():
+    for bad in (1.5, True, "x", [1, 2.0]):
+        with pytest.raises(TypeError, match="null must be an int"):
+            format_fixed([1], 0, 0, null=bad)
+
+
+def test_scalar_coefficient_sentinel_broadcasts():
+    out = format_fixed(5, [-1, -2], 1, null=5)
+    assert out.to_list() == [None, None] and out.valid.shape == (2,)
+
+
+def test_null_rows_do_not_need_room_in_the_width():
+    out = format_fixed([5, None], 0, [1, 40], width=3)
+    assert out.to_list() == ["5.0", None] and out.width == 3
+    scales = np.array([1, 40], dtype=np.int32)
+    out = format_fixed(np.array([5, INT64_MAX]), 0, scales, null=INT64_MAX)
+    assert out.width == 3 and out.to_list() == ["5.0", None]
+    assert scales.tolist() == [1, 40]  # the caller's array is left alone
+    out = format_fixed(pa.array([None, None]), 0, [3, 1_000_000])  # would be too long
+    assert out.to_list() == [None, None]
+
+
+def test_null_rows_are_zeroed_in_a_callers_matrix():
+    buf = np.full((3, 6), 0xFF, dtype=np.uint8)
+    out = format_fixed([12, None, -3], -1, 2, out=buf)
+    assert out.matrix is buf and out.to_list() == ["1.20", None, "-0.30"]
+    assert not buf[1].any()
+
+
+def test_slicing_and_indexing_keep_validity():
+    out = format_fixed([1, None, 3, None, 5], 0, 0)
+    assert out[1:4].to_list() == [None, "3", None]
+    assert out[::2].valid is None or out[::2].valid.all()
+    assert out[np.array([3, 0])].to_list() == [None, "1"]
+    assert out[np.array([True, True, False, False, False])].to_list() == ["1", None]
+    assert out[-2] is None and out[-1] == "5"
+    assert repr(out) == "Formatted(5 rows, width 1: ['1', None, ...])"
+
+
+def test_formatted_validity_argument_is_checked():
+    m, n = np.zeros((2, 1), np.uint8), np.zeros(2, np.int32)
+    assert Formatted(m, n).valid is None
+    with pytest.raises(ValueError, match="valid"):
+        Formatted(m, n, np.ones(3, bool))
+    with pytest.raises(ValueError, match="valid"):
+        Formatted(m, n, np.ones(2, np.int8))
+
+
+def test_null_rows_skip_the_fallback_and_keep_their_garbage_out():
+    # Arrow leaves a null slot's storage undefined: here it holds a value beyond int64
+    # and one far too long to print. Neither may reach the output or raise.
+    storage = (2**100).to_bytes(16, "little") + (5).to_bytes(16, "little")
+    bitmap = pa.py_buffer(bytes([0b10]))
+    arr = pa.Array.from_buffers(pa.decimal128(38, 2), 2, [bitmap, pa.py_buffer(storage)])
+    out = format_fixed(arr, scales=2)
+    assert out.to_list() == [None, "0.05"]
+    assert out.lengths.tolist() == [0, 4] and out.width == 4

@@ -1,0 +1,199 @@
+"""Numba kernels for moving text in and out: parse decimal text, compact and join rows.
+
+Like :mod:`vecfix._kernels`, every kernel is a plain loop with arrays in and arrays out;
+nothing is allocated inside (the caller passes every output buffer).
+
+Decimal text grammar (ASCII only, no surrounding whitespace)::
+
+    [+-] ( digits [ "." [digits] ] | "." digits ) [ ("e" | "E") [+-] digits ]
+
+A row parses to ``coefficient * 10**exponent`` where the coefficient is every digit of the
+mantissa read as one integer (the point removed) and the exponent is the written exponent
+minus the number of digits after the point, as :class:`decimal.Decimal` does:
+``"0.00100000"`` is ``(100000, -8)`` and ``"1.5e3"`` is ``(15, 2)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import helper, kernel
+
+_U64 = np.uint64
+
+#: ``status`` codes written by :func:`parse_decimal`.
+OK = 0
+BIG = 1  # valid text whose coefficient is beyond int64: the caller parses it exactly
+INVALID = 2  # not decimal text
+EXPONENT_RANGE = 3  # valid text whose exponent is outside int32
+
+_INT64_MAX_U = _U64(9223372036854775807)
+_EXP_CAP = 10_000_000_000  # exponent digits stop accumulating past this (already out of range)
+_INT32_MIN = -2147483648
+_INT32_MAX = 2147483647
+
+
+@helper
+def _row_bounds(data, offsets, width, gap, i):
+    """``(start, stop)`` of row ``i``: fixed-width rows drop their trailing NUL bytes."""
+    if width > 0:
+        start = i * width
+        stop = start + width
+        while stop > start and data[stop - 1] == 0:
+            stop -= 1
+        return start, stop
+    return np.int64(offsets[i]), np.int64(offsets[i + 1]) - gap
+
+
+@kernel
+def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
+    """Parse every row of decimal text into ``coef`` (int64) and ``exps`` (int32).
+
+    Rows are ``data[offsets[i]:offsets[i+1] - gap]`` when ``width == 0`` (``gap`` is 0 for
+    Arrow buffers, 1 for rows joined by a separator), otherwise
+    ``data[i*width:(i+1)*width]`` less trailing NUL bytes (NumPy ``S`` arrays). ``valid``
+    is a uint8 array (0 = null row, which gets ``(0, 0)``) or empty when every row is
+    present. ``status`` receives one of :data:`OK`, :data:`BIG`, :data:`INVALID` and
+    :data:`EXPONENT_RANGE` per row; a ``BIG`` row still gets its exponent.
+
+    Returns ``(first, nbig)``: the first row that is ``INVALID`` or ``EXPONENT_RANGE``
+    (-1 if none) and the number of ``BIG`` rows.
+    """
+    first = -1
+    nbig = 0
+    check_valid = valid.shape[0] != 0
+    for i in range(coef.shape[0]):
+        coef[i] = 0
+        exps[i] = 0
+        status[i] = OK
+        if check_valid and valid[i] == 0:
+            continue
+        p, stop = _row_bounds(data, offsets, width, gap, i)
+        neg = False
+        if p < stop and (data[p] == 45 or data[p] == 43):  # "-" or "+"
+            neg = data[p] == 45
+            p += 1
+        m = _U64(0)
+        nsig = 0  # digits from the first non-zero one on
+        ndig = 0
+        frac = 0
+        dot = False
+        while p < stop:
+            b = data[p]
+            if 48 <= b <= 57:
+                ndig += 1
+                if dot:
+                    frac += 1
+                d = _U64(b - 48)
+                if nsig > 0 or d != 0:
+                    if nsig < 19:  # 19 digits always fit in uint64
+                        m = m * _U64(10) + d
+                    nsig += 1
+            elif b == 46 and not dot:  # "."
+                dot = True
+            else:
+                break
+            p += 1
+        ok = ndig > 0
+        ev = np.int64(0)
+        if ok and p < stop and (data[p] == 101 or data[p] == 69):  # "e" or "E"
+            p += 1
+            eneg = False
+            if p < stop and (data[p] == 45 or data[p] == 43):
+                eneg = data[p] == 45
+                p += 1
+            edig = 0
+            while p < stop and 48 <= data[p] <= 57:
+                if ev < _EXP_CAP:
+                    ev = ev * 10 + np.int64(data[p] - 48)
+                edig += 1
+                p += 1
+            ok = edig > 0
+            if eneg:
+                ev = -ev
+        if not ok or p != stop:
+            status[i] = INVALID
+            if first < 0:
+                first = i
+            continue
+        e = ev - frac
+        if e < _INT32_MIN or e > _INT32_MAX:
+            status[i] = EXPONENT_RANGE
+            if first < 0:
+                first = i
+            continue
+        exps[i] = e
+        limit = _INT64_MAX_U + _U64(1) if neg else _INT64_MAX_U
+        if nsig > 19 or m > limit:
+            status[i] = BIG
+            nbig += 1
+        elif neg:
+            coef[i] = -np.int64(m - _U64(1)) - 1  # exact for -2**63 too
+        else:
+            coef[i] = np.int64(m)
+    return first, nbig
+
+
+@kernel
+def compact(matrix, lengths, offsets, data):
+    """Copy each row's text to ``data`` back to back; ``offsets`` (n + 1) gets the bounds."""
+    pos = 0
+    offsets[0] = 0
+    for i in range(matrix.shape[0]):
+        n = lengths[i]
+        for j in range(n):
+            data[pos + j] = matrix[i, j]
+        pos += n
+        offsets[i + 1] = pos
+    return pos
+
+
+@kernel
+def join(matrix, lengths, sep, end, null, out):
+    """Write rows to ``out`` separated by ``sep`` and followed by ``end``.
+
+    A row of length 0 (a null row) is written as ``null``. Returns the bytes written.
+    """
+    pos = 0
+    n = matrix.shape[0]
+    for i in range(n):
+        if i > 0:
+            for j in range(sep.shape[0]):
+                out[pos + j] = sep[j]
+            pos += sep.shape[0]
+        k = lengths[i]
+        if k == 0:
+            for j in range(null.shape[0]):
+                out[pos + j] = null[j]
+            pos += null.shape[0]
+        else:
+            for j in range(k):
+                out[pos + j] = matrix[i, j]
+            pos += k
+    if n > 0:
+        for j in range(end.shape[0]):
+            out[pos + j] = end[j]
+        pos += end.shape[0]
+    return pos
+
+
+@kernel
+def justify(matrix, lengths, right, fill, null, out):
+    """Copy each row into ``out`` (n x w), padded with ``fill`` on the left when ``right``.
+
+    Rows of length 0 (null rows) get ``null`` (already at most ``w`` bytes) aligned the
+    same way. The caller has checked that every row fits.
+    """
+    w = out.shape[1]
+    for i in range(matrix.shape[0]):
+        k = lengths[i]
+        pad = w - (k if k > 0 else null.shape[0])
+        start = pad if right else 0
+        for j in range(w):
+            out[i, j] = fill
+        if k == 0:
+            for j in range(null.shape[0]):
+                out[i, start + j] = null[j]
+        else:
+            for j in range(k):
+                out[i, start + j] = matrix[i, j]

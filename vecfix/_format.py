@@ -192,7 +192,7 @@ def _fallback_rows(rows: Rows) -> list[bytes]:
     """Format the rows whose coefficient is beyond int64 with the decimal fallback."""
     texts = []
     for i, c in zip(rows.big_rows.tolist(), rows.big_values, strict=True):
-        _, e, s = rows.row(i)
+        e, s = int(rows.exps[i * rows.estep]), int(rows.scales[i * rows.sstep])
         try:
             texts.append(string_fixed(c, e, s).encode("ascii"))
         except RowTooLongError as exc:

@@ -354,7 +354,7 @@ def _number_column(
         mask = None if valid is None else _valid_mask(valid_name, valid, _rows(values))
         coef, mask = _nulls_to_zero(name, _asarray(values) if _rows(values) == 0 else values, mask)
         try:
-            out = format_fixed(_int_list_as_array(coef), exponent, scale)
+            out = format_fixed(coef, exponent, scale)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"{name}: {exc}") from None
         lengths = out.lengths.astype(np.int64)
@@ -368,22 +368,6 @@ def _asarray(values: object) -> np.ndarray:
     """``np.asarray``, except that an empty list is int64 (NumPy makes it float64)."""
     arr = np.asarray(values)
     return arr.astype(np.int64) if arr.size == 0 and arr.dtype.kind == "f" else arr
-
-
-def _int_list_as_array(values: object) -> object:
-    """A list of Python ints as an array that keeps them exact.
-
-    NumPy turns ``[0, 2**63]`` into float64 (no integer dtype holds both), which
-    ``format_fixed`` then refuses; an object array keeps every int exact.
-    """
-    if not isinstance(values, (list, tuple)):
-        return values
-    arr = np.asarray(values)
-    if arr.dtype.kind == "f" and all(
-        isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values
-    ):
-        return np.array(values, dtype=object)
-    return values
 
 
 def _rows(values: object) -> int:

@@ -431,3 +431,14 @@ def test_csv_with_prices_that_look_like_floats_is_read_exactly(tmp_path):
         assert r.read_all()["px"].to_pylist() == ["0.13", "2.68", "1.01", None]
     buf = io.StringIO((tmp_path / "in.csv").read_text())
     assert len(list(csv.reader(buf))) == 5
+
+
+def test_csv_other_columns_keep_their_text_unless_inferred(tmp_path):
+    src = tmp_path / "in.csv"
+    src.write_bytes(b"sym,px,last,qty\nA,0.125,4916.2500,007\nB,2.675,1.10,12\n")
+    format_file(src, tmp_path / "text.parquet", [ColumnSpec("px", scale=2)])
+    t = pq.read_table(tmp_path / "text.parquet")
+    assert t["last"].to_pylist() == ["4916.2500", "1.10"] and t["qty"].to_pylist() == ["007", "12"]
+    format_file(src, tmp_path / "typed.parquet", [ColumnSpec("px", scale=2)], csv_infer_types=True)
+    t = pq.read_table(tmp_path / "typed.parquet")
+    assert t["qty"].to_pylist() == [7, 12] and t["px"].to_pylist() == ["0.13", "2.68"]

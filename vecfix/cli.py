@@ -318,7 +318,12 @@ class _Reader(NamedTuple):
 
 
 def _open_reader(
-    pa: Any, path: Path, fmt: str, columns: Sequence[ColumnSpec], batch_size: int
+    pa: Any,
+    path: Path,
+    fmt: str,
+    columns: Sequence[ColumnSpec],
+    batch_size: int,
+    csv_infer_types: bool = False,
 ) -> _Reader:
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -352,19 +357,30 @@ def _open_reader(
         )
     import pyarrow.csv as pacsv
 
-    # Integer columns (given an exponent) are read as int64; the other formatted columns
-    # as text, so that a price is never parsed as a float.
-    types = {c.name: pa.int64() if c.exponent is not None else pa.string() for c in columns}
-    raw = open(path, "rb")  # closed by _Reader.close
-    compression = _compression(path)
-    stream = pa.PythonFile(raw, mode="r")
-    if compression:
-        stream = pa.CompressedInputStream(stream, compression)
-    reader = pacsv.open_csv(
-        stream,
-        read_options=pacsv.ReadOptions(block_size=max(batch_size * 64, 1 << 12)),
-        convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=True),
-    )
+    read_options = pacsv.ReadOptions(block_size=max(batch_size * 64, 1 << 12))
+
+    def open_csv(types: dict) -> tuple[Any, Any]:
+        raw = open(path, "rb")  # closed by _Reader.close
+        stream = pa.PythonFile(raw, mode="r")
+        if _compression(path):
+            stream = pa.CompressedInputStream(stream, _compression(path))
+        options = pacsv.ConvertOptions(column_types=types, strings_can_be_null=True)
+        try:
+            return raw, pacsv.open_csv(stream, read_options=read_options, convert_options=options)
+        except BaseException:
+            raw.close()
+            raise
+
+    # Formatted columns given an exponent are read as int64, the others as text, so that a
+    # price is never parsed as a float. The other columns stay text too (their names come
+    # from a first look at the header) unless asked to infer their types.
+    types = {}
+    if not csv_infer_types:
+        raw, first = open_csv({})
+        raw.close()
+        types = dict.fromkeys(first.schema.names, pa.string())
+    types.update({c.name: pa.int64() if c.exponent is not None else pa.string() for c in columns})
+    raw, reader = open_csv(types)
     return _Reader(reader.schema, iter(reader), path.stat().st_size, "B", raw.tell, raw.close)
 
 
@@ -420,6 +436,7 @@ def format_file(
     batch_size: int = DEFAULT_BATCH_SIZE,
     threads: int = 1,
     csv_quoting: str = "needed",
+    csv_infer_types: bool = False,
     progress: bool | None = None,
 ) -> FormatStats:
     """Format columns of a CSV, Parquet or Arrow IPC file into a new file, batch by batch.
@@ -449,6 +466,9 @@ def format_file(
         pyarrow's CSV quoting style: ``"needed"`` quotes every text value, formatted
         prices included; ``"none"`` writes them bare (and fails on a text value holding a
         comma, quote or line break).
+    csv_infer_types : bool, default False
+        CSV input: let pyarrow infer the types of the columns that are not formatted (from
+        the first block). By default they are kept as text, exactly as in the file.
     progress : bool, optional
         Show a progress bar (tqdm) on stderr. Default: when stderr is a terminal.
 
@@ -499,7 +519,7 @@ def format_file(
 
     start = time.perf_counter()
     try:
-        reader = _open_reader(pa, src, in_fmt, columns, batch_size)
+        reader = _open_reader(pa, src, in_fmt, columns, batch_size, csv_infer_types)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
         raise _read_error(src, in_fmt, exc) from None
     rows = batches = 0
@@ -884,6 +904,11 @@ def build_parser() -> argparse.ArgumentParser:
         default="needed",
         help="CSV output: quote text values (needed, the default), never (none), or all",
     )
+    fmt.add_argument(
+        "--csv-infer-types",
+        action="store_true",
+        help="CSV input: infer the types of the other columns (default: keep their text)",
+    )
     fmt.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     fmt.set_defaults(run=_format_command, subparser=fmt)
     return parser
@@ -900,6 +925,7 @@ def _format_command(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         threads=args.threads,
         csv_quoting=args.csv_quoting,
+        csv_infer_types=args.csv_infer_types,
         progress=False if args.quiet else None,
     )
     if not args.quiet:

@@ -1,0 +1,444 @@
+"""The command line, through its real entry point (``python -m vecfix`` in a subprocess).
+
+Every command of this file runs once, all of them concurrently (a fresh interpreter costs a
+second or two, mostly importing Numba), in the module fixture ``runs``; each test then
+checks one command's exit status, messages and output files. Expected text comes from
+``tests/reference.py`` (exact integer arithmetic) and from the inputs, never from vecfix.
+A few in-process tests cover what a subprocess cannot see (the progress bar, argument
+grouping).
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pytest
+from reference import reference_fixed
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+ipc = pytest.importorskip("pyarrow.ipc")
+
+from vecfix._sample import PRICENULL9, sample_snapshot  # noqa: E402
+from vecfix.cli import ColumnSpec, DataError, build_parser, format_file, main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+N = 2_500  # rows of the file inputs: several batches of BATCH rows
+BATCH = 300
+DEMO_ROWS, DEMO_INSTRUMENTS = 3_000, 25
+
+
+def cli_env() -> dict[str, str]:
+    """The subprocess imports this checkout's vecfix, whatever is installed."""
+    path = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=str(ROOT) + (os.pathsep + path if path else ""))
+
+
+def run_vecfix(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "vecfix", *args],
+        cwd=cwd,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def input_rows() -> dict[str, list]:
+    """Columns of the file inputs: PRICE9 ints with a null and a sentinel, decimal text
+    with ties, Arrow-style decimals, and a pass-through float and string column."""
+    rng = np.random.default_rng(5)
+    px = (
+        (5000 + rng.integers(-50, 50, N)) * 250_000_000 + rng.integers(0, 4, N) * 5_000_000
+    ).tolist()
+    px[7], px[11] = None, PRICENULL9
+    text = [f"{int(c) / 1000:.3f}" for c in rng.integers(-99_999, 99_999, N)]
+    text[3], text[4], text[5], text[6] = "2.675", "-0.125", "1e-3", None
+    qty = [Decimal(int(q)).scaleb(-4) for q in rng.integers(0, 10**8, N)]
+    qty[9] = None
+    return {
+        "symbol": [f"S{i % 17}" for i in range(N)],
+        "px_e9": px,
+        "px_text": text,
+        "qty": qty,
+        "ratio": rng.random(N).tolist(),
+    }
+
+
+def input_table() -> pa.Table:
+    cols = input_rows()
+    return pa.table(
+        {
+            "symbol": pa.array(cols["symbol"]),
+            "px_e9": pa.array(cols["px_e9"], pa.int64()),
+            "px_text": pa.array(cols["px_text"], pa.string()),
+            "qty": pa.array(cols["qty"], pa.decimal128(12, 4)),
+            "ratio": pa.array(cols["ratio"], pa.float64()),
+        }
+    )
+
+
+def expected_px(scale: int, sentinel_is_null: bool = True) -> list[str | None]:
+    out = []
+    for c in input_rows()["px_e9"]:
+        if c is None or (sentinel_is_null and c == PRICENULL9):
+            out.append(None)
+        else:
+            out.append(reference_fixed(c, -9, scale))
+    return out
+
+
+def expected_text(scale: int) -> list[str | None]:
+    out = []
+    for t in input_rows()["px_text"]:
+        if t is None:
+            out.append(None)
+        else:
+            d = Decimal(t)
+            sign, digits, exp = d.as_tuple()
+            coef = int("".join(map(str, digits))) * (-1 if sign else 1)
+            out.append(reference_fixed(coef, exp, scale))
+    return out
+
+
+def expected_qty(scale: int) -> list[str | None]:
+    return [
+        None if q is None else reference_fixed(int(q.scaleb(4)), -4, scale)
+        for q in input_rows()["qty"]
+    ]
+
+
+def write_inputs(d: Path) -> None:
+    t = input_table()
+    pq.write_table(t, d / "in.parquet", row_group_size=1000)
+    with ipc.new_file(d / "in.arrow", t.schema) as w:
+        w.write_table(t, max_chunksize=700)
+    # CSV: prices as text and integers; the float column too (it passes through).
+    rows = input_rows()
+    with open(d / "in.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["symbol", "px_e9", "px_text"])
+        for s, c, t in zip(rows["symbol"], rows["px_e9"], rows["px_text"], strict=True):
+            w.writerow([s, "" if c is None else c, "" if t is None else t])
+    bad = (d / "in.csv").read_text().splitlines()
+    bad[2001] = bad[2001].rsplit(",", 1)[0] + ",12.5.5"  # data row 2000: not a decimal
+    (d / "bad.csv").write_text("\n".join(bad) + "\n")
+
+
+# --------------------------------------------------------------------------- the runs
+
+DEMO_OUT = ["--fix", "demo.fix", "--csv", "demo.csv", "--parquet", "demo.parquet"]
+PX = ["--column", "px_e9", "--exponent", "-9", "--scale", "2", "--null", str(PRICENULL9)]
+COMMANDS: dict[str, list[str]] = {
+    "demo": ["demo", "--rows", str(DEMO_ROWS), "--instruments", str(DEMO_INSTRUMENTS), *DEMO_OUT],
+    "parquet": [
+        "format", "in.parquet", "-o", "out.parquet", *PX,
+        "--column", "px_text", "--scale", "1", "--column", "qty", "--scale", "2",
+        "--batch-size", str(BATCH),
+    ],
+    "csv_to_parquet": [
+        "format", "in.csv", "-o", "csv_out.parquet", *PX, "--column", "px_text", "--scale", "2",
+        "--batch-size", str(BATCH),
+    ],
+    "parquet_to_csv": [
+        "format", "in.parquet", "-o", "pq_out.csv", "--csv-quoting", "none", "--scale", "3",
+        "--column", "px_text", "--column", "qty", "--batch-size", str(BATCH), "--quiet",
+    ],
+    "arrow_to_csv_gz": [
+        "format", "in.arrow", "-o", "arrow_out.csv.gz", *PX, "--batch-size", str(BATCH),
+    ],
+    "parquet_to_arrow": [
+        "format", "in.parquet", "-o", "renamed.bin", "--output-format", "arrow",
+        "--column", "qty", "--scale", "-2",
+    ],
+    # errors
+    "missing_file": ["format", "nope.parquet", "-o", "x.csv", "--column", "px_e9", "--scale", "2"],
+    "unknown_column": ["format", "in.parquet", "-o", "x.csv", "--column", "px_e8", "--scale", "2"],
+    "int_without_exponent": ["format", "in.parquet", "-o", "x.csv", "--column", "px_e9",
+                             "--scale", "2"],
+    "bad_scale": ["format", "in.parquet", "-o", "x.csv", "--column", "px_e9", "--scale", "two"],
+    "scale_out_of_range": ["format", "in.parquet", "-o", "x.csv", "--column", "qty",
+                           "--scale", "2147483648"],
+    "no_scale": ["format", "in.parquet", "-o", "x.csv", "--column", "qty"],
+    "float_column": ["format", "in.parquet", "-o", "x.csv", "--column", "ratio", "--scale", "2"],
+    "decimal_with_exponent": ["format", "in.parquet", "-o", "x.csv", "--column", "qty",
+                              "--scale", "2", "--exponent", "-2"],
+    "unknown_extension": ["format", "in.parquet", "-o", "x.txt", "--column", "qty", "--scale", "2"],
+    "bad_text_mid_stream": ["format", "bad.csv", "-o", "bad_out.csv", "--column", "px_text",
+                            "--scale", "2", "--batch-size", str(BATCH)],
+    "text_with_exponent": ["format", "in.csv", "-o", "x.csv", "--column", "px_text",
+                           "--exponent", "-3", "--scale", "2"],
+    "no_command": [],
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> tuple[Path, dict[str, subprocess.CompletedProcess]]:
+    d = tmp_path_factory.mktemp("cli")
+    write_inputs(d)
+    with ThreadPoolExecutor(4) as pool:
+        futures = {k: pool.submit(run_vecfix, args, d) for k, args in COMMANDS.items()}
+        return d, {k: f.result() for k, f in futures.items()}
+
+
+def ok(runs, name: str) -> tuple[Path, subprocess.CompletedProcess]:
+    d, results = runs
+    r = results[name]
+    assert r.returncode == 0, f"{name}: exit {r.returncode}\n{r.stdout}\n{r.stderr}"
+    assert "Traceback" not in r.stderr
+    return d, r
+
+
+# --------------------------------------------------------------------------- demo
+
+
+def test_demo_prints_summary_and_matches_decimal(runs):
+    _, r = ok(runs, "demo")
+    assert f"{DEMO_ROWS:,} book entries" in r.stdout
+    assert f"{DEMO_INSTRUMENTS} instruments" in r.stdout
+    assert "ns/value" in r.stdout and "speed-up" in r.stdout
+    assert "same text" in r.stdout and "DIFFER" not in r.stdout
+    assert "PRICENULL9" in r.stdout  # a null price is shown, not printed as a price
+
+
+def test_demo_table_files_hold_exact_prices(runs):
+    d, _ = ok(runs, "demo")
+    snap = sample_snapshot(DEMO_ROWS, DEMO_INSTRUMENTS)
+    want = [
+        None if c == PRICENULL9 else reference_fixed(c, -9, s)
+        for c, s in zip(snap.price_e9.tolist(), snap.scales.tolist(), strict=True)
+    ]
+    t = pq.read_table(d / "demo.parquet")
+    assert t.column_names == ["symbol", "side", "price_e9", "price", "size"]
+    assert t["price"].to_pylist() == want
+    raw = t["price_e9"].to_pylist()
+    assert raw == [None if c == PRICENULL9 else c for c in snap.price_e9.tolist()]
+    assert t["size"].to_pylist() == [str(s) for s in snap.size.tolist()]
+    assert t["symbol"].to_pylist() == [snap.symbols[i] for i in snap.instrument.tolist()]
+    with open(d / "demo.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["price"] or None for r in rows] == want
+
+
+def test_demo_fix_output_parses_with_simplefix(runs):
+    simplefix = pytest.importorskip("simplefix")
+    d, r = ok(runs, "demo")
+    snap = sample_snapshot(DEMO_ROWS, DEMO_INSTRUMENTS)
+    data = (d / "demo.fix").read_bytes()
+    assert f"{DEMO_INSTRUMENTS} FIX 4.4 35=W messages ({len(data):,} bytes)" in r.stdout
+    parser = simplefix.FixParser()
+    parser.append_buffer(data)
+    start, pos = 0, 0
+    for i, symbol in enumerate(snap.symbols):
+        msg = parser.get_message()
+        assert msg is not None, f"message {i} missing"
+        end = data.index(b"\x0110=", pos) + 8  # this message's last byte (after 10=NNN|)
+        raw, pos = data[pos:end], end
+        assert raw.startswith(b"8=FIX.4.4\x01")
+        body_start = raw.index(b"\x01", raw.index(b"\x019=") + 1) + 1
+        assert int(msg.get(9)) == len(raw) - 7 - body_start
+        assert int(msg.get(10)) == sum(raw[:-7]) % 256
+        assert msg.get(35) == b"W" and msg.get(55) == symbol.encode()
+        assert int(msg.get(34)) == i + 1
+        k = int(snap.entry_counts[i])
+        assert int(msg.get(268)) == k
+        rows = range(start, start + k)
+        start += k
+        types = [msg.get(269, n) for n in range(1, k + 1)]
+        assert types == [str(snap.entry_types[j]).encode() for j in rows]
+        valid = [j for j in rows if snap.price_e9[j] != PRICENULL9]
+        prices = [msg.get(270, n) for n in range(1, len(valid) + 1)]
+        assert msg.get(270, len(valid) + 1) is None  # a null price writes no 270
+        want = [reference_fixed(int(snap.price_e9[j]), -9, int(snap.scales[j])) for j in valid]
+        assert prices == [w.encode() for w in want]
+        assert [msg.get(271, n) for n in range(1, k + 1)] == [
+            str(snap.size[j]).encode() for j in rows
+        ]
+    assert parser.get_message() is None and pos == len(data)
+
+
+def test_sample_snapshot_is_deterministic_and_on_tick():
+    a, b = sample_snapshot(5000, 40), sample_snapshot(5000, 40)
+    assert a.symbols == b.symbols and np.array_equal(a.price_e9, b.price_e9)
+    assert int(a.entry_counts.sum()) == len(a) == 5000 and a.entry_counts.min() >= 1
+    ok_px = a.price_valid
+    assert 0 < (~ok_px).sum() < 50  # a few nulls
+    tick = a.tick_e9[a.instrument]
+    assert np.all(a.price_e9[ok_px] % tick[ok_px] == 0)
+    assert (a.price_e9[ok_px] < 0).any()  # calendar spreads
+    assert not np.array_equal(sample_snapshot(5000, 40, seed=1).price_e9, a.price_e9)
+
+
+# --------------------------------------------------------------------------- format
+
+
+def test_parquet_streamed_over_batches(runs):
+    d, r = ok(runs, "parquet")
+    batches = -(-N // BATCH)
+    assert f"{N:,} rows in {batches} batches" in r.stderr
+    t = pq.read_table(d / "out.parquet")
+    src = input_table()
+    assert t.schema.names == src.schema.names
+    assert [t.schema.field(n).type for n in ("px_e9", "px_text", "qty")] == [pa.string()] * 3
+    assert t["px_e9"].to_pylist() == expected_px(2)
+    assert t["px_text"].to_pylist() == expected_text(1)
+    assert t["qty"].to_pylist() == expected_qty(2)
+    assert t["symbol"].equals(src["symbol"]) and t["ratio"].equals(src["ratio"])
+
+
+def test_csv_to_parquet_reads_prices_as_text_or_integers(runs):
+    d, _ = ok(runs, "csv_to_parquet")
+    t = pq.read_table(d / "csv_out.parquet")
+    assert t["px_e9"].to_pylist() == expected_px(2)
+    assert t["px_text"].to_pylist() == expected_text(2)
+    assert t["px_text"][3].as_py() == "2.68" and t["px_text"][4].as_py() == "-0.13"
+    assert t["symbol"].to_pylist() == input_rows()["symbol"]
+
+
+def test_parquet_to_csv_round_trip(runs):
+    d, r = ok(runs, "parquet_to_csv")
+    assert r.stderr == ""  # --quiet
+    text = (d / "pq_out.csv").read_text()
+    assert all('"' not in line for line in text.splitlines()[1:])  # --csv-quoting none
+    with open(d / "pq_out.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == N
+    assert [x["px_text"] or None for x in rows] == expected_text(3)
+    assert [x["qty"] or None for x in rows] == expected_qty(3)
+    assert [x["symbol"] for x in rows] == input_rows()["symbol"]
+    assert [int(x["px_e9"]) if x["px_e9"] else None for x in rows] == input_rows()["px_e9"]
+
+
+def test_arrow_to_compressed_csv(runs):
+    d, _ = ok(runs, "arrow_to_csv_gz")
+    with gzip.open(d / "arrow_out.csv.gz", "rt", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [x["px_e9"] or None for x in rows] == expected_px(2)
+
+
+def test_output_format_override_and_negative_scale(runs):
+    d, _ = ok(runs, "parquet_to_arrow")
+    with ipc.open_file(d / "renamed.bin") as reader:
+        t = reader.read_all()
+    assert t["qty"].to_pylist() == expected_qty(-2)
+
+
+ERRORS = {
+    # name: (exit status, words the message must contain)
+    "missing_file": (2, ["nope.parquet", "does not exist"]),
+    "unknown_column": (1, ["no column 'px_e8'", "did you mean 'px_e9'", "qty"]),
+    "int_without_exponent": (1, ["'px_e9'", "integers", "--exponent"]),
+    "bad_scale": (2, ["--scale", "'two'"]),
+    "scale_out_of_range": (2, ["--scale", "2147483648"]),
+    "no_scale": (2, ["'qty'", "--scale"]),
+    "float_column": (1, ["'ratio'", "double", "float"]),
+    "decimal_with_exponent": (1, ["'qty'", "decimal128(12, 4)", "own exponent"]),
+    "unknown_extension": (2, ["x.txt", "--output-format"]),
+    "bad_text_mid_stream": (1, ["'px_text'", "row 2,000", "12.5.5", "not decimal text"]),
+    "text_with_exponent": (1, ["int64", "leave out --exponent"]),
+    "no_command": (2, ["usage: vecfix"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_errors_are_one_clear_line(runs, name):
+    d, results = runs
+    r = results[name]
+    status, words = ERRORS[name]
+    assert r.returncode == status, f"{name}: exit {r.returncode}\n{r.stderr}"
+    assert "Traceback" not in r.stderr
+    for w in words:
+        assert w in r.stderr, f"{name}: {w!r} not in {r.stderr!r}"
+    assert not (d / "x.csv").exists() and not (d / "x.txt").exists()
+
+
+def test_failed_stream_leaves_no_output(runs):
+    d, results = runs
+    assert results["bad_text_mid_stream"].returncode == 1
+    assert not (d / "bad_out.csv").exists()
+    assert not [p.name for p in d.iterdir() if p.name.endswith(".partial")]
+
+
+def test_console_script_version():
+    script = Path(sys.executable).with_name("vecfix")
+    if not script.exists():
+        pytest.skip("the vecfix console script is not installed next to this Python")
+    r = subprocess.run([script, "--version"], env=cli_env(), capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.startswith("vecfix ")
+
+
+# --------------------------------------------------------------------------- in process
+
+
+def test_options_attach_to_the_column_before_them():
+    args = build_parser().parse_args(
+        "format a.csv -o b.csv --scale 2 --exponent -9 --column bid --column ask --scale 3"
+        " --column qty --scale 0 --exponent 0 --null -1".split()
+    )
+    assert args.column_defaults == {"scale": 2, "exponent": -9}
+    assert args.column_specs == [
+        {"name": "bid"},
+        {"name": "ask", "scale": 3},
+        {"name": "qty", "scale": 0, "exponent": 0, "null": [-1]},
+    ]
+
+
+def test_progress_bar_on_request(tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    pq.write_table(input_table(), tmp_path / "in.parquet")
+    stats = format_file(
+        tmp_path / "in.parquet",
+        tmp_path / "out.csv",
+        [ColumnSpec("qty", scale=1)],
+        batch_size=1000,
+        progress=True,
+    )
+    assert stats.rows == N and stats.batches == 3
+    err = capsys.readouterr().err
+    assert "in.parquet" in err and "rows" in err
+
+
+def test_format_file_errors_in_process(tmp_path):
+    pq.write_table(input_table(), tmp_path / "in.parquet")
+    with pytest.raises(DataError, match="no column 'nope'"):
+        format_file(tmp_path / "in.parquet", tmp_path / "o.csv", [ColumnSpec("nope", scale=1)])
+    with pytest.raises(ValueError, match="overwrite the input"):
+        format_file(tmp_path / "in.parquet", tmp_path / "in.parquet", [ColumnSpec("qty", 1)])
+    assert (
+        main(["format", str(tmp_path / "none.csv"), "-o", "o.csv", "--column", "a", "--scale", "1"])
+        == 2
+    )
+
+
+def test_csv_with_prices_that_look_like_floats_is_read_exactly(tmp_path):
+    src = tmp_path / "in.csv"
+    src.write_bytes(b"sym,px\nA,0.125\nB,2.675\nC,1.005\nD,\n")
+    format_file(src, tmp_path / "out.arrow", [ColumnSpec("px", scale=2)])
+    with ipc.open_file(tmp_path / "out.arrow") as r:
+        assert r.read_all()["px"].to_pylist() == ["0.13", "2.68", "1.01", None]
+    buf = io.StringIO((tmp_path / "in.csv").read_text())
+    assert len(list(csv.reader(buf))) == 5
+
+
+def test_csv_other_columns_keep_their_text_unless_inferred(tmp_path):
+    src = tmp_path / "in.csv"
+    src.write_bytes(b"sym,px,last,qty\nA,0.125,4916.2500,007\nB,2.675,1.10,12\n")
+    format_file(src, tmp_path / "text.parquet", [ColumnSpec("px", scale=2)])
+    t = pq.read_table(tmp_path / "text.parquet")
+    assert t["last"].to_pylist() == ["4916.2500", "1.10"] and t["qty"].to_pylist() == ["007", "12"]
+    format_file(src, tmp_path / "typed.parquet", [ColumnSpec("px", scale=2)], csv_infer_types=True)
+    t = pq.read_table(tmp_path / "typed.parquet")
+    assert t["qty"].to_pylist() == [7, 12] and t["px"].to_pylist() == ["0.13", "2.68"]

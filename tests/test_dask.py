@@ -13,6 +13,8 @@ import decimal
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -80,6 +82,24 @@ def test_cluster_is_loopback_only(cluster, client):
     # the workers import this checkout's vecfix (vecfix.dask exists only here)
     files = client.run(lambda: __import__("vecfix.dask").dask.__file__)
     assert set(files.values()) == {vd.__file__}
+
+
+def test_import_vecfix_does_not_import_dask_and_missing_dask_is_explained():
+    code = (
+        "import sys, vecfix\n"
+        "assert not any(m == 'dask' or m.startswith('dask.') for m in sys.modules), 'dask'\n"
+        "sys.modules['dask'] = None\n"
+        "try:\n"
+        "    import vecfix.dask\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(vecfix.__file__).parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert "pip install 'vecfix[dask]'" in done.stdout
 
 
 def _frame(rows: int, seed: int, start: int) -> pd.DataFrame:

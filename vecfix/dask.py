@@ -316,7 +316,8 @@ def format_parquet(
     Returns
     -------
     int
-        The number of partitions written.
+        ``npartitions`` of the formatted frame: the output files, unless Dask fuses small
+        partitions (it may when ``read_kwargs`` selects few columns).
 
     Raises
     ------
@@ -451,7 +452,8 @@ def _write_part(
             f"{where} has {len(symbols)} symbols but the numbering pass counted {planned}: "
             "the partitioning changed between the two passes; persist() the frame first"
         )
-    rows = part.iloc[order]
+    used = (fields.symbol, fields.entry_type, fields.price.column, fields.size.column)
+    rows = part[list(dict.fromkeys(used))].iloc[order]
     try:
         prices = format_fixed(
             rows[fields.price.column], fields.price.exponent, fields.price.scale,

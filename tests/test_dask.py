@@ -313,6 +313,41 @@ def test_format_parquet_starts_and_closes_a_local_cluster(dataset, tmp_path):
     assert open_clients <= before  # the call closed what it opened
 
 
+def test_cli_format_dask_on_a_scheduler_address(cluster, dataset, tmp_path):
+    root, frames = dataset
+    out = tmp_path / "cli-out"
+    command = [sys.executable, "-m", "vecfix", "format", str(root), "-o", str(out)]
+    for name, spec in COLUMNS.items():
+        command += ["--column", name, "--scale", str(spec["scale"])]
+        if "exponent" in spec:
+            command += ["--exponent", str(spec["exponent"])]
+        if "null" in spec:
+            command += ["--null", str(spec["null"])]
+    command += ["--dask", cluster.scheduler_address, "--quiet"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    files = sorted(out.glob("*.parquet"))
+    assert len(files) == PARTS
+    for path, df in zip(files, frames, strict=True):
+        got = pd.read_parquet(path)
+        for name, spec in COLUMNS.items():
+            expected = _ref(
+                df[name].tolist(), spec.get("exponent"), spec["scale"], spec.get("null")
+            )
+            assert _texts(got[name]) == expected, (path.name, name)
+
+
+def test_cli_format_dask_refuses_non_parquet(tmp_path):
+    src = tmp_path / "in.csv"
+    src.write_text("px\n1\n")
+    command = [sys.executable, "-m", "vecfix", "format", str(src), "-o", str(tmp_path / "o.csv")]
+    command += ["--column", "px", "--exponent", "0", "--scale", "1", "--dask"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert "--dask reads and writes Parquet datasets" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_format_parquet_checks_specs_before_starting_anything(dataset, tmp_path):
     root, _ = dataset
     with pytest.raises(TypeError, match="'px' holds integer coefficients"):

@@ -120,3 +120,25 @@ def _bit_length_intrinsic(typingctx, x):
 
 #: ``bit_length(x)``: bits needed for the uint64 ``x``, as int64 (0 for 0).
 bit_length = _bit_length_python if numba.config.DISABLE_JIT else _bit_length_intrinsic
+
+
+def _trailing_zeros_python(x):
+    """Pure-Python ``trailing_zeros`` for ``NUMBA_DISABLE_JIT=1``."""
+    x = int(x)
+    return np.uint64((x & -x).bit_length() - 1 if x else 64)
+
+
+@intrinsic
+def _trailing_zeros_intrinsic(typingctx, x):
+    """Trailing zero bits of the uint64 ``x`` (64 for 0): one ``tzcnt``."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.uint64(x), codegen
+
+
+#: ``trailing_zeros(x)``: trailing zero bits of the uint64 ``x``, as uint64 (64 for 0).
+trailing_zeros = _trailing_zeros_python if numba.config.DISABLE_JIT else _trailing_zeros_intrinsic

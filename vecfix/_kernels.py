@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import bit_length, helper, kernel, mulhi, store8
+from ._jit import bit_length, helper, kernel, mulhi, store8, trailing_zeros
 
 _U64 = np.uint64
 _S32 = np.uint64(32)
@@ -282,32 +282,167 @@ def _fill_general(buf, base, c, e, s, pow10, half, magic, shift, digits4, fast):
     return q
 
 
+_ZEROS8 = np.uint64(0x3030303030303030)  # b"00000000"
+_TOP_BYTE = np.uint64(1 << 56)
+_P4 = np.uint64(10_000)
+
+
+@helper
+def _ascii8(v, digits4):
+    """The eight ASCII digits of ``v < 10**8``, zero-padded, the first in the low byte."""
+    hi = v // _P4
+    return _U64(digits4[hi]) | (_U64(digits4[v - hi * _P4]) << _S32)
+
+
+@helper
+def _strip8(word):
+    """``word`` (eight ASCII digits) without its leading zeros (one digit at least), and how
+    many digits are left: the first nonzero digit is the lowest byte unlike ``"0"``."""
+    lead = trailing_zeros((word ^ _ZEROS8) | _TOP_BYTE) & _U64(56)
+    return word >> lead, 8 - np.int64(lead >> _U64(3))
+
+
+class _Plan(NamedTuple):
+    """What one exponent and scale decide for :func:`_fast_row` (see :func:`_plan`)."""
+
+    ok: bool  # the fast path may take the row (0 <= s <= 16, |e + s| <= 19)
+    drop: np.uint64  # k = max(-(e + s), 0): digits dropped by rounding
+    half: np.uint64  # 5 * 10**(k-1), 0 for k = 0
+    magic_k: np.uint64  # reciprocal for // 10**k (0 for k = 0)
+    shift_k: np.uint64
+    scale_up: np.uint64  # 10**max(e + s, 0)
+    fits: np.uint64  # the largest |c| with |c| * scale_up < 2**64
+    scale: np.uint64  # s
+    pow10_s: np.uint64  # 10**s
+    magic_s: np.uint64  # reciprocal for // 10**s (0 for s = 0)
+    shift_s: np.uint64
+    dot: np.uint8  # b"." if s > 0 else 0
+    frac_shift: np.uint64  # right shift of the last fraction group to keep its digits
+
+
+@helper
+def _plan(e, s, tables):
+    """The constants of row layout ``(e, s)``, every one read from the tables without a branch.
+
+    Out-of-range values are clamped so that every lookup stays in its table; ``ok`` says
+    whether the plan is valid.
+    """
+    pow10, fits, half, magic, shift, _ = tables
+    d = e + s
+    ok = (s >= 0) & (s <= 16) & (d >= -19) & (d <= 19)
+    k = min(max(-d, 0), 19)
+    dp = min(max(d, 0), 19)
+    sc = min(max(s, 0), 16)
+    frac_shift = 64 - 8 * sc if sc <= 8 else 128 - 8 * sc
+    if sc == 0:
+        frac_shift = 63  # the digits of 0 shifted out: nothing (b"0" is 0x30)
+    return _Plan(
+        ok,
+        _U64(k),
+        half[k],
+        magic[k],
+        shift[k],
+        pow10[dp],
+        fits[dp],
+        _U64(sc),
+        pow10[sc],
+        magic[sc],
+        shift[sc],
+        _DOT if sc > 0 else np.uint8(0),
+        _U64(frac_shift),
+    )
+
+
+@helper
+def _fast_row(buf, base, c, plan, pad, zero, digits4):
+    """Write row ``c`` of layout ``plan`` at ``buf[base:]``; return its length, or -1 (nothing
+    written) for a row the fast path does not take (see :func:`_fill_row`).
+
+    The row is ``[-] top [. frac]`` with ``top < 10**16`` and ``frac`` of ``s <= 16`` digits,
+    written with 8-byte stores whose bytes past the text are zeros; ``pad`` stores of zeros
+    from ``base + 9`` (made first) cover the rest of the row. The stores reach at most
+    ``base + width + 8``. ``zero`` is 0 read from memory: a constant would let LLVM turn
+    the padding loop into a call to ``memset`` for every row.
+    """
+    a = _magnitude(c)
+    if not plan.ok or a > plan.fits:
+        return -1
+    rounded = mulhi((a + plan.half) >> plan.drop, plan.magic_k) >> plan.shift_k
+    m = rounded if plan.drop != _U64(0) else a * plan.scale_up
+    s = plan.scale
+    quot = mulhi(m >> s, plan.magic_s) >> plan.shift_s
+    top = quot if s != _U64(0) else m
+    if top >= _P16:
+        return -1
+    frac = m - top * plan.pow10_s
+    if pad > 0:  # most rows are narrow: no loop to enter
+        store8(buf, base + 9, zero)
+        if pad > 1:
+            store8(buf, base + 17, zero)
+            for j in range(2, pad):
+                store8(buf, base + 9 + 8 * j, zero)
+    buf[_U64(base)] = _MINUS  # kept only when the sign counts: the digits overwrite it otherwise
+    q = base + np.int64((c < 0) & (m != _U64(0)))
+    if top < _P8:
+        word, n = _strip8(_ascii8(top, digits4))
+        store8(buf, q, word)
+        q += n
+    else:
+        hi = top // _P8
+        word, n = _strip8(_ascii8(hi, digits4))
+        store8(buf, q, word)
+        store8(buf, q + n, _ascii8(top - hi * _P8, digits4))
+        q += n + 8
+    buf[_U64(q)] = plan.dot
+    if s == _U64(0):
+        store8(buf, q, _U64(0))
+        return q - base
+    q += 1
+    if s <= _U64(8):
+        store8(buf, q, _ascii8(frac, digits4) >> plan.frac_shift)
+    else:
+        hi = frac // _P8
+        store8(buf, q, _ascii8(hi, digits4) >> plan.frac_shift)
+        store8(buf, q + np.int64(s) - 8, _ascii8(frac - hi * _P8, digits4))
+    return q + np.int64(s) - base
+
+
 @kernel
 def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengths, tables):
     """Write rows ``start:stop`` and their ``lengths``; row ``i`` is ``buf[i*width:][:width]``.
 
     ``buf`` is the flat matrix, possibly followed by slack bytes; ``tables`` is
-    :data:`TABLES` as a tuple. Rows are written in order with 8-byte stores, each spilling
-    into the next row before that row is written; the last rows of the range, where a
-    spill would leave it, are written byte by byte. The caller has checked that every row
-    fits ``width``.
+    :data:`TABLES` as a tuple. The caller has checked that every row fits ``width``.
+
+    A first pass writes the rows :func:`_fast_row` takes, in order, with 8-byte stores
+    that spill into the next row before that row is written; it marks the others with
+    length -1, and leaves the last rows of the range, where a spill would leave it. A
+    second pass writes those byte by byte (:func:`_fill_row`), within their own rows.
     """
+    digits4 = tables[5]
     end = stop * width
     if stop == lengths.shape[0]:
         end = buf.shape[0]  # the slack after the last row may take spills
+    fast_stop = start
+    if width > 0:
+        fast_stop = max(min(stop, (end - 8) // width), start)
+    pad = max(width - 2, 0) // 8
+    zero = tables[0][0] - _U64(1)  # 10**0 - 1, see _fast_row
+    skipped = 0
     if estep == 0 and sstep == 0:  # one exponent and scale: a loop of its own, so that
-        e = np.int64(exps[0])  # LLVM keeps them in registers and folds what they decide
-        s = np.int64(scales[0])
-        for i in range(start, stop):
-            base = i * width
-            lengths[i] = _fill_row(
-                buf, base, width, coef[i * cstep], e, s, tables, base + width + 7 <= end
-            )
+        plan = _plan(np.int64(exps[0]), np.int64(scales[0]), tables)  # it stays in registers
+        for i in range(start, fast_stop):
+            n = _fast_row(buf, i * width, coef[_U64(i * cstep)], plan, pad, zero, digits4)
+            lengths[_U64(i)] = n
+            skipped += n < 0
     else:
-        for i in range(start, stop):
-            base = i * width
+        for i in range(start, fast_stop):
+            plan = _plan(np.int64(exps[_U64(i * estep)]), np.int64(scales[_U64(i * sstep)]), tables)
+            n = _fast_row(buf, i * width, coef[_U64(i * cstep)], plan, pad, zero, digits4)
+            lengths[_U64(i)] = n
+            skipped += n < 0
+    for i in range(start if skipped else fast_stop, stop):
+        if i >= fast_stop or lengths[i] < 0:
             e = np.int64(exps[i * estep])
             s = np.int64(scales[i * sstep])
-            lengths[i] = _fill_row(
-                buf, base, width, coef[i * cstep], e, s, tables, base + width + 7 <= end
-            )
+            lengths[i] = _fill_row(buf, i * width, width, coef[i * cstep], e, s, tables, False)

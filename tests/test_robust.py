@@ -362,3 +362,18 @@ def test_soak_random_batches_against_the_reference(monkeypatch):
             raise AssertionError(f"soak batch {batch} (seed {seed}) failed: {exc}") from exc
         done += 1
     assert done >= 1
+
+
+@pytest.mark.parametrize(
+    ("name", "bad", "words"),
+    [
+        ("coefficients", [1, 2, 2.5], "row 2 holds float 2.5"),
+        ("coefficients", (7, 1 + 2j), r"row 1 holds complex \(1\+2j\)"),
+        ("exponents", [0, 0, -1.0], r"row 2 holds float -1\.0"),
+        ("scales", (2, "3", 4), "row 1 holds str '3'"),
+    ],
+)
+def test_a_list_with_a_non_integer_names_its_row(name, bad, words):
+    args = {"coefficients": [1, 2, 3], "exponents": 0, "scales": 0, name: bad}
+    with pytest.raises(TypeError, match=rf"{name} must be integers; {words}"):
+        format_fixed(**args)

@@ -207,9 +207,14 @@ def test_errors_name_the_row_of_the_whole_input():
         (([1], 0, object()), TypeError, "scales must be a scalar, a sized sliceable"),
     ],
 )
-def test_inputs_that_cannot_be_chunked_are_refused_before_any_row(args, error, words):
+def test_inputs_that_cannot_be_chunked_are_refused_at_the_call(args, error, words, tmp_path):
     with pytest.raises(error, match=words):
-        next(iter_format(*args, chunksize=1))
+        iter_format(*args, chunksize=1)
+    path = tmp_path / "untouched.txt"
+    path.write_bytes(b"keep")
+    with pytest.raises(error, match=words):
+        write_formatted(path, *args, chunksize=1)
+    assert path.read_bytes() == b"keep"
 
 
 @pytest.mark.parametrize(
@@ -217,12 +222,24 @@ def test_inputs_that_cannot_be_chunked_are_refused_before_any_row(args, error, w
 )
 def test_bad_chunksize(chunksize, error):
     with pytest.raises(error, match="chunksize must be a positive int"):
-        next(iter_format([1], 0, 0, chunksize=chunksize))
+        iter_format([1], 0, 0, chunksize=chunksize)
 
 
 def test_out_is_refused():
     with pytest.raises(TypeError, match="out="):
-        next(iter_format([1], 0, 0, out=np.zeros((1, 4), dtype=np.uint8)))
+        iter_format([1], 0, 0, out=np.zeros((1, 4), dtype=np.uint8))
+
+
+@pytest.mark.parametrize("name", ["sep", "end", "null_text"])
+def test_write_formatted_separators_must_be_bytes(name):
+    with pytest.raises(TypeError, match=f"{name} must be bytes, got str"):
+        write_formatted(io.BytesIO(), [1], 0, 0, **{name: ","})
+
+
+def test_write_formatted_separates_chunks_of_null_rows():
+    buf = io.BytesIO()
+    write_formatted(buf, [None, None, 5, None], 0, 0, chunksize=1, sep=b",", end=b".")
+    assert buf.getvalue() == b",,5,."
 
 
 # --- write_formatted --------------------------------------------------------------------------

@@ -3,10 +3,10 @@
 cache directory, a cache directory that vanishes and corrupt or mismatched cache files.
 
 The process tests run small scripts in fresh interpreters with their own
-``NUMBA_CACHE_DIR``. They call the ``measure`` kernel, which compiles in about a second;
-the same tests with a whole ``format_fixed`` call (whose ``fill`` kernel takes about 30 s
-of CPU to compile cold) run when ``VECFIX_SLOW_TESTS=1`` (the CI does this in a step of
-its own).
+``NUMBA_CACHE_DIR`` (one of them makes its first calls from 8 threads at once). They call
+the ``measure`` kernel, which compiles in about a second; the same tests with a whole
+``format_fixed`` call (whose ``fill`` kernel takes about 30 s of CPU to compile cold) run
+when ``VECFIX_SLOW_TESTS=1`` (the CI does this in a step of its own).
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ SCRIPT = textwrap.dedent(
     coef = rng.integers(-2**63, 2**63 - 1, 500, endpoint=True, dtype=np.int64)
     e, s = -7, 3
     want = [reference_fixed(c, e, s) for c in coef.tolist()]
-    for kind in order:
+    def check(kind):
         if kind == "w":  # a writeable int64 array
             c = coef.copy()
         elif kind == "r":  # a read-only one: another signature
@@ -162,6 +162,27 @@ SCRIPT = textwrap.dedent(
             expect = [len(reference_fixed(v, e, s)) for v in c.tolist()]
             ok = lengths.tolist() == expect
         assert ok, kind
+
+    threads = int(os.environ.get("VECFIX_TEST_THREADS", "0"))
+    if threads:  # first calls from several threads at the same moment
+        import threading
+        barrier, errors = threading.Barrier(threads), []
+        def work(t):
+            try:
+                barrier.wait(timeout=120)
+                for kind in order[t % len(order):] + order[:t % len(order)]:
+                    check(kind)
+            except BaseException as exc:
+                errors.append(repr(exc))
+        pool = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+        assert not errors, errors
+    else:
+        for kind in order:
+            check(kind)
     stats = k.measure.stats if mode == "measure" else k.fill.stats
     print(json.dumps({"hits": sum(stats.cache_hits.values()),
                       "misses": sum(stats.cache_misses.values()),
@@ -201,9 +222,11 @@ def _run(mode: str, order: str, env: dict, home: Path = ROOT) -> tuple[dict, str
 
 
 def _concurrent_first_calls(tmp_path: Path, mode: str, orders: list[str]) -> None:
+    """``orders`` processes and one with 8 threads make their first calls at once."""
     cache = tmp_path / "numba-cache"  # not created yet: the processes race to make it
     env = {"NUMBA_CACHE_DIR": str(cache)}
     procs = [_start(mode, order, env) for order in orders]
+    procs.append(_start(mode, orders[0], {**env, "VECFIX_TEST_THREADS": "8"}))
     for proc in procs:
         _finish(proc)
     _, err = _run(mode, "wr", env)  # a fifth process reads what the four left
@@ -215,7 +238,7 @@ def test_concurrent_first_calls_share_one_cache_directory(tmp_path):
     _concurrent_first_calls(tmp_path, "measure", ["wr", "rw", "wr", "rw"])
 
 
-@pytest.mark.skipif(NOJIT or not SLOW, reason="set VECFIX_SLOW_TESTS=1 (compiles fill 4 times)")
+@pytest.mark.skipif(NOJIT or not SLOW, reason="set VECFIX_SLOW_TESTS=1 (compiles fill 5 times)")
 def test_concurrent_first_calls_of_format_fixed(tmp_path):
     _concurrent_first_calls(tmp_path, "format", ["w", "r", "w", "r"])
 

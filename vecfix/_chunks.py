@@ -69,10 +69,10 @@ def iter_format(
     Raises
     ------
     TypeError, ValueError
-        As :func:`vecfix.format_fixed` does, raised when the chunk holding the offending
-        row is reached; the message names the row's position in the whole input. Lengths
-        that do not broadcast and inputs that are not 1-D are refused before any row is
-        formatted.
+        At the call: a bad ``chunksize``, ``out=``, lengths that do not broadcast, inputs
+        that are not 1-D or cannot be sliced. While iterating: what
+        :func:`vecfix.format_fixed` raises, when the chunk holding the offending row is
+        reached; the message names the row's position in the whole input.
 
     Examples
     --------
@@ -89,11 +89,19 @@ def iter_format(
     columns = (coefficients, exponents, scales)
     lengths = [_length(name, value) for name, value in zip(_NAMES, columns, strict=True)]
     if lengths[0] == -1:  # an iterator of coefficients
-        yield from _iter_unsized(coefficients, exponents, scales, lengths, chunksize, kwargs)
-        return
-    n = _broadcast(lengths)
-    if n == 0:
-        return
+        if lengths[1] not in (None, 1) or lengths[2] not in (None, 1):
+            raise TypeError(
+                "when coefficients is an iterator, exponents and scales must be scalars (or"
+                " None); pass a list or an array to give them per row"
+            )
+        return _iter_unsized(coefficients, exponents, scales, chunksize, kwargs)
+    return _iter_sized(columns, lengths, _broadcast(lengths), chunksize, kwargs)
+
+
+def _iter_sized(
+    columns: tuple, lengths: list[int | None], n: int, chunksize: int, kwargs: dict
+) -> Iterator[Formatted]:
+    """Chunks of sized columns: slices of ``n`` rows, broadcast values passed whole."""
     for lo in range(0, n, chunksize):
         hi = min(lo + chunksize, n)
         parts = [
@@ -143,6 +151,13 @@ def write_formatted(
     int
         The number of bytes written.
 
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`iter_format` does. What it refuses at the call is refused before a
+        path is opened; an error in a later chunk leaves the rows of the chunks before
+        it written.
+
     Examples
     --------
     >>> import io, vecfix
@@ -152,27 +167,32 @@ def write_formatted(
     >>> f.getvalue()
     b'1.3\\n-0.1\\n11805916207174113034.2\\n'
     """
+    for name, value in (("sep", sep), ("end", end), ("null_text", null_text)):
+        if not isinstance(value, bytes):
+            raise TypeError(f"{name} must be bytes, got {type(value).__name__} {value!r}")
+    chunks = iter_format(coefficients, exponents, scales, chunksize=chunksize, **kwargs)
     if isinstance(file, (str, os.PathLike)):
         with open(file, "wb") as fh:
-            return write_formatted(
-                fh,
-                coefficients,
-                exponents,
-                scales,
-                chunksize=chunksize,
-                sep=sep,
-                end=end,
-                null_text=null_text,
-                **kwargs,
-            )
+            return _write(fh, chunks, sep, end, null_text)
+    return _write(file, chunks, sep, end, null_text)
+
+
+def _write(
+    file: IO[bytes], chunks: Iterator[Formatted], sep: bytes, end: bytes, null_text: bytes
+) -> int:
+    """Rows joined by ``sep``, then ``end``: each chunk written (and dropped) as it comes."""
     written = 0
-    pending = None
-    for chunk in iter_format(coefficients, exponents, scales, chunksize=chunksize, **kwargs):
-        if pending is not None:  # not the last chunk: the separator follows its last row
-            written += pending.write(file, sep=sep, end=sep, null=null_text)
-        pending = chunk
-    if pending is not None:
-        written += pending.write(file, sep=sep, end=end, null=null_text)
+    rows = 0
+    for chunk in chunks:
+        if rows:
+            file.write(sep)
+            written += len(sep)
+        written += chunk.write(file, sep=sep, end=b"", null=null_text)
+        rows += len(chunk)
+        del chunk
+    if rows:
+        file.write(end)
+        written += len(end)
     return written
 
 
@@ -262,19 +282,9 @@ def _format_chunk(offset: int, parts: list[object], kwargs: dict) -> Formatted:
 
 
 def _iter_unsized(
-    coefficients: object,
-    exponents: object,
-    scales: object,
-    lengths: list[int | None],
-    chunksize: int,
-    kwargs: dict,
+    coefficients: object, exponents: object, scales: object, chunksize: int, kwargs: dict
 ) -> Iterator[Formatted]:
-    """Chunks of an iterator of coefficients; exponents and scales must be scalars."""
-    if lengths[1] not in (None, 1) or lengths[2] not in (None, 1):
-        raise TypeError(
-            "when coefficients is an iterator, exponents and scales must be scalars (or"
-            " None); pass a list or an array to give them per row"
-        )
+    """Chunks of an iterator of coefficients (exponents and scales are scalars)."""
     iterator = iter(coefficients)
     offset = 0
     while True:

@@ -45,7 +45,8 @@ class Rows(NamedTuple):
         return c, int(self.exps[i * self.estep]), int(self.scales[i * self.sstep])
 
 
-def _kind_error(name: str, arr: np.ndarray) -> TypeError:
+def _kind_error(name: str, arr: np.ndarray, seq: list | tuple | None = None) -> TypeError:
+    """The error for a non-integer dtype; for a sequence it names the first non-integer row."""
     hint = {
         "f": " Floats cannot hold decimal prices exactly: pass integer coefficients with an"
         " exponent (e.g. mantissas with exponents=-9), or decimal.Decimal values.",
@@ -54,6 +55,9 @@ def _kind_error(name: str, arr: np.ndarray) -> TypeError:
         "M": " Datetimes are not prices: pass integer coefficients.",
         "m": " Timedeltas are not prices: pass integer coefficients.",
     }.get(arr.dtype.kind, "")
+    if seq is not None:
+        i, v = next((i, v) for i, v in enumerate(seq) if not _is_int(v))
+        return TypeError(f"{name} must be integers; row {i} holds {type(v).__name__} {v!r}.{hint}")
     return TypeError(f"{name} must be integers, got an array of dtype {arr.dtype}.{hint}")
 
 
@@ -102,6 +106,8 @@ def _as_array(name: str, value: object) -> np.ndarray:
                 arr = np.asarray(value)
         except (ValueError, TypeError, OverflowError) as exc:  # ragged lists and the like
             raise TypeError(f"{name} could not be read as an array: {exc}") from None
+        if isinstance(value, (list, tuple)) and arr.ndim == 1 and arr.dtype.kind not in "iuO":
+            raise _kind_error(name, arr, value)  # name the first row that is not an int
     _check_ndim(name, arr)
     return arr
 

@@ -9,16 +9,26 @@ Environment variables
 ``VECFIX_NUMBA_CACHE``
     ``1`` (default) keeps compiled kernels in Numba's on-disk cache, so a fresh process
     skips the compile; ``0`` compiles in memory every time.
+
+The on-disk cache is an optimisation, never a point of failure: when Numba finds no
+writable cache directory (``NUMBA_CACHE_DIR``, the package's ``__pycache__`` and the
+user's cache directory all unusable), or reading or writing a cache entry fails (a
+truncated file, a directory that vanished, a full disk), vecfix compiles in memory and
+says so once with a :class:`RuntimeWarning`. A cache entry whose signature is not the one
+asked for (two processes compiling different signatures at once can leave the index
+pointing at the other one's code) is ignored and compiled afresh.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import warnings
 
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import types
+from numba.core import sigutils, types
 from numba.extending import intrinsic
 
 CACHE: bool = os.environ.get("VECFIX_NUMBA_CACHE", "1").strip().lower() not in {"0", "false", "no"}
@@ -32,9 +42,77 @@ _OPTIONS = {
 }
 
 
+_WARNED_LOCK = threading.Lock()
+_WARNED: set[str] = set()
+
+
+def _cache_warning(what: str, exc: BaseException) -> None:
+    """Say once per process and kind that the on-disk cache could not be used."""
+    with _WARNED_LOCK:
+        if what in _WARNED:
+            return
+        _WARNED.add(what)
+    warnings.warn(
+        f"vecfix: Numba's on-disk cache could not be {what} ({type(exc).__name__}: {exc});"
+        " kernels are compiled in memory instead, which costs time but not correctness."
+        " Point NUMBA_CACHE_DIR at a writable directory, or set VECFIX_NUMBA_CACHE=0 to"
+        " compile in memory without this warning.",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+
+
+def _guard_cache(dispatcher: object) -> None:
+    """Make a cache failure of ``dispatcher`` a cache miss instead of an exception.
+
+    Wraps the instance's ``load_overload`` and ``save_overload`` (Numba's
+    ``numba.core.caching.Cache``); does nothing if a Numba version lacks them.
+    """
+    cache = getattr(dispatcher, "_cache", None)
+    load = getattr(cache, "load_overload", None)
+    save = getattr(cache, "save_overload", None)
+    if load is None or save is None:
+        return
+
+    def load_overload(sig, target_context):
+        try:
+            cres = load(sig, target_context)
+        except Exception as exc:  # a corrupt, truncated or unreadable entry: compile
+            _cache_warning("read", exc)
+            return None
+        if cres is not None:
+            wanted = sigutils.normalize_signature(sig)[0]
+            if tuple(cres.signature.args) != tuple(wanted):
+                return None  # the index points at another signature's code
+        return cres
+
+    def save_overload(sig, data):
+        try:
+            save(sig, data)
+        except Exception as exc:  # the directory vanished, the disk is full ...
+            _cache_warning("written", exc)
+
+    cache.load_overload = load_overload
+    cache.save_overload = save_overload
+
+
+def _njit(fn, **options):
+    """``numba.njit(**options)(fn)``, falling back to no cache when Numba cannot cache."""
+    if options.get("cache") and not numba.config.DISABLE_JIT:
+        try:
+            dispatcher = numba.njit(**options)(fn)
+        except RuntimeError as exc:  # "cannot cache function ...: no locator available"
+            _cache_warning("used", exc)
+        else:
+            _guard_cache(dispatcher)
+            return dispatcher
+        options = {**options, "cache": False}
+    return numba.njit(**options)(fn)
+
+
 def kernel(fn):
     """Compile ``fn`` as a nopython kernel that releases the GIL (entry point from Python)."""
-    return numba.njit(**_OPTIONS)(fn)
+    return _njit(fn, **_OPTIONS)
 
 
 def helper(fn):
@@ -44,7 +122,7 @@ def helper(fn):
     ``inline="always"`` splices the helper in at Numba's level, which keeps the row loop
     free of calls (3x faster here).
     """
-    return numba.njit(inline="always", **_OPTIONS)(fn)
+    return _njit(fn, inline="always", **_OPTIONS)
 
 
 def _store8_python(buf, offset, value):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 
 from . import fix
+from ._chunks import iter_format, write_formatted
 from ._fallback import MAX_ROW_LENGTH, RowTooLongError, string_fixed
 from ._format import format_fixed
 from ._interop import DecimalColumn, decimal_column, parse_decimal_text
@@ -30,7 +31,9 @@ __all__ = [
     "decimal_column",
     "fix",
     "format_fixed",
+    "iter_format",
     "parse_decimal_text",
     "string_fixed",
     "warmup",
+    "write_formatted",
 ]

@@ -18,6 +18,8 @@ snapshot kernel's hot loop, which stores them as constants.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._jit import helper, kernel
 
 SOH = 1
@@ -151,7 +153,7 @@ def write_trailers(buf, offsets):
     for i in range(offsets.shape[0] - 1):
         end = offsets[i + 1] - 7
         summed = buf[offsets[i] : end]  # a view: looping from 0 lets LLVM vectorize the sum
-        total = 0
+        total = np.int64(0)  # not 0: as plain Python, 0 + uint8 would stay uint8 and wrap
         for k in range(summed.shape[0]):
             total += summed[k]
         total &= 255

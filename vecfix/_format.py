@@ -13,6 +13,7 @@ from . import _kernels
 from ._fallback import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
 from ._inputs import Rows, prepare
 from ._interop import blank_nulls, resolve
+from ._jit import readonly
 from ._result import Formatted
 
 _T = _kernels.TABLES
@@ -106,7 +107,8 @@ def format_fixed(
     rows = prepare(coefficients, exponents, scales)
     threads = _thread_count(rows.n, threads)
     lengths = np.empty(rows.n, dtype=np.int32)
-    args = (rows.coef, rows.cstep, rows.exps, rows.estep, rows.scales, rows.sstep)
+    args = (readonly(rows.coef), rows.cstep, readonly(rows.exps), rows.estep)
+    args += (readonly(rows.scales), rows.sstep)
     widest = _uniform_widest(rows)
     measured = widest is None or widest > MAX_ROW_LENGTH
     if measured:

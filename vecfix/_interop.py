@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _parse_kernels as _pk
 from ._inputs import _as_array
+from ._jit import readonly
 
 _INT64_MIN = -(2**63)
 _INT64_MAX = 2**63 - 1
@@ -414,7 +415,9 @@ def _parse(
     exps = np.empty(n, dtype=np.int32)
     status = np.empty(n, dtype=np.uint8)
     vmask = _NO_VALID if valid is None else np.ascontiguousarray(valid, dtype=bool).view(np.uint8)
-    first, nbig = _pk.parse_decimal(data, offsets, width, gap, vmask, coef, exps, status)
+    first, nbig = _pk.parse_decimal(
+        readonly(data), readonly(offsets), width, gap, readonly(vmask), coef, exps, status
+    )
 
     def text(i: int) -> bytes:
         if width:

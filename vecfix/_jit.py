@@ -220,3 +220,16 @@ def _trailing_zeros_intrinsic(typingctx, x):
 
 #: ``trailing_zeros(x)``: trailing zero bits of the uint64 ``x``, as uint64 (64 for 0).
 trailing_zeros = _trailing_zeros_python if numba.config.DISABLE_JIT else _trailing_zeros_intrinsic
+
+
+def readonly(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (O(1)), for a kernel input.
+
+    Numba types a read-only array apart from a writeable one, so a kernel called with both
+    compiles (and caches) twice; a read-only ``np.load(mmap_mode="r")`` or Arrow buffer
+    would cost a cold compile of tens of seconds. Passing every input through this keeps
+    one signature.
+    """
+    view = array.view()
+    view.flags.writeable = False
+    return view

@@ -127,7 +127,7 @@ def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
         if nsig > 19 or m > limit:
             status[i] = BIG
             nbig += 1
-        elif neg:
+        elif neg and m != 0:  # "-0" is 0, and m - 1 would wrap
             coef[i] = -np.int64(m - _U64(1)) - 1  # exact for -2**63 too
         else:
             coef[i] = np.int64(m)

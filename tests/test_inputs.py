@@ -578,3 +578,19 @@ def test_inputs_are_not_modified():
     np.testing.assert_array_equal(e, BASE_EXPS)
     np.testing.assert_array_equal(s, BASE_SCALES)
     assert obj.tolist() == [10**30, -5]
+
+
+def test_read_only_and_writeable_inputs_share_one_compiled_kernel():
+    """A read-only array (np.load(mmap_mode="r"), Arrow buffers) must not cost a recompile:
+    the kernels only ever see read-only inputs, so both kinds share one signature."""
+    from vecfix import _kernels
+
+    writeable = np.array([12345, -678], dtype=np.int64)
+    read_only = writeable.copy()
+    read_only.flags.writeable = False
+    exps = np.array([-2, -3], dtype=np.int32)
+    assert format_fixed(read_only, exps, 1).to_list() == format_fixed(writeable, exps, 1).to_list()
+    for kernel in (_kernels.measure, _kernels.fill):
+        for signature in kernel.signatures:
+            coef, exps_type, scales_type = signature[2], signature[4], signature[6]
+            assert not (coef.mutable or exps_type.mutable or scales_type.mutable), signature

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import bit_length, helper, kernel, mulhi, store8, trailing_zeros
+from ._jit import bit_length, helper, kernel, mulhi, opaque, store8, trailing_zeros
 
 _U64 = np.uint64
 _S32 = np.uint64(32)
@@ -84,7 +84,7 @@ def _ndigits(x, pow10):
     ``bits * 1233 >> 12`` is ``floor(bits * log10(2))``, at most one short of the answer.
     """
     t = (bit_length(x) * 1233) >> 12
-    return t + (1 if x >= pow10[t] else 0)
+    return t + (1 if x >= pow10[_U64(t)] else 0)
 
 
 @helper
@@ -119,6 +119,29 @@ def _row_length(c, e, s, half, pow10):
     return sign + max(nd + z - s, 1) + 1 + s
 
 
+@helper
+def _plan_length(c, d, s, k, half_k, z, point, pow10):
+    """Printed length of row ``c`` when ``d = e + s >= -19``, without a branch.
+
+    ``k = max(-d, 0)`` digits are dropped and ``half_k`` is added first, so ``M`` has
+    ``max(digits(|c| + half_k) - k, 0)`` digits; ``z = max(d, 0) + max(-s, 0)`` zeros
+    follow a nonzero ``M``. The text has ``max(digits(M) + Z, max(s, 0) + 1)`` digits, a
+    point when ``s > 0`` (``point``) and a sign when ``c < 0`` and ``M != 0``.
+    """
+    nd = _ndigits(_magnitude(c) + half_k, pow10) - k
+    nz = opaque(-np.int64(nd > 0))  # all ones when M != 0
+    body = nd + (z & nz)
+    body += _clamp0(max(s, 0) + 1 - body)  # max(body, s + 1) without a branch
+    return body + point + (np.int64(c < 0) & nz & 1)
+
+
+@helper
+def _clamp0(x):
+    """``max(x, 0)`` as ``x & ~(x >> 63)``: LLVM keeps it free of branches (a ``max`` may
+    become a mispredicted jump)."""
+    return x & ~opaque(x >> 63)
+
+
 @kernel
 def measure(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, limit, half, pow10):
     """Write the printed length of rows ``start:stop`` into ``lengths``.
@@ -129,20 +152,46 @@ def measure(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, limit
     """
     widest = 0
     first = -1
-    uniform = estep == 0 and sstep == 0  # then e and s stay in registers
-    e = np.int64(exps[0]) if uniform else 0
-    s = np.int64(scales[0]) if uniform else 0
-    for i in range(start, stop):
-        if not uniform:
-            e = np.int64(exps[i * estep])
-            s = np.int64(scales[i * sstep])
-        n = _row_length(coef[i * cstep], e, s, half, pow10)
-        if n > limit:
-            if first < 0:
-                first = i
-            n = 0
-        lengths[i] = n
-        widest = max(widest, n)
+    cap = max(limit, 0) + 1
+    if estep == 0 and sstep == 0:  # one layout: its constants stay in registers
+        e = np.int64(exps[0])
+        s = np.int64(scales[0])
+        d = e + s
+        k = min(max(-d, 0), 19)
+        z = max(d, 0) + max(-s, 0)
+        point = np.int64(s > 0)
+        if d < -19:  # everything rounds to zero
+            k, z = 20, 0
+        half_k = half[min(k, 19)]
+        for i in range(start, stop):
+            n = _plan_length(coef[_U64(i * cstep)], d, s, k, half_k, z, point, pow10)
+            n = min(n, cap)  # an int32 length, and > limit for the rows beyond it
+            lengths[_U64(i)] = n
+            widest = max(widest, n)
+    else:
+        for i in range(start, stop):
+            e = np.int64(exps[_U64(i * estep)])
+            s = np.int64(scales[_U64(i * sstep)])
+            d = e + s
+            k = min(max(-d, 0), 19)
+            z = max(d, 0) + max(-s, 0)
+            kk = k if d >= -19 else 20  # more than 19 dropped: M is 0
+            n = _plan_length(
+                coef[_U64(i * cstep)], d, s, kk, half[_U64(k)], z, np.int64(s > 0), pow10
+            )
+            n = min(n, cap)  # an int32 length, and > limit for the rows beyond it
+            lengths[_U64(i)] = n
+            widest = max(widest, n)
+    if widest > limit:  # rare: find the rows beyond the limit after the fact
+        widest = 0
+        for i in range(start, stop):
+            n = np.int64(lengths[i])
+            if n > limit:
+                if first < 0:
+                    first = i
+                lengths[i] = 0
+            else:
+                widest = max(widest, n)
     return widest, first
 
 

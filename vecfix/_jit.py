@@ -233,3 +233,27 @@ def readonly(array: np.ndarray) -> np.ndarray:
     view = array.view()
     view.flags.writeable = False
     return view
+
+
+def _opaque_python(x):
+    """Pure-Python ``opaque`` for ``NUMBA_DISABLE_JIT=1``: the identity."""
+    return x
+
+
+@intrinsic
+def _opaque_intrinsic(typingctx, x):
+    """``x`` unchanged, through an empty inline-assembly block LLVM cannot see into."""
+    if x not in (types.int64, types.uint64):
+        return None
+
+    def codegen(context, builder, sig, args):
+        word = ir.IntType(64)
+        return builder.asm(ir.FunctionType(word, [word]), "", "=r,0", [args[0]], False, "opaque")
+
+    return x(x), codegen
+
+
+#: ``opaque(x)``: the int64 or uint64 ``x``, hidden from LLVM's pattern matching. A mask
+#: made opaque keeps ``x & mask`` an ``and``: LLVM would otherwise see a ``max`` or a
+#: select and may turn it into a jump, mispredicted when the data varies row to row.
+opaque = _opaque_python if numba.config.DISABLE_JIT else _opaque_intrinsic

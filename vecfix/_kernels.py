@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import bit_length, helper, kernel, mulhi, store8, trailing_zeros
+from ._jit import bit_length, helper, kernel, mulhi, opaque, store8
 
 _U64 = np.uint64
 _S32 = np.uint64(32)
@@ -45,6 +45,7 @@ class Tables(NamedTuple):
     magic: np.ndarray  # uint64[20]: reciprocal of 5**k for 64 - k bit dividends
     shift: np.ndarray  # uint64[20]: final right shift after the high multiply
     digits4: np.ndarray  # uint32[10000]: the four ASCII digits of 0000..9999, first lowest
+    plans: np.ndarray  # uint64[_PLANS * _PLAN_WORDS]: the fast path's plan of each (d, s)
 
 
 def make_tables() -> Tables:
@@ -65,7 +66,46 @@ def make_tables() -> Tables:
         magic[k], shift[k] = m, bits - k
     digits4 = np.frombuffer("".join(f"{v:04d}" for v in range(10_000)).encode(), dtype="<u4")
     fits = np.array([(2**64 - 1) // 10**k for k in range(20)], dtype=np.uint64)
-    return Tables(pow10, fits, half, magic, shift, digits4.astype(np.uint32))
+    plans = _make_plans(pow10, fits, half, magic, shift)
+    return Tables(pow10, fits, half, magic, shift, digits4.astype(np.uint32), plans)
+
+
+#: The fast path's layouts: ``0 <= s <= _S_MAX`` and ``|d| <= 19`` with ``d = e + s``;
+#: plan ``(d + 19) * (_S_MAX + 1) + s``, then one that says "not here".
+_S_MAX = 16
+_PLANS = 39 * (_S_MAX + 1) + 1
+_PLAN_WORDS = 16  # two cache lines a plan, fields as in _Plan
+
+
+def _make_plans(pow10, fits, half, magic, shift) -> np.ndarray:
+    """One :class:`_Plan` a layout, as 16 uint64 words, aligned to 64 bytes."""
+    raw = np.zeros(_PLANS * _PLAN_WORDS + 8, dtype=np.uint64)
+    skip = (-raw.ctypes.data % 64) // 8
+    plans = raw[skip : skip + _PLANS * _PLAN_WORDS].reshape(_PLANS, _PLAN_WORDS)
+    ones = 2**64 - 1
+    for d in range(-19, 20):
+        for s in range(_S_MAX + 1):
+            k, dp = max(-d, 0), max(d, 0)
+            plans[(d + 19) * (_S_MAX + 1) + s] = [
+                0,  # ok: 0 means the fast path may take the layout
+                half[k],
+                k,
+                magic[k] if k else pow10[dp],  # mul_k: m = low or high word of x * mul_k
+                shift[k],
+                0 if k else ones,  # low_k: keep the low word (k = 0) or not
+                fits[dp],
+                s,
+                magic[s] if s else 1,  # mul_s: top = m // 10**s the same way
+                shift[s],
+                0 if s else ones,
+                pow10[s],
+                (64 - 8 * s if s <= 8 else 128 - 8 * s) if s else 63,  # frac_shift
+                46 if s else 0,  # the point, or nothing
+                1 if s else 0,
+                0,
+            ]
+    plans[-1, 0] = 1  # not ok
+    return plans.reshape(-1)
 
 
 TABLES = make_tables()
@@ -84,7 +124,7 @@ def _ndigits(x, pow10):
     ``bits * 1233 >> 12`` is ``floor(bits * log10(2))``, at most one short of the answer.
     """
     t = (bit_length(x) * 1233) >> 12
-    return t + (1 if x >= pow10[t] else 0)
+    return t + (1 if x >= pow10[_U64(t)] else 0)
 
 
 @helper
@@ -119,6 +159,29 @@ def _row_length(c, e, s, half, pow10):
     return sign + max(nd + z - s, 1) + 1 + s
 
 
+@helper
+def _plan_length(c, d, s, k, half_k, z, point, pow10):
+    """Printed length of row ``c`` when ``d = e + s >= -19``, without a branch.
+
+    ``k = max(-d, 0)`` digits are dropped and ``half_k`` is added first, so ``M`` has
+    ``max(digits(|c| + half_k) - k, 0)`` digits; ``z = max(d, 0) + max(-s, 0)`` zeros
+    follow a nonzero ``M``. The text has ``max(digits(M) + Z, max(s, 0) + 1)`` digits, a
+    point when ``s > 0`` (``point``) and a sign when ``c < 0`` and ``M != 0``.
+    """
+    nd = _ndigits(_magnitude(c) + half_k, pow10) - k
+    nz = opaque(-np.int64(nd > 0))  # all ones when M != 0
+    body = nd + (z & nz)
+    body += _clamp0(max(s, 0) + 1 - body)  # max(body, s + 1) without a branch
+    return body + point + (np.int64(c < 0) & nz & 1)
+
+
+@helper
+def _clamp0(x):
+    """``max(x, 0)`` as ``x & ~(x >> 63)``: LLVM keeps it free of branches (a ``max`` may
+    become a mispredicted jump)."""
+    return x & ~opaque(x >> 63)
+
+
 @kernel
 def measure(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, limit, half, pow10):
     """Write the printed length of rows ``start:stop`` into ``lengths``.
@@ -129,20 +192,46 @@ def measure(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, limit
     """
     widest = 0
     first = -1
-    uniform = estep == 0 and sstep == 0  # then e and s stay in registers
-    e = np.int64(exps[0]) if uniform else 0
-    s = np.int64(scales[0]) if uniform else 0
-    for i in range(start, stop):
-        if not uniform:
-            e = np.int64(exps[i * estep])
-            s = np.int64(scales[i * sstep])
-        n = _row_length(coef[i * cstep], e, s, half, pow10)
-        if n > limit:
-            if first < 0:
-                first = i
-            n = 0
-        lengths[i] = n
-        widest = max(widest, n)
+    cap = max(limit, 0) + 1
+    if estep == 0 and sstep == 0:  # one layout: its constants stay in registers
+        e = np.int64(exps[0])
+        s = np.int64(scales[0])
+        d = e + s
+        k = min(max(-d, 0), 19)
+        z = max(d, 0) + max(-s, 0)
+        point = np.int64(s > 0)
+        if d < -19:  # everything rounds to zero
+            k, z = 20, 0
+        half_k = half[min(k, 19)]
+        for i in range(start, stop):
+            n = _plan_length(coef[_U64(i * cstep)], d, s, k, half_k, z, point, pow10)
+            n = min(n, cap)  # an int32 length, and > limit for the rows beyond it
+            lengths[_U64(i)] = n
+            widest = max(widest, n)
+    else:
+        for i in range(start, stop):
+            e = np.int64(exps[_U64(i * estep)])
+            s = np.int64(scales[_U64(i * sstep)])
+            d = e + s
+            k = min(max(-d, 0), 19)
+            z = max(d, 0) + max(-s, 0)
+            kk = k if d >= -19 else 20  # more than 19 dropped: M is 0
+            n = _plan_length(
+                coef[_U64(i * cstep)], d, s, kk, half[_U64(k)], z, np.int64(s > 0), pow10
+            )
+            n = min(n, cap)  # an int32 length, and > limit for the rows beyond it
+            lengths[_U64(i)] = n
+            widest = max(widest, n)
+    if widest > limit:  # rare: find the rows beyond the limit after the fact
+        widest = 0
+        for i in range(start, stop):
+            n = np.int64(lengths[i])
+            if n > limit:
+                if first < 0:
+                    first = i
+                lengths[i] = 0
+            else:
+                widest = max(widest, n)
     return widest, first
 
 
@@ -211,7 +300,7 @@ def _fill_row(buf, base, width, c, e, s, tables, fast):
     With ``fast`` the row is written with 8-byte stores that may spill up to 7 bytes past
     ``base + width``, so the caller allows it only where those bytes are written later.
     """
-    pow10, fits, half, magic, shift, digits4 = tables
+    pow10, fits, half, magic, shift, digits4, _ = tables
     a = _magnitude(c)
     d = e + s
     if 0 <= s <= 19 and d <= 19 and (d <= 0 or a <= fits[d]):
@@ -282,8 +371,6 @@ def _fill_general(buf, base, c, e, s, pow10, half, magic, shift, digits4, fast):
     return q
 
 
-_ZEROS8 = np.uint64(0x3030303030303030)  # b"00000000"
-_TOP_BYTE = np.uint64(1 << 56)
 _P4 = np.uint64(10_000)
 
 
@@ -295,62 +382,78 @@ def _ascii8(v, digits4):
 
 
 @helper
-def _strip8(word):
-    """``word`` (eight ASCII digits) without its leading zeros (one digit at least), and how
-    many digits are left: the first nonzero digit is the lowest byte unlike ``"0"``."""
-    lead = trailing_zeros((word ^ _ZEROS8) | _TOP_BYTE) & _U64(56)
-    return word >> lead, 8 - np.int64(lead >> _U64(3))
+def _digits8(x):
+    """Digits of ``x < 10**8`` (1 for 0) by seven comparisons: where the row's next byte
+    goes then depends on ``x`` only, not on a table read (much faster than stripping the
+    ASCII word's leading zeros with a ``tzcnt``)."""
+    return (
+        1
+        + np.int64(x >= _U64(10))
+        + np.int64(x >= _U64(100))
+        + np.int64(x >= _U64(1000))
+        + np.int64(x >= _U64(10_000))
+        + np.int64(x >= _U64(100_000))
+        + np.int64(x >= _U64(1_000_000))
+        + np.int64(x >= _U64(10_000_000))
+    )
 
 
 class _Plan(NamedTuple):
-    """What one exponent and scale decide for :func:`_fast_row` (see :func:`_plan`)."""
+    """What one exponent and scale decide for :func:`_fast_row` (one row of ``plans``)."""
 
-    ok: bool  # the fast path may take the row (0 <= s <= 16, |e + s| <= 19)
-    drop: np.uint64  # k = max(-(e + s), 0): digits dropped by rounding
-    half: np.uint64  # 5 * 10**(k-1), 0 for k = 0
-    magic_k: np.uint64  # reciprocal for // 10**k (0 for k = 0)
+    bad: np.uint64  # 0 when the fast path may take the layout (0 <= s <= 16, |e + s| <= 19)
+    half: np.uint64  # 5 * 10**(k-1), 0 for k = 0, with k = max(-(e + s), 0) digits dropped
+    drop: np.uint64  # k
+    mul_k: np.uint64  # M = (x & low_k) * mul_k | hi(x * mul_k) >> shift_k, x = (a+half) >> k
     shift_k: np.uint64
-    scale_up: np.uint64  # 10**max(e + s, 0)
-    fits: np.uint64  # the largest |c| with |c| * scale_up < 2**64
+    low_k: np.uint64  # all ones for k = 0 (then mul_k = 10**(e + s)), else 0
+    fits: np.uint64  # the largest |c| with |c| * 10**max(e + s, 0) < 2**64
     scale: np.uint64  # s
-    pow10_s: np.uint64  # 10**s
-    magic_s: np.uint64  # reciprocal for // 10**s (0 for s = 0)
+    mul_s: np.uint64  # top = M // 10**s, computed as M above
     shift_s: np.uint64
-    dot: np.uint8  # b"." if s > 0 else 0
+    low_s: np.uint64
+    pow10_s: np.uint64  # 10**s
     frac_shift: np.uint64  # right shift of the last fraction group to keep its digits
+    dot: np.uint64  # b"." if s > 0 else 0
+    point: np.uint64  # 1 if s > 0 else 0
 
 
 @helper
-def _plan(e, s, tables):
-    """The constants of row layout ``(e, s)``, every one read from the tables without a branch.
-
-    Out-of-range values are clamped so that every lookup stays in its table; ``ok`` says
-    whether the plan is valid.
-    """
-    pow10, fits, half, magic, shift, _ = tables
+def _plan_index(e, s):
+    """The row of ``plans`` for layout ``(e, s)``, the last one when the fast path can't."""
     d = e + s
-    ok = (s >= 0) & (s <= 16) & (d >= -19) & (d <= 19)
-    k = min(max(-d, 0), 19)
-    dp = min(max(d, 0), 19)
-    sc = min(max(s, 0), 16)
-    frac_shift = 64 - 8 * sc if sc <= 8 else 128 - 8 * sc
-    if sc == 0:
-        frac_shift = 63  # the digits of 0 shifted out: nothing (b"0" is 0x30)
+    ok = (_U64(s) <= _U64(_S_MAX)) & (_U64(d + 19) <= _U64(38))
+    i = (d + 19) * (_S_MAX + 1) + s  # no overflow: |d| < 2**33
+    return _U64(i if ok else _PLANS - 1) * _U64(_PLAN_WORDS)
+
+
+@helper
+def _plan(plans, j):
+    """The :class:`_Plan` at word ``j`` of ``plans``."""
     return _Plan(
-        ok,
-        _U64(k),
-        half[k],
-        magic[k],
-        shift[k],
-        pow10[dp],
-        fits[dp],
-        _U64(sc),
-        pow10[sc],
-        magic[sc],
-        shift[sc],
-        _DOT if sc > 0 else np.uint8(0),
-        _U64(frac_shift),
+        plans[j],
+        plans[j + _U64(1)],
+        plans[j + _U64(2)],
+        plans[j + _U64(3)],
+        plans[j + _U64(4)],
+        plans[j + _U64(5)],
+        plans[j + _U64(6)],
+        plans[j + _U64(7)],
+        plans[j + _U64(8)],
+        plans[j + _U64(9)],
+        plans[j + _U64(10)],
+        plans[j + _U64(11)],
+        plans[j + _U64(12)],
+        plans[j + _U64(13)],
+        plans[j + _U64(14)],
     )
+
+
+@helper
+def _scaled(x, mul, shift, low):
+    """``(x & low) * mul | hi(x * mul) >> shift``: ``x // 10**k`` through a reciprocal
+    (``low`` 0), or ``x * 10**d`` (``low`` all ones, ``shift`` 0, no overflow), no branch."""
+    return ((x & low) * mul) | (mulhi(x, mul) >> shift)
 
 
 @helper
@@ -365,13 +468,11 @@ def _fast_row(buf, base, c, plan, pad, zero, digits4):
     the padding loop into a call to ``memset`` for every row.
     """
     a = _magnitude(c)
-    if not plan.ok or a > plan.fits:
+    if (a > plan.fits) | (plan.bad != _U64(0)):
         return -1
-    rounded = mulhi((a + plan.half) >> plan.drop, plan.magic_k) >> plan.shift_k
-    m = rounded if plan.drop != _U64(0) else a * plan.scale_up
+    m = _scaled((a + plan.half) >> plan.drop, plan.mul_k, plan.shift_k, plan.low_k)
     s = plan.scale
-    quot = mulhi(m >> s, plan.magic_s) >> plan.shift_s
-    top = quot if s != _U64(0) else m
+    top = _scaled(m >> s, plan.mul_s, plan.shift_s, plan.low_s)
     if top >= _P16:
         return -1
     frac = m - top * plan.pow10_s
@@ -384,20 +485,17 @@ def _fast_row(buf, base, c, plan, pad, zero, digits4):
     buf[_U64(base)] = _MINUS  # kept only when the sign counts: the digits overwrite it otherwise
     q = base + np.int64((c < 0) & (m != _U64(0)))
     if top < _P8:
-        word, n = _strip8(_ascii8(top, digits4))
-        store8(buf, q, word)
+        n = _digits8(top)
+        store8(buf, q, _ascii8(top, digits4) >> _U64(64 - 8 * n))
         q += n
     else:
         hi = top // _P8
-        word, n = _strip8(_ascii8(hi, digits4))
-        store8(buf, q, word)
+        n = _digits8(hi)
+        store8(buf, q, _ascii8(hi, digits4) >> _U64(64 - 8 * n))
         store8(buf, q + n, _ascii8(top - hi * _P8, digits4))
         q += n + 8
-    buf[_U64(q)] = plan.dot
-    if s == _U64(0):
-        store8(buf, q, _U64(0))
-        return q - base
-    q += 1
+    buf[_U64(q)] = np.uint8(plan.dot)
+    q += np.int64(plan.point)
     if s <= _U64(8):
         store8(buf, q, _ascii8(frac, digits4) >> plan.frac_shift)
     else:
@@ -420,6 +518,7 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
     second pass writes those byte by byte (:func:`_fill_row`), within their own rows.
     """
     digits4 = tables[5]
+    plans = tables[6]
     end = stop * width
     if stop == lengths.shape[0]:
         end = buf.shape[0]  # the slack after the last row may take spills
@@ -430,14 +529,15 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
     zero = tables[0][0] - _U64(1)  # 10**0 - 1, see _fast_row
     skipped = 0
     if estep == 0 and sstep == 0:  # one exponent and scale: a loop of its own, so that
-        plan = _plan(np.int64(exps[0]), np.int64(scales[0]), tables)  # it stays in registers
+        plan = _plan(plans, _plan_index(np.int64(exps[0]), np.int64(scales[0])))  # registers
         for i in range(start, fast_stop):
             n = _fast_row(buf, i * width, coef[_U64(i * cstep)], plan, pad, zero, digits4)
             lengths[_U64(i)] = n
             skipped += n < 0
     else:
         for i in range(start, fast_stop):
-            plan = _plan(np.int64(exps[_U64(i * estep)]), np.int64(scales[_U64(i * sstep)]), tables)
+            j = _plan_index(np.int64(exps[_U64(i * estep)]), np.int64(scales[_U64(i * sstep)]))
+            plan = _plan(plans, j)
             n = _fast_row(buf, i * width, coef[_U64(i * cstep)], plan, pad, zero, digits4)
             lengths[_U64(i)] = n
             skipped += n < 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import decimal
 import tracemalloc
 
+import numba
 import numpy as np
 import pytest
 from conftest import INT64_MAX, INT64_MIN
@@ -580,6 +581,7 @@ def test_inputs_are_not_modified():
     assert obj.tolist() == [10**30, -5]
 
 
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="no compiled signatures without the JIT")
 def test_read_only_and_writeable_inputs_share_one_compiled_kernel():
     """A read-only array (np.load(mmap_mode="r"), Arrow buffers) must not cost a recompile:
     the kernels only ever see read-only inputs, so both kinds share one signature."""

@@ -520,7 +520,7 @@ def _neg_below(half):
 @helper
 def _lean_rows(i, stop, buf, width, coef, cstep, plan, nt, lengths, digits4, pow10, zero, short):
     """Write rows ``i, i + 1, ...`` (before ``stop``) of one layout while their integer part
-    has ``nt`` (1..8) digits; return the first row not written.
+    has ``nt`` (1..7) digits; return the first row not written.
 
     For layouts with ``k > 0`` digits dropped and ``1 <= s <= 7``. The text ``top . frac``
     then has a fixed length and is put together in two words, stored at ``base + neg`` and
@@ -531,12 +531,12 @@ def _lean_rows(i, stop, buf, width, coef, cstep, plan, nt, lengths, digits4, pow
     """
     half, k, mk, shk = plan.half, plan.drop, plan.mul_k, plan.shift_k
     s, ms, shs, p10 = plan.scale, plan.mul_s, plan.shift_s, plan.pow10_s
-    fs, dot = plan.frac_shift, plan.dot
+    fs = plan.frac_shift
     below = _neg_below(half)
     lo = opaque(pow10[_U64(nt - 1)] * _U64(nt > 1))  # top has nt digits: lo <= top < hi
     hi = pow10[_U64(nt)]
     top_shift = _U64(64 - 8 * nt)
-    low_shift = _U64(8 * nt - 8)  # the point and the fraction follow the top's nt bytes
+    low_shift = _U64(8 * nt)  # the point and the fraction follow the top's nt bytes
     size = nt + 1 + np.int64(s)
     npad = _lean_pad(width)
     while i < stop:
@@ -553,10 +553,10 @@ def _lean_rows(i, stop, buf, width, coef, cstep, plan, nt, lengths, digits4, pow
         q = base + neg
         frac = m - top * p10
         if short:  # one table read
-            tail = dot | ((_U64(digits4[frac]) >> (fs - _S32)) << _U64(8))
+            tail = _U64(_DOT) | ((_U64(digits4[frac]) >> (fs - _S32)) << _U64(8))
         else:
-            tail = dot | ((_ascii8(frac, digits4) >> fs) << _U64(8))
-        store8(buf, q, (_ascii8(top, digits4) >> top_shift) | ((tail << low_shift) << _U64(8)))
+            tail = _U64(_DOT) | ((_ascii8(frac, digits4) >> fs) << _U64(8))
+        store8(buf, q, (_ascii8(top, digits4) >> top_shift) | (tail << low_shift))
         store8(buf, q + 8, tail >> top_shift)
         lengths[_U64(i)] = size + neg
         i += 1
@@ -621,7 +621,7 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
             skipped += n < 0
             i += 1
             nt = n - np.int64(c < below) - size
-            if (n >= 0) & (nt <= 8) & (i < lean_stop) & (i >= pause):
+            if (n >= 0) & (nt <= 7) & (i < lean_stop) & (i >= pause):
                 was = i
                 if short:
                     i = _lean_rows(i, lean_stop, buf, width, coef, cstep, plan, nt, lengths,

@@ -585,7 +585,9 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
     A first pass writes the rows :func:`_fast_row` takes, in order, with 8-byte stores
     that spill into the next row before that row is written; it marks the others with
     length -1, and leaves the last rows of the range, where a spill would leave it. A
-    second pass writes those byte by byte (:func:`_fill_row`), within their own rows.
+    second pass writes those byte by byte (:func:`_fill_row`), within their own rows. With
+    one exponent and scale, runs of rows whose integer part keeps its digit count go
+    through :func:`_lean_rows` in the first pass.
     """
     pow10 = tables[0]
     digits4 = tables[5]

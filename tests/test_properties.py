@@ -215,3 +215,35 @@ def test_format_fixed_uint64(c, e, s):
 def test_format_fixed_big_scalar_broadcast(c, e, s):
     result = vecfix.format_fixed(c, np.array([e, e - 1, e + 1]), s)
     check_column(result, [(c, e, s), (c, e - 1, s), (c, e + 1, s)])
+
+
+@st.composite
+def runs_of_one_magnitude(draw) -> list[int]:
+    """A column made of runs of values with the same number of digits, signs mixed.
+
+    The fill kernel writes runs whose integer part keeps its digit count through a lean
+    loop of its own, and falls back when the count changes; these columns cross in and out
+    of it at random places, near rounding edges too.
+    """
+    column: list[int] = []
+    for _ in range(draw(st.integers(1, 6))):
+        digits = draw(st.integers(1, 19))
+        lo, hi = 10 ** (digits - 1), min(10**digits - 1, INT64_MAX)
+        near_tie = st.integers(-2, 2).map(
+            lambda d, lo=lo, hi=hi: min(5 * lo + d, hi) if lo > 1 else 5
+        )
+        value = st.one_of(st.integers(lo, hi), near_tie)
+        run = draw(st.lists(value, min_size=1, max_size=40))
+        column += [-v if draw(st.booleans()) else v for v in run]
+    return column
+
+
+@given(runs_of_one_magnitude(), st.integers(-20, 5), st.integers(-3, 9), st.integers(0, 30))
+def test_format_fixed_runs_of_one_magnitude(c, e, s, extra_width):
+    expected = [reference_fixed(v, e, s) for v in c]
+    for width in (None, max(map(len, expected)) + extra_width):
+        out = vecfix.format_fixed(np.array(c, dtype=np.int64), e, s, width=width)
+        assert out.to_list() == expected
+        assert out.lengths.tolist() == [len(t) for t in expected]
+        for row, text in zip(out.matrix, expected, strict=True):
+            assert not row[len(text) :].any()  # zero padding, no spill left behind

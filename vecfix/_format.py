@@ -10,8 +10,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from . import _kernels
+from ._fallback import INT32_MAX as _INT32_MAX
+from ._fallback import INT32_MIN as _INT32_MIN
 from ._fallback import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
-from ._inputs import Rows, prepare
+from ._inputs import _NATIVE_INT64, Rows, _int32_constant, prepare
 from ._interop import blank_nulls, resolve
 from ._jit import readonly
 from ._result import Formatted
@@ -103,6 +105,24 @@ def format_fixed(
     >>> vecfix.format_fixed([15, 2**63 - 1], -1, 0, null=2**63 - 1).to_list()
     ['2', None]
     """
+    if (
+        type(coefficients) is np.ndarray
+        and type(exponents) is int
+        and type(scales) is int
+        and width is None
+        and out is None
+        and null is None
+        and type(threads) is int
+        and threads == 1
+        and coefficients.dtype == _NATIVE_INT64
+        and coefficients.ndim == 1
+        and coefficients.flags.c_contiguous
+        and _INT32_MIN <= exponents <= _INT32_MAX
+        and _INT32_MIN <= scales <= _INT32_MAX
+    ):
+        done = _format_int64(coefficients, exponents, scales)
+        if done is not None:
+            return done
     coefficients, exponents, scales, valid = resolve(coefficients, exponents, scales, null)
     rows = prepare(coefficients, exponents, scales)
     threads = _thread_count(rows.n, threads)
@@ -115,7 +135,8 @@ def format_fixed(
         widest = _measure(rows, args, lengths, threads)
     big_text = _fallback_rows(rows) if rows.big_values else []
     big_lengths = [len(t) for t in big_text]
-    widest = max([widest, *big_lengths])
+    if big_lengths:
+        widest = max(widest, *big_lengths)
     matrix, flat = _output_matrix(rows.n, widest, width, out)
     if matrix.shape[1] < widest:
         if not measured:
@@ -128,11 +149,30 @@ def format_fixed(
             f" bytes but the width is {matrix.shape[1]}; widest row needs {widest}"
         )
     _run(_kernels.fill, rows.n, threads, *args, flat, matrix.shape[1], lengths, _TABLES)
-    for i, text in zip(rows.big_rows.tolist(), big_text, strict=True):
+    for i, text in zip(rows.big_rows.tolist() if big_text else (), big_text, strict=True):
         lengths[i] = len(text)
         matrix[i, : len(text)] = np.frombuffer(text, dtype=np.uint8)
         matrix[i, len(text) :] = 0
     return Formatted(matrix, lengths, blank_nulls(matrix, lengths, valid))
+
+
+def _format_int64(coef: np.ndarray, exponent: int, scale: int) -> Formatted | None:
+    """The common call (an int64 column, one exponent and scale, no options), lean.
+
+    The same kernels as the general path with nothing else around them, so that a call
+    on a handful of values costs microseconds. Returns None for a row over the length
+    limit, which the general path then reports.
+    """
+    n = coef.shape[0]
+    coef, e, s = readonly(coef), _int32_constant(exponent), _int32_constant(scale)
+    lengths = np.empty(n, dtype=np.int32)
+    widest, first = _kernels.measure(0, n, coef, 1, e, 0, s, 0, lengths, MAX_ROW_LENGTH,
+                                     _T.half, _T.pow10)  # fmt: skip
+    if first >= 0:
+        return None
+    flat = np.empty(n * widest + _SLACK, dtype=np.uint8)
+    _kernels.fill(0, n, coef, 1, e, 0, s, 0, flat, widest, lengths, _TABLES)
+    return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
 
 
 def _measure(rows: Rows, args: tuple, lengths: np.ndarray, threads: int) -> int:
@@ -168,6 +208,8 @@ MIN_ROWS_PER_THREAD = 65_536
 
 def _thread_count(n: int, threads: int | None) -> int:
     """How many threads to use for ``n`` rows when the caller asks for ``threads``."""
+    if threads == 1 and type(threads) is int:
+        return 1
     if threads is None:
         threads = os.cpu_count() or 1
     if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)):
@@ -228,8 +270,9 @@ def _output_matrix(
         if width is not None and width != out.shape[1]:
             raise ValueError(f"width={width} disagrees with out.shape[1]={out.shape[1]}")
         return out, out.reshape(-1)
-    if width is None:
-        width = widest
+    if width is None:  # the common case first: a matrix exactly as wide as the widest row
+        flat = np.empty(n * widest + _SLACK, dtype=np.uint8)
+        return flat[: n * widest].reshape(n, widest), flat
     if isinstance(width, (bool, np.bool_)) or not isinstance(width, (int, np.integer)):
         raise TypeError(f"width must be an int, got {type(width).__name__} {width!r}")
     if not 0 <= width <= MAX_ROW_LENGTH:

@@ -6,6 +6,7 @@ broadcasting. Messages name the argument, and where it matters the row and the v
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 import numpy as np
@@ -188,7 +189,15 @@ def _int32_scalar(value: object, name: str) -> np.ndarray | None:
         return None
     if not INT32_MIN <= value <= INT32_MAX:
         raise ValueError(f"{name} must fit in int32 ({INT32_MIN}..{INT32_MAX}), got {int(value)}")
-    return np.array((value,), dtype=np.int32)
+    return _int32_constant(int(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _int32_constant(value: int) -> np.ndarray:
+    """A read-only 1-element int32 array, shared by every call with this exponent or scale."""
+    array = np.array((value,), dtype=np.int32)
+    array.flags.writeable = False
+    return array
 
 
 def _broadcast_length(shapes: list[tuple[int, ...]]) -> int:

@@ -230,6 +230,8 @@ def readonly(array: np.ndarray) -> np.ndarray:
     would cost a cold compile of tens of seconds. Passing every input through this keeps
     one signature.
     """
+    if not array.flags.writeable:
+        return array
     view = array.view()
     view.flags.writeable = False
     return view

@@ -64,6 +64,13 @@ class Formatted:
         self.lengths = lengths
         self.valid = valid
 
+    @classmethod
+    def _trusted(cls, matrix: np.ndarray, lengths: np.ndarray) -> Formatted:
+        """Wrap arrays the kernels just filled, without re-checking them (no nulls)."""
+        self = cls.__new__(cls)
+        self.matrix, self.lengths, self.valid = matrix, lengths, None
+        return self
+
     @property
     def width(self) -> int:
         """Bytes per row of :attr:`matrix` (the longest row, or the caller's width)."""

@@ -166,8 +166,12 @@ def _format_int64(coef: np.ndarray, exponent: int, scale: int) -> Formatted | No
     n = coef.shape[0]
     coef, e, s = readonly(coef), _int32_constant(exponent), _int32_constant(scale)
     lengths = np.empty(n, dtype=np.int32)
-    widest, first = _kernels.measure(0, n, coef, 1, e, 0, s, 0, lengths, MAX_ROW_LENGTH,
-                                     _T.half, _T.pow10)  # fmt: skip
+    if n < _MEASURE_BELOW:
+        widest, first = _kernels.measure(0, n, coef, 1, e, 0, s, 0, lengths, MAX_ROW_LENGTH,
+                                         _T.half, _T.pow10)  # fmt: skip
+    else:  # the fill writes the lengths
+        widest = _widest_of_extremes(coef, exponent, scale)
+        first = 0 if widest > MAX_ROW_LENGTH else -1
     if first >= 0:
         return None
     flat = np.empty(n * widest + _SLACK, dtype=np.uint8)
@@ -191,15 +195,20 @@ _MEASURE_BELOW = 512
 
 
 def _uniform_widest(rows: Rows) -> int | None:
-    """The longest row when every row shares one exponent and scale, else None.
-
-    Then the length only grows with ``|c|``, so the smallest and the largest coefficient
-    bound it and the measuring pass can be skipped (the fill writes the lengths).
-    """
+    """The longest row when every row shares one exponent and scale, else None."""
     if rows.estep or rows.sstep or rows.n < _MEASURE_BELOW:
         return None if rows.n else 0
-    e, s = int(rows.exps[0]), int(rows.scales[0])
-    return max(row_length(int(rows.coef.min()), e, s), row_length(int(rows.coef.max()), e, s))
+    return _widest_of_extremes(rows.coef, int(rows.exps[0]), int(rows.scales[0]))
+
+
+def _widest_of_extremes(coef: np.ndarray, exponent: int, scale: int) -> int:
+    """The longest row of ``coef`` under one exponent and scale, from two of its rows.
+
+    The length only grows with ``|c|``, so the smallest and the largest coefficient bound
+    it and the measuring pass can be skipped (the fill writes the lengths).
+    """
+    low, high = int(coef.min()), int(coef.max())
+    return max(row_length(low, exponent, scale), row_length(high, exponent, scale))
 
 
 #: Inputs shorter than this run on one thread: a thread's start costs more than it saves.

@@ -970,7 +970,7 @@ def _format_on_dask(args: argparse.Namespace, specs: list[ColumnSpec]) -> int:
     }
     start = time.perf_counter()
     try:
-        rows = vdask.format_parquet(
+        partitions = vdask.format_parquet(
             args.input, args.output, columns, scheduler=None if args.dask == "local" else args.dask
         )
     except (KeyError, TypeError, ValueError) as exc:
@@ -978,8 +978,8 @@ def _format_on_dask(args: argparse.Namespace, specs: list[ColumnSpec]) -> int:
     if not args.quiet:
         names = ", ".join(s.name for s in specs)
         print(
-            f"vecfix format --dask: {rows:,} rows, formatted {names}, wrote {args.output} in"
-            f" {time.perf_counter() - start:.2f} s",
+            f"vecfix format --dask: {partitions:,} partitions, formatted {names}, wrote"
+            f" {args.output} in {time.perf_counter() - start:.2f} s",
             file=sys.stderr,
         )
     return 0

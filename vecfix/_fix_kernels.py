@@ -182,6 +182,24 @@ def snapshot_lengths(sym_lengths, entry_starts, px_len, px_valid, sz_len, sz_val
         out[i] = total
 
 
+@helper
+def _put_27x(buf, p, last_digit, values, row, n):
+    """Write ``27X=VALUE|`` (``X`` the ASCII digit ``last_digit``) at ``p``; return the end.
+
+    The tag bytes are constants once inlined, which is what keeps the hot loop fast.
+    """
+    buf[p] = 50  # "2"
+    buf[p + 1] = 55  # "7"
+    buf[p + 2] = last_digit
+    buf[p + 3] = 61  # "="
+    p += 4
+    for k in range(n):
+        buf[p + k] = values[row, k]
+    p += n
+    buf[p] = SOH
+    return p + 1
+
+
 @kernel
 def write_snapshot_bodies(
     buf, starts, ends, syms, sym_lengths, entry_starts, entry_types,
@@ -227,27 +245,9 @@ def write_snapshot_bodies(
             buf[p + 5] = SOH
             p += 6
             if px_valid[e]:
-                buf[p] = 50  # "270="
-                buf[p + 1] = 55
-                buf[p + 2] = 48
-                buf[p + 3] = 61
-                p += 4
-                for k in range(px_len[e]):
-                    buf[p + k] = px[e, k]
-                p += px_len[e]
-                buf[p] = SOH
-                p += 1
+                p = _put_27x(buf, p, 48, px, e, px_len[e])  # "270=PRICE|"
             if sz_valid[e]:
-                buf[p] = 50  # "271="
-                buf[p + 1] = 55
-                buf[p + 2] = 49
-                buf[p + 3] = 61
-                p += 4
-                for k in range(sz_len[e]):
-                    buf[p + k] = sz[e, k]
-                p += sz_len[e]
-                buf[p] = SOH
-                p += 1
+                p = _put_27x(buf, p, 49, sz, e, sz_len[e])  # "271=SIZE|"
         if p != ends[i]:
             return i
     return -1

@@ -180,6 +180,32 @@ def object_array(values: list[int]) -> np.ndarray:
     return arr
 
 
+@st.composite
+def tie_column(draw):
+    """Coefficients of one exponent and scale, most of them on (or next to) a rounding tie,
+    the rest any int64: what a call with a scalar exponent and scale sees."""
+    j = draw(st.integers(1, 19))
+    s = draw(SCALES)
+    limit = INT64_MAX // 10**j
+
+    def near_tie(k: int, nudge: int, negative: bool) -> int:
+        c = min(k * 10**j + 5 * 10 ** (j - 1) + nudge, INT64_MAX)
+        return -c if negative else c
+
+    ties = st.builds(near_tie, st.integers(0, limit), st.sampled_from([0, 0, -1, 1]),
+                     st.booleans())  # fmt: skip
+    c = draw(st.lists(st.one_of(ties, INT64), min_size=1, max_size=40))
+    return c, -j - s, s
+
+
+@given(tie_column())
+def test_format_fixed_ties_one_layout(column):
+    """Small calls with a scalar exponent and scale take one kernel call (measure and fill
+    together); its rows must round like the reference's."""
+    c, e, s = column
+    check_column(vecfix.format_fixed(np.array(c, dtype=np.int64), e, s), [(x, e, s) for x in c])
+
+
 @given(st.lists(tie_rows(-BIG, BIG), min_size=1, max_size=20))
 def test_format_fixed_ties_any_size(rows):
     c, e, s = (list(col) for col in zip(*rows, strict=True))

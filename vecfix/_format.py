@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ from ._result import Formatted
 
 _T = _kernels.TABLES
 _TABLES = tuple(_T)
+_WORDS, _DIGITS4 = _kernels.WORDS, _T.digits4
 _SLACK = 8
 
 
@@ -164,7 +166,15 @@ def _format_int64(coef: np.ndarray, exponent: int, scale: int) -> Formatted | No
     limit, which the general path then reports.
     """
     n = coef.shape[0]
-    coef, e, s = readonly(coef), _int32_constant(exponent), _int32_constant(scale)
+    coef = readonly(coef)
+    if n < _MEASURE_BELOW:
+        bound = _longest_row(exponent, scale)
+        if bound <= _SMALL_ROW_BOUND:  # one kernel call measures and fills
+            flat = np.empty(n * bound + _SLACK, dtype=np.uint8)
+            lengths = np.empty(n, dtype=np.int32)
+            widest = _kernels.format_small(coef, exponent, scale, flat, lengths, _WORDS, _DIGITS4)
+            return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
+    e, s = _int32_constant(exponent), _int32_constant(scale)
     lengths = np.empty(n, dtype=np.int32)
     if n < _MEASURE_BELOW:
         widest, first = _kernels.measure(0, n, coef, 1, e, 0, s, 0, lengths, MAX_ROW_LENGTH,
@@ -177,6 +187,18 @@ def _format_int64(coef: np.ndarray, exponent: int, scale: int) -> Formatted | No
     flat = np.empty(n * widest + _SLACK, dtype=np.uint8)
     _kernels.fill(0, n, coef, 1, e, 0, s, 0, flat, widest, lengths, _TABLES)
     return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
+
+
+#: :func:`_format_int64` takes one kernel call for few rows when no row under the layout
+#: can be longer than this (the buffer is sized for the longest row an int64 can print).
+_SMALL_ROW_BOUND = 64
+
+
+@functools.lru_cache(maxsize=4096)
+def _longest_row(exponent: int, scale: int) -> int:
+    """The longest row any int64 prints under ``(exponent, scale)``: that of ``-2**63``
+    (the length grows with ``|c|``, and a sign only adds to it)."""
+    return row_length(-(2**63), exponent, scale)
 
 
 def _measure(rows: Rows, args: tuple, lengths: np.ndarray, threads: int) -> int:

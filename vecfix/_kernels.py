@@ -34,6 +34,7 @@ _DOT = np.uint8(46)  # b"."
 _MINUS = np.uint8(45)  # b"-"
 _P8 = np.uint64(10**8)
 _P16 = np.uint64(10**16)
+_INT32_MAX = 2**31 - 1
 
 
 class Tables(NamedTuple):
@@ -48,12 +49,17 @@ class Tables(NamedTuple):
     plans: np.ndarray  # uint64[_PLANS * _PLAN_WORDS]: the fast path's plan of each (d, s)
 
 
-def make_tables() -> Tables:
-    """Build the tables; every magic number is checked against exact integer division."""
-    pow10 = np.array([10**k for k in range(20)], dtype=np.uint64)
-    half = np.array([0] + [5 * 10 ** (k - 1) for k in range(1, 20)], dtype=np.uint64)
-    magic = np.zeros(20, dtype=np.uint64)
-    shift = np.zeros(20, dtype=np.uint64)
+def make_tables() -> tuple[Tables, np.ndarray]:
+    """Build the tables; every magic number is checked against exact integer division.
+
+    Returns the tables and :data:`WORDS`, one 64-byte aligned buffer the uint64 tables are
+    views into, so that a kernel called on a few rows takes them as one argument (see
+    :func:`format_small`).
+    """
+    words = _aligned_words(_W_PLANS + _PLANS * _PLAN_WORDS)
+    pow10, fits, half, magic, shift = (words[20 * t : 20 * t + 20] for t in range(5))
+    pow10[:] = [10**k for k in range(20)]
+    half[:] = [0] + [5 * 10 ** (k - 1) for k in range(1, 20)]
     for k in range(1, 20):
         # x // 10**k == (x >> k) // 5**k, and x >> k has n = 64 - k bits. With
         # 2**(l-1) < d = 5**k < 2**l and m = ceil(2**(n+l) / d) < 2**64,
@@ -65,9 +71,17 @@ def make_tables() -> Tables:
         assert m < 1 << 64 and (m * d - (1 << (n + bits))) <= 1 << bits
         magic[k], shift[k] = m, bits - k
     digits4 = np.frombuffer("".join(f"{v:04d}" for v in range(10_000)).encode(), dtype="<u4")
-    fits = np.array([(2**64 - 1) // 10**k for k in range(20)], dtype=np.uint64)
-    plans = _make_plans(pow10, fits, half, magic, shift)
-    return Tables(pow10, fits, half, magic, shift, digits4.astype(np.uint32), plans)
+    fits[:] = [(2**64 - 1) // 10**k for k in range(20)]
+    plans = words[_W_PLANS:]
+    _make_plans(plans.reshape(_PLANS, _PLAN_WORDS), pow10, fits, half, magic, shift)
+    return Tables(pow10, fits, half, magic, shift, digits4.astype(np.uint32), plans), words
+
+
+def _aligned_words(n: int) -> np.ndarray:
+    """``n`` zeroed uint64 words starting on a 64-byte boundary (a cache line)."""
+    raw = np.zeros(n + 8, dtype=np.uint64)
+    skip = (-raw.ctypes.data % 64) // 8
+    return raw[skip : skip + n]
 
 
 #: The fast path's layouts: ``0 <= s <= _S_MAX`` and ``|d| <= 19`` with ``d = e + s``;
@@ -77,11 +91,8 @@ _PLANS = 39 * (_S_MAX + 1) + 1
 _PLAN_WORDS = 16  # two cache lines a plan, fields as in _Plan
 
 
-def _make_plans(pow10, fits, half, magic, shift) -> np.ndarray:
-    """One :class:`_Plan` a layout, as 16 uint64 words, aligned to 64 bytes."""
-    raw = np.zeros(_PLANS * _PLAN_WORDS + 8, dtype=np.uint64)
-    skip = (-raw.ctypes.data % 64) // 8
-    plans = raw[skip : skip + _PLANS * _PLAN_WORDS].reshape(_PLANS, _PLAN_WORDS)
+def _make_plans(plans, pow10, fits, half, magic, shift) -> None:
+    """Write one :class:`_Plan` a layout into ``plans`` (``_PLANS`` rows of 16 words)."""
     ones = 2**64 - 1
     for d in range(-19, 20):
         for s in range(_S_MAX + 1):
@@ -105,10 +116,14 @@ def _make_plans(pow10, fits, half, magic, shift) -> np.ndarray:
                 0,
             ]
     plans[-1, 0] = 1  # not ok
-    return plans.reshape(-1)
 
 
-TABLES = make_tables()
+#: Where the plans start in :data:`WORDS` (after five tables of 20 words, on a cache line).
+_W_PLANS = 104
+
+#: The tables, and the uint64 ones in one buffer: ``pow10``, ``fits``, ``half``, ``magic``,
+#: ``shift`` (20 words each from word 0), then ``plans`` from word ``_W_PLANS``.
+TABLES, WORDS = make_tables()
 
 
 @helper
@@ -194,20 +209,8 @@ def measure(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, limit
     first = -1
     cap = max(limit, 0) + 1
     if estep == 0 and sstep == 0:  # one layout: its constants stay in registers
-        e = np.int64(exps[0])
-        s = np.int64(scales[0])
-        d = e + s
-        k = min(max(-d, 0), 19)
-        z = max(d, 0) + max(-s, 0)
-        point = np.int64(s > 0)
-        if d < -19:  # everything rounds to zero
-            k, z = 20, 0
-        half_k = half[min(k, 19)]
-        for i in range(start, stop):
-            n = _plan_length(coef[_U64(i * cstep)], d, s, k, half_k, z, point, pow10)
-            n = min(n, cap)  # an int32 length, and > limit for the rows beyond it
-            lengths[_U64(i)] = n
-            widest = max(widest, n)
+        e, s = np.int64(exps[0]), np.int64(scales[0])
+        widest = _measure_layout(start, stop, coef, cstep, e, s, lengths, cap, half, pow10)
     else:
         for i in range(start, stop):
             e = np.int64(exps[_U64(i * estep)])
@@ -233,6 +236,25 @@ def measure(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, limit
             else:
                 widest = max(widest, n)
     return widest, first
+
+
+@helper
+def _measure_layout(start, stop, coef, cstep, e, s, lengths, cap, half, pow10):
+    """:func:`measure` for rows that share exponent ``e`` and scale ``s``; return the widest."""
+    d = e + s
+    k = min(max(-d, 0), 19)
+    z = max(d, 0) + max(-s, 0)
+    point = np.int64(s > 0)
+    if d < -19:  # everything rounds to zero
+        k, z = 20, 0
+    half_k = half[min(k, 19)]
+    widest = 0
+    for i in range(start, stop):
+        n = _plan_length(coef[_U64(i * cstep)], d, s, k, half_k, z, point, pow10)
+        n = min(n, cap)  # an int32 length, and > the limit for the rows beyond it
+        lengths[_U64(i)] = n
+        widest = max(widest, n)
+    return widest
 
 
 @helper
@@ -589,50 +611,14 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
     one exponent and scale, runs of rows whose integer part keeps its digit count go
     through :func:`_lean_rows` in the first pass.
     """
-    pow10 = tables[0]
-    digits4 = tables[5]
-    plans = tables[6]
-    end = stop * width
-    if stop == lengths.shape[0]:
-        end = buf.shape[0]  # the slack after the last row may take spills
-    fast_stop = start
-    if width > 0:
-        fast_stop = max(min(stop, (end - 8) // width), start)
-    pad = max(width - 2, 0) // 8
-    zero = tables[0][0] - _U64(1)  # 10**0 - 1, see _fast_row
+    pow10, digits4, plans = tables[0], tables[5], tables[6]
+    end, fast_stop, pad = _fast_bounds(start, stop, lengths.shape[0], buf.shape[0], width)
+    zero = pow10[0] - _U64(1)  # 10**0 - 1, see _fast_row
     skipped = 0
     if estep == 0 and sstep == 0:  # one exponent and scale: a loop of its own, so that
-        plan = _plan(plans, _plan_index(np.int64(exps[0]), np.int64(scales[0])))  # registers
-        # After each row written here, the rows whose integer part has as many digits go
-        # through _lean_rows (not at the end of the range, where its stores would leave it).
-        reach = 17 + 8 * _lean_pad(width)
-        lean_stop = start
-        lean = (plan.bad == _U64(0)) & (plan.low_k == _U64(0))
-        lean &= (plan.scale >= _U64(1)) & (plan.scale <= _U64(7))
-        if lean & (width > 0) & (end >= reach):
-            lean_stop = max(min(fast_stop, (end - reach) // width + 1), start)
-        below = _neg_below(plan.half)
-        size = np.int64(plan.point) + np.int64(plan.scale)  # the length less top's digits
-        short = plan.scale <= _U64(4)
-        pause = start
-        i = start
-        while i < fast_stop:
-            c = coef[_U64(i * cstep)]
-            n = _fast_row(buf, i * width, c, plan, pad, zero, digits4)
-            lengths[_U64(i)] = n
-            skipped += n < 0
-            i += 1
-            nt = n - np.int64(c < below) - size
-            if (n >= 0) & (nt <= 7) & (i < lean_stop) & (i >= pause):
-                was = i
-                if short:
-                    i = _lean_rows(i, lean_stop, buf, width, coef, cstep, plan, nt, lengths,
-                                   digits4, pow10, zero, True)  # fmt: skip
-                else:
-                    i = _lean_rows(i, lean_stop, buf, width, coef, cstep, plan, nt, lengths,
-                                   digits4, pow10, zero, False)  # fmt: skip
-                if i - was < _LEAN_MIN:
-                    pause = i + _LEAN_PAUSE
+        e, s = np.int64(exps[0]), np.int64(scales[0])  # the plan stays in registers
+        skipped = _fill_layout(start, fast_stop, end, coef, cstep, e, s, buf, width, lengths,
+                               pad, zero, digits4, pow10, plans)  # fmt: skip
     else:
         for i in range(start, fast_stop):
             j = _plan_index(np.int64(exps[_U64(i * estep)]), np.int64(scales[_U64(i * sstep)]))
@@ -645,3 +631,87 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
             e = np.int64(exps[i * estep])
             s = np.int64(scales[i * sstep])
             lengths[i] = _fill_row(buf, i * width, width, coef[i * cstep], e, s, tables, False)
+
+
+@helper
+def _fast_bounds(start, stop, rows, size, width):
+    """``(end, fast_stop, pad)`` of :func:`fill` on rows ``start:stop`` of ``rows`` in a buffer
+    of ``size`` bytes: stores may reach ``end``; rows before ``fast_stop`` may be written
+    with stores that spill 8 bytes past the row (into the next row, or into the slack
+    after the last one); ``pad`` is :func:`_fast_row`'s count of zero stores."""
+    end = stop * width
+    if stop == rows:
+        end = size  # the slack after the last row may take spills
+    fast_stop = start
+    if width > 0:
+        fast_stop = max(min(stop, (end - 8) // width), start)
+    return end, fast_stop, max(width - 2, 0) // 8
+
+
+@helper
+def _fill_layout(start, fast_stop, end, coef, cstep, e, s, buf, width, lengths, pad, zero,
+                 digits4, pow10, plans):  # fmt: skip
+    """:func:`fill`'s first pass over rows ``start:fast_stop`` of one exponent and scale.
+
+    After each row written by :func:`_fast_row`, the rows whose integer part has as many
+    digits go through :func:`_lean_rows` (not near ``fast_stop``, where its stores would
+    leave ``buf[:end]``). Returns how many rows were left for the second pass.
+    """
+    plan = _plan(plans, _plan_index(e, s))
+    reach = 17 + 8 * _lean_pad(width)
+    lean_stop = start
+    lean = (plan.bad == _U64(0)) & (plan.low_k == _U64(0))
+    lean &= (plan.scale >= _U64(1)) & (plan.scale <= _U64(7))
+    if lean & (width > 0) & (end >= reach):
+        lean_stop = max(min(fast_stop, (end - reach) // width + 1), start)
+    below = _neg_below(plan.half)
+    size = np.int64(plan.point) + np.int64(plan.scale)  # the length less top's digits
+    short = plan.scale <= _U64(4)
+    skipped = 0
+    pause = start
+    i = start
+    while i < fast_stop:
+        c = coef[_U64(i * cstep)]
+        n = _fast_row(buf, i * width, c, plan, pad, zero, digits4)
+        lengths[_U64(i)] = n
+        skipped += n < 0
+        i += 1
+        nt = n - np.int64(c < below) - size
+        if (n >= 0) & (nt <= 7) & (i < lean_stop) & (i >= pause):
+            was = i
+            if short:
+                i = _lean_rows(i, lean_stop, buf, width, coef, cstep, plan, nt, lengths,
+                               digits4, pow10, zero, True)  # fmt: skip
+            else:
+                i = _lean_rows(i, lean_stop, buf, width, coef, cstep, plan, nt, lengths,
+                               digits4, pow10, zero, False)  # fmt: skip
+            if i - was < _LEAN_MIN:
+                pause = i + _LEAN_PAUSE
+    return skipped
+
+
+@kernel
+def format_small(coef, e, s, buf, lengths, words, digits4):
+    """Measure and fill the rows of ``coef`` under one exponent ``e`` and scale ``s``, in
+    one call; return the width, the longest row.
+
+    For a few rows, where calling a kernel costs more than its work: one call instead of
+    :func:`measure` and :func:`fill`, and the tables as two arrays (:data:`WORDS` and
+    ``digits4``) instead of a tuple. ``buf`` must hold ``len(coef)`` rows of the longest
+    length any int64 can print under ``(e, s)``, plus 8 bytes; the rows are written at
+    the returned width, ``buf[i * width:][:width]``.
+    """
+    pow10, fits, half = words[0:20], words[20:40], words[40:60]
+    magic, shift, plans = words[60:80], words[80:100], words[_W_PLANS:]
+    tables = (pow10, fits, half, magic, shift, digits4, plans)
+    e, s = np.int64(e), np.int64(s)
+    n = coef.shape[0]
+    width = _measure_layout(0, n, coef, 1, e, s, lengths, _INT32_MAX, half, pow10)
+    end, fast_stop, pad = _fast_bounds(0, n, n, buf.shape[0], width)
+    zero = pow10[0] - _U64(1)  # 10**0 - 1, see _fast_row
+    skipped = _fill_layout(0, fast_stop, end, coef, 1, e, s, buf, width, lengths, pad, zero,
+                           digits4, pow10, plans)  # fmt: skip
+    for i in range(0 if skipped else fast_stop, n):
+        if i >= fast_stop or lengths[i] < 0:
+            lengths[i] = _fill_row(buf, i * width, width, coef[i], e, s, tables, False)
+    return width

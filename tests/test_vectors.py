@@ -173,7 +173,8 @@ def test_format_fixed_mixed_column_with_out_and_width(golden):
 
 @pytest.mark.parametrize("name", ["grid", "prices"])
 def test_format_fixed_grouped_scalar_broadcast(golden, name):
-    """Rows grouped by (exponent, scale), each group with scalar exponent and scale."""
+    """Rows grouped by (exponent, scale), each group with scalar exponent and scale, then
+    with the same exponent and scale as arrays (taken as one layout when constant)."""
     v = golden[name]
     groups: dict[tuple[int, int], list[int]] = {}
     for i, key in enumerate(zip(v.exp, v.scale, strict=True)):
@@ -184,8 +185,12 @@ def test_format_fixed_grouped_scalar_broadcast(golden, name):
     for e, s in keys:
         idx = groups[(e, s)]
         coef = np.array([v.coef[i] for i in idx], dtype=np.int64)
+        want = [v.expected[i] for i in idx]
         got = vecfix.format_fixed(coef, e, s).to_list()
-        assert first_mismatches(got, [v.expected[i] for i in idx]) == [], (e, s)
+        assert first_mismatches(got, want) == [], (e, s)
+        exps, scales = np.full(len(idx), e, dtype=np.int32), np.full(len(idx), s)
+        assert_formatted(vecfix.format_fixed(coef, exps, scales), want)
+        assert_formatted(vecfix.format_fixed(coef, exps, s), want)
 
 
 def test_prices_take_only_the_fast_path(golden, monkeypatch):

@@ -126,13 +126,16 @@ def format_fixed(
         if done is not None:
             return done
     coefficients, exponents, scales, valid = resolve(coefficients, exponents, scales, null)
-    rows = prepare(coefficients, exponents, scales)
+    rows = _one_layout_if_constant(prepare(coefficients, exponents, scales))
     threads = _thread_count(rows.n, threads)
     lengths = np.empty(rows.n, dtype=np.int32)
     args = (readonly(rows.coef), rows.cstep, readonly(rows.exps), rows.estep)
     args += (readonly(rows.scales), rows.sstep)
     widest = _uniform_widest(rows)
-    measured = widest is None or widest > MAX_ROW_LENGTH
+    if widest is None and (rows.estep or rows.sstep):  # the fill reads the plans in lengths
+        parts = _run(_kernels.plan_rows, rows.n, threads, *args, lengths, _T.half, _T.pow10)
+        widest = max(parts, default=0)
+    measured = widest is None or widest > MAX_ROW_LENGTH  # measure() raises for too long
     if measured:
         widest = _measure(rows, args, lengths, threads)
     big_text = _fallback_rows(rows) if rows.big_values else []
@@ -214,6 +217,16 @@ def _measure(rows: Rows, args: tuple, lengths: np.ndarray, threads: int) -> int:
 
 #: Below this many rows the measuring kernel is cheaper than finding the extremes.
 _MEASURE_BELOW = 512
+
+
+def _one_layout_if_constant(rows: Rows) -> Rows:
+    """``rows`` with an exponent or scale array whose values are all one value taken as
+    that value (step 0), so that the fill runs the one-layout loop."""
+    if rows.estep and rows.n > 1 and rows.exps.min() == rows.exps.max():
+        rows = rows._replace(exps=rows.exps[:1], estep=0)
+    if rows.sstep and rows.n > 1 and rows.scales.min() == rows.scales.max():
+        rows = rows._replace(scales=rows.scales[:1], sstep=0)
+    return rows
 
 
 def _uniform_widest(rows: Rows) -> int | None:

@@ -257,6 +257,31 @@ def _measure_layout(start, stop, coef, cstep, e, s, lengths, cap, half, pow10):
     return widest
 
 
+@kernel
+def plan_rows(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, half, pow10):
+    """Return the longest length among rows ``start:stop`` and write each row's plan (its
+    row of ``plans``, see :func:`_plan_index`) into ``lengths``, for :func:`fill`.
+
+    The first pass over rows whose exponents and scales vary row to row: with the plans
+    found here, :func:`fill`'s rows do not wait on their exponent and scale. Unlike
+    :func:`measure` it leaves no lengths behind and does not look for rows over a limit.
+    """
+    widest = 0
+    for i in range(start, stop):
+        e = np.int64(exps[_U64(i * estep)])
+        s = np.int64(scales[_U64(i * sstep)])
+        c = coef[_U64(i * cstep)]
+        d = e + s
+        k = min(max(-d, 0), 20)  # 20: every digit dropped, M is 0 (digits(|c| + half) <= 20)
+        nd = _ndigits(_magnitude(c) + half[_U64(min(k, 19))], pow10)  # M has nd - k digits
+        nz = opaque(-np.int64(nd > k))  # all ones when M != 0
+        body = (nd + d + max(-s, 0)) & nz  # digits of M and the zeros after it
+        n = max(body, max(s, 0) + 1) + np.int64(s > 0) + (np.int64(c < 0) & nz & 1)
+        widest = max(widest, n)
+        lengths[_U64(i)] = np.int32(_plan_index(e, s) // _U64(_PLAN_WORDS))
+    return widest
+
+
 @helper
 def _put_group(buf, q, v, n, fast, digits4):
     """Write the ``n`` (1..8) digits of ``v < 10**n`` at ``buf[q:q+n]``.
@@ -603,6 +628,8 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
 
     ``buf`` is the flat matrix, possibly followed by slack bytes; ``tables`` is
     :data:`TABLES` as a tuple. The caller has checked that every row fits ``width``.
+    Unless ``estep`` and ``sstep`` are both 0, ``lengths`` must hold the rows' plans, as
+    :func:`plan_rows` writes them.
 
     A first pass writes the rows :func:`_fast_row` takes, in order, with 8-byte stores
     that spill into the next row before that row is written; it marks the others with
@@ -619,11 +646,10 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
         e, s = np.int64(exps[0]), np.int64(scales[0])  # the plan stays in registers
         skipped = _fill_layout(start, fast_stop, end, coef, cstep, e, s, buf, width, lengths,
                                pad, zero, digits4, pow10, plans)  # fmt: skip
-    else:
+    else:  # the plans come from plan_rows, in lengths
         for i in range(start, fast_stop):
-            j = _plan_index(np.int64(exps[_U64(i * estep)]), np.int64(scales[_U64(i * sstep)]))
-            plan = _plan(plans, j)
-            n = _fast_row(buf, i * width, coef[_U64(i * cstep)], plan, pad, zero, digits4)
+            row = _plan(plans, _U64(lengths[_U64(i)]) * _U64(_PLAN_WORDS))
+            n = _fast_row(buf, i * width, coef[_U64(i * cstep)], row, pad, zero, digits4)
             lengths[_U64(i)] = n
             skipped += n < 0
     for i in range(start if skipped else fast_stop, stop):

@@ -222,11 +222,17 @@ _MEASURE_BELOW = 512
 def _one_layout_if_constant(rows: Rows) -> Rows:
     """``rows`` with an exponent or scale array whose values are all one value taken as
     that value (step 0), so that the fill runs the one-layout loop."""
-    if rows.estep and rows.n > 1 and rows.exps.min() == rows.exps.max():
+    if rows.estep and _constant(rows.exps):
         rows = rows._replace(exps=rows.exps[:1], estep=0)
-    if rows.sstep and rows.n > 1 and rows.scales.min() == rows.scales.max():
+    if rows.sstep and _constant(rows.scales):
         rows = rows._replace(scales=rows.scales[:1], sstep=0)
     return rows
+
+
+def _constant(values: np.ndarray) -> bool:
+    """Whether the 1-D ``values`` are all equal (first and last compared first: a column
+    that varies rarely costs a full pass)."""
+    return len(values) > 1 and values[0] == values[-1] and values.min() == values.max()
 
 
 def _uniform_widest(rows: Rows) -> int | None:

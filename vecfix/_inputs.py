@@ -173,7 +173,7 @@ def coerce_int32(arr: np.ndarray, name: str) -> np.ndarray:
     if arr.dtype.kind not in "iu":
         raise _kind_error(name, arr)
     flat = arr.reshape(-1)
-    if flat.size and arr.dtype.itemsize >= 4:
+    if flat.size and arr.dtype.itemsize >= 4 and arr.dtype != np.int32:  # may not fit int32
         lo, hi = int(flat.min()), int(flat.max())
         if lo < INT32_MIN or hi > INT32_MAX:
             i = int(np.flatnonzero((flat < INT32_MIN) | (flat > INT32_MAX))[0])

@@ -260,11 +260,12 @@ def _measure_layout(start, stop, coef, cstep, e, s, lengths, cap, half, pow10):
 @kernel
 def plan_rows(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, half, pow10):
     """Return the longest length among rows ``start:stop`` and write each row's plan (its
-    row of ``plans``, see :func:`_plan_index`) into ``lengths``, for :func:`fill`.
+    row of ``plans``, see :func:`_plan_index`) and length into ``lengths``, for :func:`fill`.
 
     The first pass over rows whose exponents and scales vary row to row: with the plans
-    found here, :func:`fill`'s rows do not wait on their exponent and scale. Unlike
-    :func:`measure` it leaves no lengths behind and does not look for rows over a limit.
+    and lengths found here, :func:`fill`'s rows wait neither on their exponent and scale
+    nor on counting digits. Unlike :func:`measure` it leaves no plain lengths behind and
+    does not look for rows over a limit.
     """
     widest = 0
     for i in range(start, stop):
@@ -278,8 +279,17 @@ def plan_rows(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, hal
         body = (nd + d + max(-s, 0)) & nz  # digits of M and the zeros after it
         n = max(body, max(s, 0) + 1) + np.int64(s > 0) + (np.int64(c < 0) & nz & 1)
         widest = max(widest, n)
-        lengths[_U64(i)] = np.int32(_plan_index(e, s) // _U64(_PLAN_WORDS))
+        j = np.int64(_plan_index(e, s) // _U64(_PLAN_WORDS))
+        lengths[_U64(i)] = np.int32(j | ((n & _SIZE_MASK) << _PLAN_BITS))
     return widest
+
+
+#: How :func:`plan_rows` packs a row's plan and length into an int32 for :func:`fill`: the
+#: plan in the low bits, the length (exact for every row the fast path takes) above.
+_PLAN_BITS = 10
+_PLAN_MASK = (1 << _PLAN_BITS) - 1
+_SIZE_MASK = (1 << (31 - _PLAN_BITS)) - 1
+assert _PLANS <= 1 << _PLAN_BITS
 
 
 @helper
@@ -504,7 +514,7 @@ def _scaled(x, mul, shift, low):
 
 
 @helper
-def _fast_row(buf, base, c, plan, pad, zero, digits4):
+def _fast_row(buf, base, c, plan, pad, zero, digits4, size):
     """Write row ``c`` of layout ``plan`` at ``buf[base:]``; return its length, or -1 (nothing
     written) for a row the fast path does not take (see :func:`_fill_row`).
 
@@ -512,7 +522,9 @@ def _fast_row(buf, base, c, plan, pad, zero, digits4):
     written with 8-byte stores whose bytes past the text are zeros; ``pad`` stores of zeros
     from ``base + 9`` (made first) cover the rest of the row. The stores reach at most
     ``base + width + 8``. ``zero`` is 0 read from memory: a constant would let LLVM turn
-    the padding loop into a call to ``memset`` for every row.
+    the padding loop into a call to ``memset`` for every row. ``size`` is the row's
+    length when the caller knows it (:func:`plan_rows`), else -1: then ``top``'s digits
+    are counted here.
     """
     a = _magnitude(c)
     if (a > plan.fits) | (plan.bad != _U64(0)):
@@ -530,17 +542,18 @@ def _fast_row(buf, base, c, plan, pad, zero, digits4):
             for j in range(2, pad):
                 store8(buf, base + 9 + 8 * j, zero)
     buf[_U64(base)] = _MINUS  # kept only when the sign counts: the digits overwrite it otherwise
-    q = base + np.int64(c < _neg_below(plan.half))
+    neg = np.int64(c < _neg_below(plan.half))
+    q = base + neg
+    rest = size - neg - np.int64(plan.point) - np.int64(s)  # top's digits, if size is known
     if top < _P8:
-        n = _digits8(top)
+        n = _digits8(top) if size < 0 else rest
         store8(buf, q, _ascii8(top, digits4) >> _U64(64 - 8 * n))
-        q += n
     else:
         hi = top // _P8
-        n = _digits8(hi)
-        store8(buf, q, _ascii8(hi, digits4) >> _U64(64 - 8 * n))
-        store8(buf, q + n, _ascii8(top - hi * _P8, digits4))
-        q += n + 8
+        n = _digits8(hi) + 8 if size < 0 else rest
+        store8(buf, q, _ascii8(hi, digits4) >> _U64(128 - 8 * n))
+        store8(buf, q + n - 8, _ascii8(top - hi * _P8, digits4))
+    q += n
     buf[_U64(q)] = np.uint8(plan.dot)
     q += np.int64(plan.point)
     if s <= _U64(8):
@@ -628,8 +641,8 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
 
     ``buf`` is the flat matrix, possibly followed by slack bytes; ``tables`` is
     :data:`TABLES` as a tuple. The caller has checked that every row fits ``width``.
-    Unless ``estep`` and ``sstep`` are both 0, ``lengths`` must hold the rows' plans, as
-    :func:`plan_rows` writes them.
+    Unless ``estep`` and ``sstep`` are both 0, ``lengths`` must hold the rows' plans and
+    lengths, as :func:`plan_rows` writes them.
 
     A first pass writes the rows :func:`_fast_row` takes, in order, with 8-byte stores
     that spill into the next row before that row is written; it marks the others with
@@ -646,10 +659,12 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
         e, s = np.int64(exps[0]), np.int64(scales[0])  # the plan stays in registers
         skipped = _fill_layout(start, fast_stop, end, coef, cstep, e, s, buf, width, lengths,
                                pad, zero, digits4, pow10, plans)  # fmt: skip
-    else:  # the plans come from plan_rows, in lengths
+    else:  # the plans and lengths come from plan_rows, in lengths
         for i in range(start, fast_stop):
-            row = _plan(plans, _U64(lengths[_U64(i)]) * _U64(_PLAN_WORDS))
-            n = _fast_row(buf, i * width, coef[_U64(i * cstep)], row, pad, zero, digits4)
+            known = np.int64(lengths[_U64(i)])
+            row = _plan(plans, _U64(known & _PLAN_MASK) * _U64(_PLAN_WORDS))
+            n = _fast_row(buf, i * width, coef[_U64(i * cstep)], row, pad, zero, digits4,
+                          known >> _PLAN_BITS)  # fmt: skip
             lengths[_U64(i)] = n
             skipped += n < 0
     for i in range(start if skipped else fast_stop, stop):
@@ -698,7 +713,7 @@ def _fill_layout(start, fast_stop, end, coef, cstep, e, s, buf, width, lengths, 
     i = start
     while i < fast_stop:
         c = coef[_U64(i * cstep)]
-        n = _fast_row(buf, i * width, c, plan, pad, zero, digits4)
+        n = _fast_row(buf, i * width, c, plan, pad, zero, digits4, -1)
         lengths[_U64(i)] = n
         skipped += n < 0
         i += 1

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import decimal
+import json
 import os
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -377,3 +380,41 @@ def test_a_list_with_a_non_integer_names_its_row(name, bad, words):
     args = {"coefficients": [1, 2, 3], "exponents": 0, "scales": 0, name: bad}
     with pytest.raises(TypeError, match=rf"{name} must be integers; {words}"):
         format_fixed(**args)
+
+
+# --- warmup -------------------------------------------------------------------------------
+
+WARMUP_SCRIPT = """
+import importlib, json, pkgutil
+from numba.core.registry import CPUDispatcher
+import vecfix
+vecfix.warmup()
+idle = []
+for info in pkgutil.iter_modules(vecfix.__path__):
+    if info.name == "__main__":
+        continue
+    try:
+        module = importlib.import_module("vecfix." + info.name)
+    except ImportError:  # an optional dependency is missing
+        continue
+    for name, obj in vars(module).items():
+        kernel = isinstance(obj, CPUDispatcher) and obj.__module__ == module.__name__
+        if kernel and obj.targetoptions.get("inline") != "always" and not obj.signatures:
+            idle.append(module.__name__ + "." + name)
+print(json.dumps(idle))
+"""
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="nothing is compiled without the JIT")
+def test_warmup_compiles_every_kernel():
+    """In a fresh process, ``warmup()`` leaves no kernel for a later call to compile (the
+    inlined helpers are compiled inside the kernels)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", WARMUP_SCRIPT],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[-1]) == []

@@ -33,8 +33,10 @@ def warmup(*, everything: bool = True) -> float:
     from ._format import format_fixed
 
     start = time.perf_counter()
-    small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)
-    format_fixed(np.arange(600, dtype=np.int64), np.zeros(600, dtype=np.int32), 1)
+    small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # format_small
+    format_fixed(np.array([1, -2], dtype=np.int64), 0, 60)  # measure, then fill
+    exponents = np.arange(600, dtype=np.int32) % 3 - 1  # plan_rows, then fill
+    format_fixed(np.arange(600, dtype=np.int64), exponents, 1)
     if everything:
         text = format_fixed(np.array([b"1.5", b"-2"]), scales=1)
         text.to_bytes()
@@ -48,6 +50,7 @@ def warmup(*, everything: bool = True) -> float:
                    size_exponent=0, size_scale=0, sender="S", target="T",
                    sending_time="20260101-00:00:00.000")  # fmt: skip
         fix.fields(35, small)
+        fix.fields(35, small, out=np.empty(32, dtype=np.uint8), offsets=np.array([0, 16]))
         try:
             small.to_arrow()
         except ImportError:  # pyarrow is optional

@@ -101,6 +101,10 @@ def measure(cache_dir: str, repeat: int) -> Iterator[tuple[str, dict[str, float]
     )
     yield "import + first call, cache warm", median_of(FIRST_CALL, True)
     yield "vecfix.warmup(), cold (VECFIX_NUMBA_CACHE=0)", median_of(WARMUP, False)
+    yield (
+        "vecfix.warmup(), cache on, first run (compiles what the first call did not)",
+        run_child(WARMUP, cache_dir, cache=True),
+    )
     yield "vecfix.warmup(), cache warm", median_of(WARMUP, True)
 
 

@@ -293,13 +293,11 @@ assert _PLANS <= 1 << _PLAN_BITS
 
 
 @helper
-def _put_group(buf, q, v, n, fast, digits4):
-    """Write the ``n`` (1..8) digits of ``v < 10**n`` at ``buf[q:q+n]``.
+def _put_group(buf, q, v, n, digits4):
+    """Write the ``n`` (1..8) digits of ``v < 10**n`` at ``buf[q:q+n]``, byte by byte.
 
     The digits come four at a time from the ``digits4`` table (faster here than any
-    arithmetic digit splitting). With ``fast``, one unaligned 8-byte store that may spill
-    junk past ``q + n``; the caller writes those bytes again afterwards (rows are written
-    left to right).
+    arithmetic digit splitting).
     """
     if n <= 4:
         word = _U64(digits4[v]) >> _U64(8 * (4 - n))
@@ -307,55 +305,46 @@ def _put_group(buf, q, v, n, fast, digits4):
         hi = v // _U64(10_000)
         word = _U64(digits4[hi]) | (_U64(digits4[v - hi * _U64(10_000)]) << _S32)
         word >>= _U64(8 * (8 - n))
-    if fast:
-        store8(buf, q, word)
-    else:
-        for t in range(n):
-            buf[q + t] = np.uint8(word & _U64(0xFF))
-            word >>= _U64(8)
+    for t in range(n):
+        buf[q + t] = np.uint8(word & _U64(0xFF))
+        word >>= _U64(8)
 
 
 @helper
-def _put_digits(buf, q, v, nd, fast, digits4):
+def _put_digits(buf, q, v, nd, digits4):
     """Write the ``nd`` low digits of ``v`` (zero-padded) at ``buf[q:q+nd]``; return the end."""
     if nd > 16:
         head = v // _P16
-        _put_group(buf, q, head, nd - 16, fast, digits4)
+        _put_group(buf, q, head, nd - 16, digits4)
         v -= head * _P16
         q += nd - 16
         nd = 16
     if nd > 8:
         head = v // _P8
-        _put_group(buf, q, head, nd - 8, fast, digits4)
+        _put_group(buf, q, head, nd - 8, digits4)
         v -= head * _P8
         q += nd - 8
         nd = 8
     if nd > 0:
-        _put_group(buf, q, v, nd, fast, digits4)
+        _put_group(buf, q, v, nd, digits4)
     return q + nd
 
 
 @helper
-def _put_run(buf, q, n, byte, fast):
-    """Write ``n`` copies of ``byte`` at ``buf[q:q+n]`` (8 at once if ``fast``); return the end."""
-    if fast:
-        word = _U64(byte) * _U64(0x0101010101010101)
-        j = 0
-        while j < n:
-            store8(buf, q + j, word)
-            j += 8
-    else:
-        for j in range(n):
-            buf[q + j] = byte
+def _put_run(buf, q, n, byte):
+    """Write ``n`` copies of ``byte`` at ``buf[q:q+n]``; return the end."""
+    for j in range(n):
+        buf[q + j] = byte
     return q + n
 
 
-@helper
-def _fill_row(buf, base, width, c, e, s, tables, fast):
-    """Write one row at ``buf[base:base+width]``, zero-padded; return its length.
+@kernel
+def _fill_row(buf, base, width, c, e, s, tables):
+    """Write one row at ``buf[base:base+width]``, byte by byte and zero-padded; return its
+    length.
 
-    With ``fast`` the row is written with 8-byte stores that may spill up to 7 bytes past
-    ``base + width``, so the caller allows it only where those bytes are written later.
+    Any row, for the rows :func:`fill`'s fast path leaves. A function of its own, not
+    inlined: compiled once for :func:`fill` and :func:`format_small` alike.
     """
     pow10, fits, half, magic, shift, digits4, _ = tables
     a = _magnitude(c)
@@ -373,18 +362,18 @@ def _fill_row(buf, base, width, c, e, s, tables, fast):
             buf[q] = _MINUS
             q += 1
         top = _div_pow10(m, s, magic, shift) if s > 0 else m
-        q = _put_digits(buf, q, top, max(_ndigits(top, pow10), 1), fast, digits4)
+        q = _put_digits(buf, q, top, max(_ndigits(top, pow10), 1), digits4)
         if s > 0:
             buf[q] = _DOT
-            q = _put_digits(buf, q + 1, m - top * pow10[s], s, fast, digits4)
+            q = _put_digits(buf, q + 1, m - top * pow10[s], s, digits4)
     else:
-        q = _fill_general(buf, base, c, e, s, pow10, half, magic, shift, digits4, fast)
-    _put_run(buf, q, base + width - q, np.uint8(0), fast)
+        q = _fill_general(buf, base, c, e, s, pow10, half, magic, shift, digits4)
+    _put_run(buf, q, base + width - q, np.uint8(0))
     return q - base
 
 
 @helper
-def _fill_general(buf, base, c, e, s, pow10, half, magic, shift, digits4, fast):
+def _fill_general(buf, base, c, e, s, pow10, half, magic, shift, digits4):
     """Write a row with appended zeros (``Z > 0``) or a scale beyond 19; return its end.
 
     The text is ``[-] A [zeros] [.] [zeros] B [zeros]``: ``A`` the integer part of ``M``
@@ -418,13 +407,13 @@ def _fill_general(buf, base, c, e, s, pow10, half, magic, shift, digits4, fast):
     if c < 0 and m != 0:
         buf[q] = _MINUS
         q += 1
-    q = _put_digits(buf, q, top, na, fast, digits4)
-    q = _put_run(buf, q, za, _ZERO, fast)
+    q = _put_digits(buf, q, top, na, digits4)
+    q = _put_run(buf, q, za, _ZERO)
     if s > 0:
         buf[q] = _DOT
-        q = _put_run(buf, q + 1, zl, _ZERO, fast)
-        q = _put_digits(buf, q, low, nb, fast, digits4)
-        q = _put_run(buf, q, zt, _ZERO, fast)
+        q = _put_run(buf, q + 1, zl, _ZERO)
+        q = _put_digits(buf, q, low, nb, digits4)
+        q = _put_run(buf, q, zt, _ZERO)
     return q
 
 
@@ -671,7 +660,7 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
         if i >= fast_stop or lengths[i] < 0:
             e = np.int64(exps[i * estep])
             s = np.int64(scales[i * sstep])
-            lengths[i] = _fill_row(buf, i * width, width, coef[i * cstep], e, s, tables, False)
+            lengths[i] = _fill_row(buf, i * width, width, coef[i * cstep], e, s, tables)
 
 
 @helper
@@ -748,11 +737,15 @@ def format_small(coef, e, s, buf, lengths, words, digits4):
     e, s = np.int64(e), np.int64(s)
     n = coef.shape[0]
     width = _measure_layout(0, n, coef, 1, e, s, lengths, _INT32_MAX, half, pow10)
-    end, fast_stop, pad = _fast_bounds(0, n, n, buf.shape[0], width)
+    _, fast_stop, pad = _fast_bounds(0, n, n, buf.shape[0], width)
     zero = pow10[0] - _U64(1)  # 10**0 - 1, see _fast_row
-    skipped = _fill_layout(0, fast_stop, end, coef, 1, e, s, buf, width, lengths, pad, zero,
-                           digits4, pow10, plans)  # fmt: skip
+    plan = _plan(plans, _plan_index(e, s))
+    skipped = 0
+    for i in range(fast_stop):  # no lean runs: a few rows, and a kernel that compiles faster
+        size = _fast_row(buf, i * width, coef[i], plan, pad, zero, digits4, -1)
+        lengths[i] = size
+        skipped += size < 0
     for i in range(0 if skipped else fast_stop, n):
         if i >= fast_stop or lengths[i] < 0:
-            lengths[i] = _fill_row(buf, i * width, width, coef[i], e, s, tables, False)
+            lengths[i] = _fill_row(buf, i * width, width, coef[i], e, s, tables)
     return width

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
+from vecfix._kernels import _RUN
 
 EXPS = st.integers(-40, 40)
 SCALES = st.integers(-10, 30)
@@ -178,6 +179,34 @@ def object_array(values: list[int]) -> np.ndarray:
     arr = np.empty(len(values), dtype=object)
     arr[:] = values
     return arr
+
+
+#: Run lengths around the one the fill hands runs of one layout over at.
+RUN_LENGTHS = [1, 2, _RUN - 1, _RUN, _RUN + 1, _RUN + 2, 2 * _RUN + 5, 100]
+
+
+@st.composite
+def layout_runs(draw):
+    """Rows in runs of one exponent and scale (a table sorted by instrument), the runs of
+    lengths around the fill's threshold; layouts outside the fast path included."""
+    rows = []
+    for _ in range(draw(st.integers(1, 6))):
+        e, s = draw(EXPS), draw(SCALES)
+        k = draw(st.sampled_from(RUN_LENGTHS))
+        rows += [(c, e, s) for c in draw(st.lists(INT64, min_size=k, max_size=k))]
+    return rows
+
+
+@given(layout_runs())
+@example([(c, -9, 4) for c in range(-40, 40, 2)] + [(7, -9, 20)] * 20 + [(-7, -9, 21)] * 20)
+@example([(INT64_MIN, -9, 2)] * (_RUN + 3) + [(INT64_MAX, -9, 2)] + [(5, -1, 0)] * _RUN)
+@example([(1, -9, 2)] * (_RUN + 2) + [(-(10**15), -9, 2), (10**14, -9, 2), (3, -9, 2), (0, 0, 1)])
+@example([(-1, -9, 2)] * (_RUN + 2) + [(10**17, -9, 2), (-(10**14), -9, 2)] + [(0, 0, 1)] * 3)
+def test_format_fixed_layout_runs(rows):
+    c, e, s = (list(col) for col in zip(*rows, strict=True))
+    coef = np.array(c, dtype=np.int64)
+    exps, scales = np.array(e, dtype=np.int32), np.array(s, dtype=np.int32)
+    check_column(vecfix.format_fixed(coef, exps, scales), rows)
 
 
 @st.composite

@@ -266,12 +266,34 @@ def plan_rows(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, hal
     and lengths found here, :func:`fill`'s rows wait neither on their exponent and scale
     nor on counting digits. Unlike :func:`measure` it leaves no plain lengths behind and
     does not look for rows over a limit.
+
+    Runs of one layout (a table sorted by instrument) are cheaper: the rows that
+    :func:`fill` hands to :func:`_fill_layout` (after the first ``_RUN`` of a run, counted
+    as :func:`_mixed_rows` counts them) get no length (0), and their widest row is found
+    from the run's smallest and largest coefficient, as the length grows with ``|c|``.
     """
     widest = 0
+    same = 0
+    last = np.int64(-1)
+    low = high = np.int64(0)  # the extremes of the run's rows that get no length
+    run_e = run_s = np.int64(0)
+    pending = False
     for i in range(start, stop):
         e = np.int64(exps[_U64(i * estep)])
         s = np.int64(scales[_U64(i * sstep)])
         c = coef[_U64(i * cstep)]
+        j = np.int64(_plan_index(e, s) // _U64(_PLAN_WORDS))
+        same = (same + 1) if j == last else 0
+        last = j
+        if (same >= _RUN) & (j != _PLANS - 1):  # one plan, one layout: fill needs no length
+            low = min(low, c) if pending else c
+            high = max(high, c) if pending else c
+            run_e, run_s, pending = e, s, True
+            lengths[_U64(i)] = np.int32(j)
+            continue
+        if pending:
+            widest = max(widest, _extremes_length(low, high, run_e, run_s, half, pow10))
+            pending = False
         d = e + s
         k = min(max(-d, 0), 20)  # 20: every digit dropped, M is 0 (digits(|c| + half) <= 20)
         nd = _ndigits(_magnitude(c) + half[_U64(min(k, 19))], pow10)  # M has nd - k digits
@@ -279,9 +301,17 @@ def plan_rows(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, hal
         body = (nd + d + max(-s, 0)) & nz  # digits of M and the zeros after it
         n = max(body, max(s, 0) + 1) + np.int64(s > 0) + (np.int64(c < 0) & nz & 1)
         widest = max(widest, n)
-        j = np.int64(_plan_index(e, s) // _U64(_PLAN_WORDS))
         lengths[_U64(i)] = np.int32(j | ((n & _SIZE_MASK) << _PLAN_BITS))
+    if pending:
+        widest = max(widest, _extremes_length(low, high, run_e, run_s, half, pow10))
     return widest
+
+
+@kernel
+def _extremes_length(low, high, e, s, half, pow10):
+    """The longest row among coefficients ``low..high`` under ``(e, s)``: that of ``low`` or
+    of ``high`` (a function of its own: called once a run)."""
+    return max(_row_length(low, e, s, half, pow10), _row_length(high, e, s, half, pow10))
 
 
 #: How :func:`plan_rows` packs a row's plan and length into an int32 for :func:`fill`: the
@@ -644,23 +674,61 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
     end, fast_stop, pad = _fast_bounds(start, stop, lengths.shape[0], buf.shape[0], width)
     zero = pow10[0] - _U64(1)  # 10**0 - 1, see _fast_row
     skipped = 0
-    if estep == 0 and sstep == 0:  # one exponent and scale: a loop of its own, so that
-        e, s = np.int64(exps[0]), np.int64(scales[0])  # the plan stays in registers
-        skipped = _fill_layout(start, fast_stop, end, coef, cstep, e, s, buf, width, lengths,
-                               pad, zero, digits4, pow10, plans)  # fmt: skip
-    else:  # the plans and lengths come from plan_rows, in lengths
-        for i in range(start, fast_stop):
-            known = np.int64(lengths[_U64(i)])
-            row = _plan(plans, _U64(known & _PLAN_MASK) * _U64(_PLAN_WORDS))
-            n = _fast_row(buf, i * width, coef[_U64(i * cstep)], row, pad, zero, digits4,
-                          known >> _PLAN_BITS)  # fmt: skip
-            lengths[_U64(i)] = n
-            skipped += n < 0
+    i = start
+    while i < fast_stop:  # rows i:run of one exponent and scale go through _fill_layout
+        run = fast_stop
+        if estep != 0 or sstep != 0:  # the plans and lengths come from plan_rows
+            i, run, missed = _mixed_rows(i, fast_stop, coef, cstep, buf, width, lengths, pad,
+                                         zero, digits4, plans)  # fmt: skip
+            skipped += missed
+        if i < run:  # a loop of its own for one layout, so that the plan stays in registers
+            e, s = np.int64(exps[_U64(i * estep)]), np.int64(scales[_U64(i * sstep)])
+            skipped += _fill_layout(i, run, end, coef, cstep, e, s, buf, width, lengths, pad,
+                                    zero, digits4, pow10, plans)  # fmt: skip
+            i = run
     for i in range(start if skipped else fast_stop, stop):
         if i >= fast_stop or lengths[i] < 0:
             e = np.int64(exps[i * estep])
             s = np.int64(scales[i * sstep])
             lengths[i] = _fill_row(buf, i * width, width, coef[i * cstep], e, s, tables)
+
+
+#: After this many rows in a row with one plan, :func:`_mixed_rows` hands the rest of the
+#: run to :func:`_fill_layout` (tables sorted by instrument have long runs).
+_RUN = 16
+
+
+@helper
+def _mixed_rows(i, stop, coef, cstep, buf, width, lengths, pad, zero, digits4, plans):
+    """Write rows ``i, i + 1, ...`` (before ``stop``), each with its own plan and length from
+    :func:`plan_rows`, until ``_RUN`` rows in a row share a plan.
+
+    Returns ``(first, run, skipped)``: rows ``first:run`` are the rest of that run (empty
+    when ``stop`` came first), for :func:`_fill_layout`; ``skipped`` counts the rows left
+    for :func:`fill`'s second pass.
+    """
+    skipped = 0
+    same = 0
+    last = np.int64(-1)
+    while i < stop:
+        known = np.int64(lengths[_U64(i)])
+        j = known & _PLAN_MASK
+        same = (same + 1) if j == last else 0
+        last = j
+        row = _plan(plans, _U64(j) * _U64(_PLAN_WORDS))
+        size = known >> _PLAN_BITS
+        if size == 0:  # never, as plan_rows counts runs as this does: but then count here
+            size = -1
+        n = _fast_row(buf, i * width, coef[_U64(i * cstep)], row, pad, zero, digits4, size)
+        lengths[_U64(i)] = n
+        skipped += n < 0
+        i += 1
+        if same == _RUN - 1:  # a run: find where it ends
+            run = i
+            while run < stop and (np.int64(lengths[_U64(run)]) & _PLAN_MASK) == j:
+                run += 1
+            return i, run, skipped
+    return i, i, skipped
 
 
 @helper

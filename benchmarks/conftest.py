@@ -214,6 +214,18 @@ def mixed(enabled: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
 
 
 @pytest.fixture(scope="session")
+def snapshot(enabled: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The demo's market-by-order snapshot (``vecfix demo``): PRICE9 mantissas and each
+    row's scale (its instrument's tick decimals), rows grouped by instrument, no nulls."""
+    from vecfix._sample import PRICENULL9, sample_snapshot
+
+    snap = sample_snapshot(MIXED_ROWS if enabled else SMOKE_ROWS)
+    keep = snap.price_e9 != PRICENULL9
+    scales = snap.decimals[snap.instrument].astype(np.int32)
+    return snap.price_e9[keep], scales[keep]
+
+
+@pytest.fixture(scope="session")
 def price9_10m(enabled: bool) -> np.ndarray:
     """10M PRICE9 mantissas for the threads group; skips where that group cannot run."""
     import vecfix

@@ -109,6 +109,22 @@ def test_mixed(benchmark, mixed) -> None:
     )
 
 
+@pytest.mark.benchmark(group="mixed")
+def test_mixed_snapshot(benchmark, snapshot, decimal_reference: Callable) -> None:
+    """A snapshot table as feeds deliver it: rows grouped by instrument, each instrument
+    at its tick's decimals (per-row scales in runs of one layout)."""
+    coef, scales = snapshot
+    out = benchmark(vecfix.format_fixed, coef, EXPONENT, scales)
+    text = out.to_list()
+    sample = np.random.default_rng(0).integers(0, len(coef), size=200)
+    want = [decimal_reference(coef[i : i + 1], EXPONENT, int(scales[i]))[0] for i in sample]
+    assert [text[i] for i in sample] == want
+    benchmark.extra_info.update(
+        rows=len(coef), label="snapshot: per-instrument scales, grouped by instrument",
+        baseline=False,
+    )  # fmt: skip
+
+
 # --- C. group "batch8" ---------------------------------------------------------------------
 
 BATCH8 = np.array(

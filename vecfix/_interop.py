@@ -203,13 +203,16 @@ def resolve(
             valid = ~hit if valid is None else valid & ~hit
     if valid is None or valid.all():
         return coef, exponents, scales, None
-    coef = np.where(valid, coef, np.zeros(1, dtype=coef.dtype))
-    if exponents is None and not valid.any():
+    nulls = np.flatnonzero(~valid)  # a copy and a few writes: cheaper than np.where
+    coef = np.array(coef, copy=True)
+    coef.reshape(-1)[nulls] = 0
+    if exponents is None and nulls.size == valid.size:
         exponents = 0  # all null: nothing is printed, so no exponent is needed
     if scales is not None and not isinstance(scales, (int, np.integer)):
         per_row = _as_array("scales", scales)
         if per_row.dtype.kind in "iu" and per_row.shape == valid.shape:
-            scales = np.where(valid, per_row, np.zeros(1, dtype=per_row.dtype))
+            scales = np.array(per_row, copy=True)
+            scales.reshape(-1)[nulls] = 0
     return coef, exponents, scales, valid
 
 
@@ -220,8 +223,9 @@ def blank_nulls(
     if valid is None:
         return None
     valid = np.ascontiguousarray(np.broadcast_to(valid, lengths.shape), dtype=bool)
-    lengths[~valid] = 0
-    matrix[~valid] = 0
+    nulls = np.flatnonzero(~valid)  # row indices: cheaper than a mask over the matrix
+    lengths[nulls] = 0
+    matrix[nulls] = 0
     return valid
 
 

@@ -131,7 +131,7 @@ def format_fixed(
     lengths = np.empty(rows.n, dtype=np.int32)
     args = (readonly(rows.coef), rows.cstep, readonly(rows.exps), rows.estep)
     args += (readonly(rows.scales), rows.sstep)
-    widest = _uniform_widest(rows)
+    widest = _uniform_widest(rows, threads)
     if widest is None and (rows.estep or rows.sstep):  # the fill reads the plans in lengths
         parts = _run(_kernels.plan_rows, rows.n, threads, *args, lengths, _T.half, _T.pow10)
         widest = max(parts, default=0)
@@ -235,21 +235,29 @@ def _constant(values: np.ndarray) -> bool:
     return len(values) > 1 and values[0] == values[-1] and values.min() == values.max()
 
 
-def _uniform_widest(rows: Rows) -> int | None:
+def _uniform_widest(rows: Rows, threads: int = 1) -> int | None:
     """The longest row when every row shares one exponent and scale, else None."""
     if rows.estep or rows.sstep or rows.n < _MEASURE_BELOW:
         return None if rows.n else 0
-    return _widest_of_extremes(rows.coef, int(rows.exps[0]), int(rows.scales[0]))
+    return _widest_of_extremes(rows.coef, int(rows.exps[0]), int(rows.scales[0]), threads)
 
 
-def _widest_of_extremes(coef: np.ndarray, exponent: int, scale: int) -> int:
+def _widest_of_extremes(coef: np.ndarray, exponent: int, scale: int, threads: int = 1) -> int:
     """The longest row of ``coef`` under one exponent and scale, from two of its rows.
 
     The length only grows with ``|c|``, so the smallest and the largest coefficient bound
-    it and the measuring pass can be skipped (the fill writes the lengths).
+    it and the measuring pass can be skipped (the fill writes the lengths). With
+    ``threads``, each thread finds the extremes of its part (NumPy releases the GIL).
     """
-    low, high = int(coef.min()), int(coef.max())
+    parts = _run(_extremes, coef.size, min(threads, coef.size), coef)
+    low, high = min(lo for lo, _ in parts), max(hi for _, hi in parts)
     return max(row_length(low, exponent, scale), row_length(high, exponent, scale))
+
+
+def _extremes(start: int, stop: int, coef: np.ndarray) -> tuple[int, int]:
+    """The smallest and the largest of ``coef[start:stop]``."""
+    part = coef[start:stop]
+    return int(part.min()), int(part.max())
 
 
 #: Inputs shorter than this run on one thread: a thread's start costs more than it saves.

@@ -266,45 +266,70 @@ def plan_rows(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, hal
     and lengths found here, :func:`fill`'s rows wait neither on their exponent and scale
     nor on counting digits. Unlike :func:`measure` it leaves no plain lengths behind and
     does not look for rows over a limit.
+    """
+    widest = 0
+    for i in range(start, stop):
+        e = np.int64(exps[_U64(i * estep)])
+        s = np.int64(scales[_U64(i * sstep)])
+        n = _planned_length(coef[_U64(i * cstep)], e, s, half, pow10)
+        widest = max(widest, n)
+        lengths[_U64(i)] = _packed_plan(e, s, n)
+    return widest
 
-    Runs of one layout (a table sorted by instrument) are cheaper: the rows that
-    :func:`fill` hands to :func:`_fill_layout` (after the first ``_RUN`` of a run, counted
-    as :func:`_mixed_rows` counts them) get no length (0), and their widest row is found
-    from the run's smallest and largest coefficient, as the length grows with ``|c|``.
+
+@kernel
+def plan_runs(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, half, pow10):
+    """:func:`plan_rows` for rows in runs of one layout (a table sorted by instrument).
+
+    After the first ``_RUN`` rows of a run, which :func:`_mixed_rows` writes, :func:`fill`
+    hands the rest of the run to :func:`_fill_layout`: those rows get their plan alone
+    (length 0), and their widest row is found from the run's smallest and largest
+    coefficient, as the length grows with ``|c|``. Slower than :func:`plan_rows` where the
+    layout changes every few rows.
     """
     widest = 0
     same = 0
     last = np.int64(-1)
-    low = high = np.int64(0)  # the extremes of the run's rows that get no length
-    run_e = run_s = np.int64(0)
-    pending = False
-    for i in range(start, stop):
+    i = start
+    while i < stop:
         e = np.int64(exps[_U64(i * estep)])
         s = np.int64(scales[_U64(i * sstep)])
         c = coef[_U64(i * cstep)]
         j = np.int64(_plan_index(e, s) // _U64(_PLAN_WORDS))
-        same = (same + 1) if j == last else 0
+        same = (same + 1) if j == last else 0  # counted as _mixed_rows counts
         last = j
-        if (same >= _RUN) & (j != _PLANS - 1):  # one plan, one layout: fill needs no length
-            low = min(low, c) if pending else c
-            high = max(high, c) if pending else c
-            run_e, run_s, pending = e, s, True
-            lengths[_U64(i)] = np.int32(j)
-            continue
-        if pending:
-            widest = max(widest, _extremes_length(low, high, run_e, run_s, half, pow10))
-            pending = False
-        d = e + s
-        k = min(max(-d, 0), 20)  # 20: every digit dropped, M is 0 (digits(|c| + half) <= 20)
-        nd = _ndigits(_magnitude(c) + half[_U64(min(k, 19))], pow10)  # M has nd - k digits
-        nz = opaque(-np.int64(nd > k))  # all ones when M != 0
-        body = (nd + d + max(-s, 0)) & nz  # digits of M and the zeros after it
-        n = max(body, max(s, 0) + 1) + np.int64(s > 0) + (np.int64(c < 0) & nz & 1)
+        if (same >= _RUN) & (j != _PLANS - 1):  # one plan is one layout: to the run's end
+            low = high = c
+            while i < stop and exps[_U64(i * estep)] == e and scales[_U64(i * sstep)] == s:
+                c = coef[_U64(i * cstep)]
+                low, high = min(low, c), max(high, c)
+                lengths[_U64(i)] = np.int32(j)
+                i += 1
+            widest = max(widest, _extremes_length(low, high, e, s, half, pow10))
+            continue  # the next row has another plan: its count starts again, as in fill
+        n = _planned_length(c, e, s, half, pow10)
         widest = max(widest, n)
-        lengths[_U64(i)] = np.int32(j | ((n & _SIZE_MASK) << _PLAN_BITS))
-    if pending:
-        widest = max(widest, _extremes_length(low, high, run_e, run_s, half, pow10))
+        lengths[_U64(i)] = _packed_plan(e, s, n)
+        i += 1
     return widest
+
+
+@helper
+def _planned_length(c, e, s, half, pow10):
+    """The length of row ``(c, e, s)`` (exact: see :func:`_plan_length`), branch-free."""
+    d = e + s
+    k = min(max(-d, 0), 20)  # 20: every digit dropped, M is 0 (digits(|c| + half) <= 20)
+    nd = _ndigits(_magnitude(c) + half[_U64(min(k, 19))], pow10)  # M has nd - k digits
+    nz = opaque(-np.int64(nd > k))  # all ones when M != 0
+    body = (nd + d + max(-s, 0)) & nz  # digits of M and the zeros after it
+    return max(body, max(s, 0) + 1) + np.int64(s > 0) + (np.int64(c < 0) & nz & 1)
+
+
+@helper
+def _packed_plan(e, s, n):
+    """Row ``(e, s)``'s plan and its length ``n``, packed into an int32 for :func:`fill`."""
+    j = np.int64(_plan_index(e, s) // _U64(_PLAN_WORDS))
+    return np.int32(j | ((n & _SIZE_MASK) << _PLAN_BITS))
 
 
 @kernel

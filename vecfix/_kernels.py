@@ -686,14 +686,15 @@ def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengt
     ``buf`` is the flat matrix, possibly followed by slack bytes; ``tables`` is
     :data:`TABLES` as a tuple. The caller has checked that every row fits ``width``.
     Unless ``estep`` and ``sstep`` are both 0, ``lengths`` must hold the rows' plans and
-    lengths, as :func:`plan_rows` writes them.
+    lengths, as :func:`plan_rows` or :func:`plan_runs` writes them.
 
     A first pass writes the rows :func:`_fast_row` takes, in order, with 8-byte stores
     that spill into the next row before that row is written; it marks the others with
     length -1, and leaves the last rows of the range, where a spill would leave it. A
     second pass writes those byte by byte (:func:`_fill_row`), within their own rows. With
     one exponent and scale, runs of rows whose integer part keeps its digit count go
-    through :func:`_lean_rows` in the first pass.
+    through :func:`_lean_rows` in the first pass; with exponents and scales per row, so do
+    runs of one layout, after their first ``_RUN`` rows (:func:`_mixed_rows`).
     """
     pow10, digits4, plans = tables[0], tables[5], tables[6]
     end, fast_stop, pad = _fast_bounds(start, stop, lengths.shape[0], buf.shape[0], width)
@@ -726,7 +727,7 @@ _RUN = 16
 @helper
 def _mixed_rows(i, stop, coef, cstep, buf, width, lengths, pad, zero, digits4, plans):
     """Write rows ``i, i + 1, ...`` (before ``stop``), each with its own plan and length from
-    :func:`plan_rows`, until ``_RUN`` rows in a row share a plan.
+    :func:`plan_rows` or :func:`plan_runs`, until ``_RUN`` rows in a row share a plan.
 
     Returns ``(first, run, skipped)``: rows ``first:run`` are the rest of that run (empty
     when ``stop`` came first), for :func:`_fill_layout`; ``skipped`` counts the rows left
@@ -742,7 +743,7 @@ def _mixed_rows(i, stop, coef, cstep, buf, width, lengths, pad, zero, digits4, p
         last = j
         row = _plan(plans, _U64(j) * _U64(_PLAN_WORDS))
         size = known >> _PLAN_BITS
-        if size == 0:  # never, as plan_rows counts runs as this does: but then count here
+        if size == 0:  # never, as plan_runs counts runs as this does: else count here
             size = -1
         n = _fast_row(buf, i * width, coef[_U64(i * cstep)], row, pad, zero, digits4, size)
         lengths[_U64(i)] = n

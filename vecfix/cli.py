@@ -940,14 +940,19 @@ def _format_command(args: argparse.Namespace) -> int:
         csv_infer_types=args.csv_infer_types,
         progress=False if args.quiet else None,
     )
+    _report(args, specs, f"{stats.rows:,} rows in {stats.batches:,} batches", stats.seconds)
+    return 0
+
+
+def _report(args: argparse.Namespace, specs: list[ColumnSpec], done: str, seconds: float) -> None:
+    """``vecfix format``'s one-line summary on stderr (none with ``--quiet``)."""
     if not args.quiet:
+        command = "vecfix format" if args.dask is None else "vecfix format --dask"
         names = ", ".join(s.name for s in specs)
         print(
-            f"vecfix format: {stats.rows:,} rows in {stats.batches:,} batches, formatted"
-            f" {names}, wrote {args.output} in {stats.seconds:.2f} s",
+            f"{command}: {done}, formatted {names}, wrote {args.output} in {seconds:.2f} s",
             file=sys.stderr,
         )
-    return 0
 
 
 def _format_on_dask(args: argparse.Namespace, specs: list[ColumnSpec]) -> int:
@@ -975,13 +980,7 @@ def _format_on_dask(args: argparse.Namespace, specs: list[ColumnSpec]) -> int:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise DataError(str(exc)) from None
-    if not args.quiet:
-        names = ", ".join(s.name for s in specs)
-        print(
-            f"vecfix format --dask: {partitions:,} partitions, formatted {names}, wrote"
-            f" {args.output} in {time.perf_counter() - start:.2f} s",
-            file=sys.stderr,
-        )
+    _report(args, specs, f"{partitions:,} partitions", time.perf_counter() - start)
     return 0
 
 

@@ -10,11 +10,12 @@ kernels and then measures one ``format_fixed(px, -9, 4)`` call twice:
   (NumPy reports its array buffers to tracemalloc).
 
 The output is the ``(n, width)`` matrix plus the int32 lengths; the ratio is peak extra
-memory over that.
+memory over that. ``--null`` makes every 100th row CME's ``PRICENULL9`` and passes it as
+``null=``: the output then includes the validity mask the call returns.
 
 Usage::
 
-    PYTHONPATH=$PWD python benchmarks/memory.py [--rows 1000000 10000000]
+    PYTHONPATH=$PWD python benchmarks/memory.py [--rows 1000000 10000000] [--null]
 """
 
 from __future__ import annotations
@@ -50,38 +51,49 @@ def _reset_peak_rss() -> bool:
     return True
 
 
-def child(n: int) -> dict[str, object]:
-    """Measure one call on ``n`` rows in this process (run by ``--child``)."""
+def child(n: int, null: bool = False) -> dict[str, object]:
+    """Measure one call on ``n`` rows in this process (run by ``--child``); with ``null``,
+    every 100th row is the null sentinel."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from conftest import EXPONENT, SCALE, price9_mantissas
 
     import vecfix
+    from vecfix._sample import PRICENULL9
 
     px = price9_mantissas(n)
+    options = {}
+    if null:
+        px[::100] = PRICENULL9
+        options["null"] = PRICENULL9
     vecfix.warmup()
     gc.collect()
 
     rss_extra = None
     before = _status_kib("VmRSS")
     if before is not None and _reset_peak_rss():
-        out = vecfix.format_fixed(px, EXPONENT, SCALE)
+        out = vecfix.format_fixed(px, EXPONENT, SCALE, **options)
         rss_extra = (_status_kib("VmHWM") - before) * 1024
         del out
         gc.collect()
 
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
-    out = vecfix.format_fixed(px, EXPONENT, SCALE)
+    out = vecfix.format_fixed(px, EXPONENT, SCALE, **options)
     current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return {
         "rows": n,
         "width": out.width,
-        "output_bytes": out.matrix.nbytes + out.lengths.nbytes,
+        "output_bytes": out.matrix.nbytes + out.lengths.nbytes + _nbytes(out.valid),
+        "null": null,
         "rss_extra": rss_extra,
         "traced_peak_extra": peak - base,
         "traced_kept": current - base,
     }
+
+
+def _nbytes(array: object) -> int:
+    return 0 if array is None else array.nbytes
 
 
 def mib(nbytes: float | None) -> str:
@@ -107,11 +119,12 @@ def line(r: dict) -> str:
     peak extra traced 0.0 MiB (1.01x), kept after the call 0.0 MiB
     """
     out = r["output_bytes"]
+    what = "matrix + lengths + validity" if r.get("null") else "matrix + lengths"
     rss = r["rss_extra"]
     rss_ratio = "" if rss is None else f" ({rss / out:.2f}x)"
     traced = r["traced_peak_extra"]
     return (
-        f"{r['rows']:,} rows, width {r['width']}: output (matrix + lengths) {mib(out)};"
+        f"{r['rows']:,} rows, width {r['width']}: output ({what}) {mib(out)};"
         f" peak extra RSS {mib(rss)}{rss_ratio};"
         f" peak extra traced {mib(traced)} ({traced / out:.2f}x),"
         f" kept after the call {mib(r['traced_kept'])}"
@@ -122,14 +135,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Measure each size in a fresh process and print; returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000, 10_000_000])
+    parser.add_argument("--null", action="store_true", help="every 100th row null (PRICENULL9)")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
-        print(json.dumps(child(args.child)))
+        print(json.dumps(child(args.child, args.null)))
         return 0
     for n in args.rows:
         done = subprocess.run(
-            [sys.executable, __file__, "--child", str(n)],
+            [sys.executable, __file__, "--child", str(n), *(["--null"] if args.null else [])],
             capture_output=True,
             text=True,
             check=False,

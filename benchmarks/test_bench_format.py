@@ -110,6 +110,34 @@ def test_mixed(benchmark, mixed) -> None:
 
 
 @pytest.mark.benchmark(group="mixed")
+def test_mixed_one_layout(benchmark, mixed, decimal_reference: Callable) -> None:
+    """The mix's coefficients under one exponent and scale: what their spread of digit
+    counts (1 to 15) costs without per-row layouts, next to PRICE9's 14 digits."""
+    coef = mixed[0]
+    out = benchmark(vecfix.format_fixed, coef, EXPONENT, SCALE)
+    want = decimal_reference(coef[:100])  # decimal keeps the sign of a zero; FIX text does not
+    assert out.to_list()[:100] == [t.lstrip("-") if not t.strip("-0.") else t for t in want]
+    benchmark.extra_info.update(
+        rows=len(coef), label="the mix's coefficients, exponent -9, scale 4", baseline=False
+    )
+
+
+@pytest.mark.benchmark(group="mixed")
+def test_mixed_nulls(benchmark, price9: np.ndarray, decimal_reference: Callable) -> None:
+    """The uniform case with every 100th row CME's null sentinel (``null=``)."""
+    from vecfix._sample import PRICENULL9
+
+    px = price9.copy()
+    px[::100] = PRICENULL9
+    out = benchmark(vecfix.format_fixed, px, EXPONENT, SCALE, null=PRICENULL9)
+    text = out.to_list()
+    assert text[0] is None and text[1:100] == decimal_reference(px[1:100])
+    benchmark.extra_info.update(
+        rows=len(px), label="uniform, every 100th row null (null=PRICENULL9)", baseline=False
+    )
+
+
+@pytest.mark.benchmark(group="mixed")
 def test_mixed_snapshot(benchmark, snapshot, decimal_reference: Callable) -> None:
     """A snapshot table as feeds deliver it: rows grouped by instrument, each instrument
     at its tick's decimals (per-row scales in runs of one layout)."""

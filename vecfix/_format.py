@@ -15,7 +15,7 @@ from ._fallback import INT32_MAX as _INT32_MAX
 from ._fallback import INT32_MIN as _INT32_MIN
 from ._fallback import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, prepare
-from ._interop import blank_nulls, resolve
+from ._interop import resolve
 from ._jit import readonly
 from ._result import Formatted
 
@@ -127,17 +127,20 @@ def format_fixed(
             return done
     coefficients, exponents, scales, valid = resolve(coefficients, exponents, scales, null)
     rows = _one_layout_if_constant(prepare(coefficients, exponents, scales))
+    if valid is not None:
+        valid = np.ascontiguousarray(np.broadcast_to(valid.reshape(-1), (rows.n,)))
+        rows = _without_null_big_rows(rows, valid)
     threads = _thread_count(rows.n, threads)
     lengths = np.empty(rows.n, dtype=np.int32)
-    args = (readonly(rows.coef), rows.cstep, readonly(rows.exps), rows.estep)
-    args += (readonly(rows.scales), rows.sstep)
-    widest = _uniform_widest(rows, threads)
+    passes = _Passes(rows, valid, threads)
+    widest = passes.uniform_widest()
     if widest is None and (rows.estep or rows.sstep):  # the fill reads the plans in lengths
         plan = _kernels.plan_runs if _in_runs(rows) else _kernels.plan_rows
-        widest = max(_run(plan, rows.n, threads, *args, lengths, _T.half, _T.pow10), default=0)
+        parts = passes.run(plan, lambda r: (lengths[r:], _T.half, _T.pow10))
+        widest = max((w for _, w in parts), default=0)
     measured = widest is None or widest > MAX_ROW_LENGTH  # measure() raises for too long
     if measured:
-        widest = _measure(rows, args, lengths, threads)
+        widest = _measure(rows, passes, lengths)
     big_text = _fallback_rows(rows) if rows.big_values else []
     big_lengths = [len(t) for t in big_text]
     if big_lengths:
@@ -145,7 +148,7 @@ def format_fixed(
     matrix, flat = _output_matrix(rows.n, widest, width, out)
     if matrix.shape[1] < widest:
         if not measured:
-            _measure(rows, args, lengths, threads)
+            _measure(rows, passes, lengths)
         lengths[rows.big_rows] = big_lengths
         i = int(np.flatnonzero(lengths > matrix.shape[1])[0])
         c, e, s = rows.row(i)
@@ -153,12 +156,141 @@ def format_fixed(
             f"row {i} (coefficient={c}, exponent={e}, scale={s}) needs {int(lengths[i])}"
             f" bytes but the width is {matrix.shape[1]}; widest row needs {widest}"
         )
-    _run(_kernels.fill, rows.n, threads, *args, flat, matrix.shape[1], lengths, _TABLES)
+    passes.fill(matrix, flat, lengths)
     for i, text in zip(rows.big_rows.tolist() if big_text else (), big_text, strict=True):
         lengths[i] = len(text)
         matrix[i, : len(text)] = np.frombuffer(text, dtype=np.uint8)
         matrix[i, len(text) :] = 0
-    return Formatted(matrix, lengths, blank_nulls(matrix, lengths, valid))
+    return Formatted(matrix, lengths, valid)
+
+
+class _Passes:
+    """Runs the row kernels over every row, split over threads.
+
+    A kernel is called as ``kernel(start, stop, coef, cstep, exps, estep, scales, sstep,
+    *tail)``. Without null rows it sees the whole columns. With them, it sees
+    :data:`NULL_BLOCK` rows at a time, from copies in which the null rows' coefficients
+    (and per-row scales) are 0: each null row is formatted as a placeholder zero, never
+    wider than a real row and never sent to the fallback, then blanked. The copies are a
+    block long, so the peak memory stays that of the output (a whole-column copy would add
+    12 bytes a row). The per-row arrays of ``tail`` (``lengths``, and the fill's flat
+    buffer) are passed from the block's first row on.
+    """
+
+    def __init__(self, rows: Rows, valid: np.ndarray | None, threads: int) -> None:
+        self.rows, self.valid, self.threads = rows, valid, threads
+
+    def run(
+        self,
+        kernel: Callable,
+        tail: Callable[[int], tuple],
+        blank: Callable[[np.ndarray], None] | None = None,
+    ) -> list[tuple[int, object]]:
+        """``[(first_row, result)]`` of each call. ``tail(r)`` gives the arguments after the
+        first six for a call whose row 0 is row ``r``: its per-row arrays from row ``r`` on.
+        A result's row numbers count from its ``first_row``. ``blank``, if given, gets the
+        null rows of each block once the kernel has run over it."""
+        rows = self.rows
+        if self.valid is None:
+            head = (readonly(rows.coef), rows.cstep, readonly(rows.exps), rows.estep)
+            head += (readonly(rows.scales), rows.sstep)
+            return [(0, r) for r in _run(kernel, rows.n, self.threads, *head, *tail(0))]
+
+        def blocks(start: int, stop: int) -> list[tuple[int, object]]:
+            done = []
+            scratch = self.scratch(min(NULL_BLOCK, stop - start))  # reused: no page faults
+            for first in range(start, stop, NULL_BLOCK):
+                last = min(first + NULL_BLOCK, stop)
+                nulls = np.flatnonzero(~self.valid[first:last])
+                args = *self.block(first, last, nulls, *scratch), *tail(first)
+                done.append((first, kernel(0, last - first, *args)))
+                if blank is not None:
+                    blank(first + nulls)
+            return done
+
+        return [part for chunk in _run(blocks, rows.n, self.threads) for part in chunk]
+
+    def fill(self, matrix: np.ndarray, flat: np.ndarray, lengths: np.ndarray) -> None:
+        """Write every row into ``matrix`` (``flat`` is its buffer, with slack) and its
+        ``lengths``; blank the null rows (length 0, zero bytes) block by block, while
+        they are in the cache."""
+        w = matrix.shape[1]
+
+        def blank(nulls: np.ndarray) -> None:
+            lengths[nulls] = 0
+            matrix[nulls] = 0
+
+        tail = lambda r: (flat[r * w :], w, lengths[r:], _TABLES)  # noqa: E731
+        self.run(_kernels.fill, tail, blank)
+
+    def scratch(self, size: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Room for a block's copy of the per-row coefficients and scales (None: not per
+        row)."""
+        rows = self.rows
+        coef = np.empty(size, dtype=np.int64) if rows.cstep else None
+        scales = np.empty(size, dtype=np.int32) if rows.sstep else None
+        return coef, scales
+
+    def block(
+        self,
+        first: int,
+        last: int,
+        nulls: np.ndarray,
+        coef_room: np.ndarray | None,
+        scales_room: np.ndarray | None,
+    ) -> tuple:
+        """The kernel's first six arguments for rows ``first:last``, with the ``nulls``
+        among them (counted from ``first``) zeroed in copies made in the rooms given (a
+        block without nulls is passed as it is)."""
+        rows = self.rows
+        coef, scales = rows.coef, rows.scales
+        if rows.cstep:
+            coef = _zeroed(coef[first:last], nulls, coef_room)
+        elif nulls.size:  # one coefficient for every row: it is the null one
+            coef = np.zeros_like(coef)
+        if rows.sstep:
+            scales = _zeroed(scales[first:last], nulls, scales_room)
+        exps = rows.exps[first:] if rows.estep else rows.exps
+        return readonly(coef), rows.cstep, readonly(exps), rows.estep, readonly(scales), rows.sstep
+
+    def uniform_widest(self) -> int | None:
+        """The longest row when every row shares one exponent and scale, else None."""
+        rows = self.rows
+        if rows.estep or rows.sstep or rows.n < _MEASURE_BELOW:
+            return None if rows.n else 0
+        e, s = int(rows.exps[0]), int(rows.scales[0])
+        if self.valid is None:
+            return _widest_of_extremes(rows.coef, e, s, self.threads)
+        return _widest_of([r for _, r in self.run(_block_extremes, lambda _: ())], e, s)
+
+
+#: Rows a block when some rows are null (:class:`_Passes`): a block's copies stay in the
+#: cache, and the Python work per block is small next to the kernels' work.
+NULL_BLOCK = 65_536
+
+
+def _zeroed(values: np.ndarray, nulls: np.ndarray, room: np.ndarray) -> np.ndarray:
+    """``values`` with the rows ``nulls`` set to 0: a copy in ``room`` if there are any."""
+    if not nulls.size:
+        return values
+    copy = room[: values.size]
+    np.copyto(copy, values)
+    copy[nulls] = 0
+    return copy
+
+
+def _block_extremes(start: int, stop: int, coef: np.ndarray, *_: object) -> tuple[int, int]:
+    """:func:`_extremes` with a kernel's arguments (for :meth:`_Passes.run`)."""
+    return _extremes(start, stop, coef)
+
+
+def _without_null_big_rows(rows: Rows, valid: np.ndarray) -> Rows:
+    """``rows`` less the coefficients beyond int64 that are in null rows (never printed)."""
+    if not rows.big_values:
+        return rows
+    keep = valid[rows.big_rows]
+    values = [v for v, k in zip(rows.big_values, keep.tolist(), strict=True) if k]
+    return rows._replace(big_rows=rows.big_rows[keep], big_values=values)
 
 
 def _format_int64(coef: np.ndarray, exponent: int, scale: int) -> Formatted | None:
@@ -204,15 +336,13 @@ def _longest_row(exponent: int, scale: int) -> int:
     return row_length(-(2**63), exponent, scale)
 
 
-def _measure(rows: Rows, args: tuple, lengths: np.ndarray, threads: int) -> int:
+def _measure(rows: Rows, passes: _Passes, lengths: np.ndarray) -> int:
     """Write every row's length (the kernel's view: big rows as 0); return the widest."""
-    parts = _run(
-        _kernels.measure, rows.n, threads, *args, lengths, MAX_ROW_LENGTH, _T.half, _T.pow10
-    )
-    too_long = [first for _, first in parts if first >= 0]
+    parts = passes.run(_kernels.measure, lambda r: (lengths[r:], MAX_ROW_LENGTH, _T.half, _T.pow10))
+    too_long = [start + first for start, (_, first) in parts if first >= 0]
     if too_long:
         _raise_too_long(rows, min(too_long))
-    return max((w for w, _ in parts), default=0)
+    return max((w for _, (w, _) in parts), default=0)
 
 
 #: Below this many rows the measuring kernel is cheaper than finding the extremes.
@@ -251,13 +381,6 @@ def _in_runs(rows: Rows) -> bool:
     return int(np.count_nonzero(changes)) * 4 * _kernels._RUN < _RUN_SAMPLE
 
 
-def _uniform_widest(rows: Rows, threads: int = 1) -> int | None:
-    """The longest row when every row shares one exponent and scale, else None."""
-    if rows.estep or rows.sstep or rows.n < _MEASURE_BELOW:
-        return None if rows.n else 0
-    return _widest_of_extremes(rows.coef, int(rows.exps[0]), int(rows.scales[0]), threads)
-
-
 def _widest_of_extremes(coef: np.ndarray, exponent: int, scale: int, threads: int = 1) -> int:
     """The longest row of ``coef`` under one exponent and scale, from two of its rows.
 
@@ -265,8 +388,12 @@ def _widest_of_extremes(coef: np.ndarray, exponent: int, scale: int, threads: in
     it and the measuring pass can be skipped (the fill writes the lengths). With
     ``threads``, each thread finds the extremes of its part (NumPy releases the GIL).
     """
-    parts = _run(_extremes, coef.size, min(threads, coef.size), coef)
-    low, high = min(lo for lo, _ in parts), max(hi for _, hi in parts)
+    return _widest_of(_run(_extremes, coef.size, min(threads, coef.size), coef), exponent, scale)
+
+
+def _widest_of(extremes: list[tuple[int, int]], exponent: int, scale: int) -> int:
+    """The longest row given the ``(smallest, largest)`` coefficient of each part."""
+    low, high = min(lo for lo, _ in extremes), max(hi for _, hi in extremes)
     return max(row_length(low, exponent, scale), row_length(high, exponent, scale))
 
 

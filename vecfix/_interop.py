@@ -178,11 +178,10 @@ def resolve(
 ) -> tuple[object, object, object, np.ndarray | None]:
     """What :func:`vecfix.format_fixed` formats: ``(coefficients, exponents, scales, valid)``.
 
-    Plain NumPy integers and lists pass through untouched (``valid`` is ``None``). A null
-    row is formatted as a placeholder zero and blanked afterwards (:func:`blank_nulls`):
-    its coefficient becomes 0, so it costs nothing in the kernels and never reaches the
-    fallback, and where scales are given per row its scale becomes 0, so its placeholder
-    (``"0"``) is never wider than a real row.
+    Plain NumPy integers and lists pass through untouched (``valid`` is ``None``, also when
+    no row is null). Nothing is copied for the null rows: :func:`vecfix.format_fixed`
+    formats them as placeholder zeros, a block of rows at a time, and blanks them
+    afterwards.
     """
     col = _convert(coefficients)
     if col is None:
@@ -200,33 +199,12 @@ def resolve(
     if null is not None:
         hit = _sentinel_rows(coef, _sentinels(null))
         if hit is not None:
-            valid = ~hit if valid is None else valid & ~hit
+            valid = np.logical_not(hit, out=hit) if valid is None else valid & ~hit
     if valid is None or valid.all():
         return coef, exponents, scales, None
-    nulls = np.flatnonzero(~valid)  # a copy and a few writes: cheaper than np.where
-    coef = np.array(coef, copy=True)
-    coef.reshape(-1)[nulls] = 0
-    if exponents is None and nulls.size == valid.size:
+    if exponents is None and not valid.any():
         exponents = 0  # all null: nothing is printed, so no exponent is needed
-    if scales is not None and not isinstance(scales, (int, np.integer)):
-        per_row = _as_array("scales", scales)
-        if per_row.dtype.kind in "iu" and per_row.shape == valid.shape:
-            scales = np.array(per_row, copy=True)
-            scales.reshape(-1)[nulls] = 0
     return coef, exponents, scales, valid
-
-
-def blank_nulls(
-    matrix: np.ndarray, lengths: np.ndarray, valid: np.ndarray | None
-) -> np.ndarray | None:
-    """Blank the null rows' placeholders: length 0, zero bytes. Returns the (n,) mask."""
-    if valid is None:
-        return None
-    valid = np.ascontiguousarray(np.broadcast_to(valid, lengths.shape), dtype=bool)
-    nulls = np.flatnonzero(~valid)  # row indices: cheaper than a mask over the matrix
-    lengths[nulls] = 0
-    matrix[nulls] = 0
-    return valid
 
 
 # --------------------------------------------------------------------------- dispatch
@@ -648,4 +626,4 @@ def _sentinel_rows(coef: np.ndarray, sentinels: list[int]) -> np.ndarray | None:
         hit = eq if hit is None else hit | eq
     if hit is None or not hit.any():
         return None
-    return hit
+    return np.asarray(hit)  # an array also for one row (a 0-d comparison gives a scalar)

@@ -10,6 +10,7 @@ import decimal
 import tracemalloc
 from decimal import Decimal
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import example, given
@@ -311,6 +312,9 @@ def test_a_null_sentinel_beyond_int64_is_not_formatted():
     assert out.to_list() == ["1.20", None, "-0.30"] and out.width == 5
 
 
+@pytest.mark.skipif(
+    numba.config.DISABLE_JIT, reason="a million rows through the plain-Python kernels"
+)
 def test_null_rows_cost_no_copy_of_the_column():
     """The peak extra memory of a call with null sentinels stays within 10% of what it
     returns (matrix, lengths, validity): the null rows are zeroed a block at a time."""

@@ -673,8 +673,10 @@ def _lean_pad(width):
     return max(width - 9, 0) // 8
 
 
-#: After a run of :func:`_lean_rows` this short, the next rows skip it for a while (integer
-#: parts whose digit count changes row to row would pay for two tries a row).
+#: After two runs of :func:`_lean_rows` in a row this short, the next rows skip it for a
+#: while (integer parts whose digit count changes row to row would pay for two tries a
+#: row). One short run does not: a lone outlier (a zero, a null row's placeholder) leaves
+#: one, and the rows after it go back to the lean loop at once.
 _LEAN_MIN = 4
 _LEAN_PAUSE = 64
 
@@ -793,6 +795,7 @@ def _fill_layout(start, fast_stop, end, coef, cstep, e, s, buf, width, lengths, 
     short = plan.scale <= _U64(4)
     skipped = 0
     pause = start
+    misses = 0  # lean runs in a row under _LEAN_MIN
     i = start
     while i < fast_stop:
         c = coef[_U64(i * cstep)]
@@ -809,8 +812,9 @@ def _fill_layout(start, fast_stop, end, coef, cstep, e, s, buf, width, lengths, 
             else:
                 i = _lean_rows(i, lean_stop, buf, width, coef, cstep, plan, nt, lengths,
                                digits4, pow10, zero, False)  # fmt: skip
-            if i - was < _LEAN_MIN:
-                pause = i + _LEAN_PAUSE
+            misses = (misses + 1) if i - was < _LEAN_MIN else 0
+            if misses == 2:
+                pause, misses = i + _LEAN_PAUSE, 0
     return skipped
 
 

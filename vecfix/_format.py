@@ -140,7 +140,7 @@ def format_fixed(
         widest = max((w for _, w in parts), default=0)
     measured = widest is None or widest > MAX_ROW_LENGTH  # measure() raises for too long
     if measured:
-        widest = _measure(rows, passes, lengths)
+        widest = _measure(passes, lengths)
     big_text = _fallback_rows(rows) if rows.big_values else []
     big_lengths = [len(t) for t in big_text]
     if big_lengths:
@@ -148,7 +148,7 @@ def format_fixed(
     matrix, flat = _output_matrix(rows.n, widest, width, out)
     if matrix.shape[1] < widest:
         if not measured:
-            _measure(rows, passes, lengths)
+            _measure(passes, lengths)
         lengths[rows.big_rows] = big_lengths
         i = int(np.flatnonzero(lengths > matrix.shape[1])[0])
         c, e, s = rows.row(i)
@@ -319,9 +319,9 @@ def _format_int64(coef: np.ndarray, exponent: int, scale: int) -> Formatted | No
         first = 0 if widest > MAX_ROW_LENGTH else -1
     if first >= 0:
         return None
-    flat = np.empty(n * widest + _SLACK, dtype=np.uint8)
+    matrix, flat = _output_matrix(n, widest, None, None)
     _kernels.fill(0, n, coef, 1, e, 0, s, 0, flat, widest, lengths, _TABLES)
-    return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
+    return Formatted._trusted(matrix, lengths)
 
 
 #: :func:`_format_int64` takes one kernel call for few rows when no row under the layout
@@ -336,12 +336,12 @@ def _longest_row(exponent: int, scale: int) -> int:
     return row_length(-(2**63), exponent, scale)
 
 
-def _measure(rows: Rows, passes: _Passes, lengths: np.ndarray) -> int:
+def _measure(passes: _Passes, lengths: np.ndarray) -> int:
     """Write every row's length (the kernel's view: big rows as 0); return the widest."""
     parts = passes.run(_kernels.measure, lambda r: (lengths[r:], MAX_ROW_LENGTH, _T.half, _T.pow10))
     too_long = [start + first for start, (_, first) in parts if first >= 0]
     if too_long:
-        _raise_too_long(rows, min(too_long))
+        _raise_too_long(passes.rows, min(too_long))
     return max((w for _, (w, _) in parts), default=0)
 
 

@@ -215,13 +215,7 @@ def measure(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, limit
         for i in range(start, stop):
             e = np.int64(exps[_U64(i * estep)])
             s = np.int64(scales[_U64(i * sstep)])
-            d = e + s
-            k = min(max(-d, 0), 19)
-            z = max(d, 0) + max(-s, 0)
-            kk = k if d >= -19 else 20  # more than 19 dropped: M is 0
-            n = _plan_length(
-                coef[_U64(i * cstep)], d, s, kk, half[_U64(k)], z, np.int64(s > 0), pow10
-            )
+            n = _planned_length(coef[_U64(i * cstep)], e, s, half, pow10)
             n = min(n, cap)  # an int32 length, and > limit for the rows beyond it
             lengths[_U64(i)] = n
             widest = max(widest, n)

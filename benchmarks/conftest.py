@@ -41,7 +41,7 @@ SMOKE_ROWS = 2_000
 EXPONENT = -9
 SCALE = 4
 PRICES_TSV = Path(__file__).resolve().parent.parent / "tests" / "data" / "prices.tsv.gz"
-VERSIONED = ("vecfix", "numpy", "numba", "pyarrow", "polars", "pytest-benchmark")
+VERSIONED = ("vecfix", "numpy", "numba", "pyarrow", "polars", "duckdb", "pytest-benchmark")
 
 
 def price9_mantissas(n: int, seed: int = SEED) -> np.ndarray:
@@ -65,37 +65,6 @@ def decimal_loop(px: np.ndarray, exponent: int = EXPONENT, scale: int = SCALE) -
 def fstring_floats(px: np.ndarray) -> list[str]:
     """The float way: divide by 1e9 and ``f"{x:.4f}"`` (binary floats, half to even)."""
     return [f"{x:.4f}" for x in (px / 1e9)]
-
-
-def arrow_price9(px: np.ndarray) -> object:
-    """pyarrow.compute: PRICE9 mantissas as ``decimal128(18, 9)``, rounded, cast to string.
-
-    The int64 mantissas are widened to 128 bits and wrapped as the decimal's buffer (a
-    cast from int64 would read them as whole numbers); ``round`` keeps scale 9, so a cast
-    to ``decimal128(18, 4)`` drops the zeros before the cast to string.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    wide = np.empty((len(px), 2), dtype=np.int64)
-    wide[:, 0] = px
-    wide[:, 1] = px >> 63
-    dec = pa.Array.from_buffers(pa.decimal128(18, 9), len(px), [None, pa.py_buffer(wide)])
-    rounded = pc.round(dec, ndigits=SCALE, round_mode="half_towards_infinity")
-    return rounded.cast(pa.decimal128(18, SCALE)).cast(pa.string())
-
-
-def polars_price9(px: np.ndarray) -> object:
-    """polars: cast to ``Decimal(38, 9)``, divide by 10**9, round, cast to String.
-
-    ``round`` keeps scale 9, so a cast to ``Decimal(38, 4)`` comes before the cast to
-    String (which would print the nine decimals otherwise).
-    """
-    import polars as pl
-
-    dec = pl.Series(px).cast(pl.Decimal(38, 9)) / 10**9
-    rounded = dec.round(SCALE, mode="half_away_from_zero")
-    return rounded.cast(pl.Decimal(38, SCALE)).cast(pl.String)
 
 
 def vecfix_price9(px: np.ndarray) -> object:
@@ -122,6 +91,9 @@ def _to_list(result: object) -> list[str]:
     return result if isinstance(result, list) else result.to_list()
 
 
+#: Group "price9-1M": vecfix against the per-value ways (Python loops) on the same rows.
+#: The columnar peers (DuckDB, polars, pyarrow) are in group "peers-1M"
+#: (``test_bench_peers.py``), each reading an Arrow decimal column built before the timer.
 #: Group "price9-1M": every way of formatting the same PRICE9 prices at scale 4.
 PRICE9_WAYS: dict[str, Way] = {
     "vecfix": Way("vecfix.format_fixed", vecfix_price9, _to_list, baseline=True),
@@ -129,18 +101,6 @@ PRICE9_WAYS: dict[str, Way] = {
         "decimal loop (quantize, ROUND_HALF_UP)", decimal_loop, _to_list, 20_000, reference=True
     ),
     "fstring": Way('f"{x:.4f}" on px / 1e9 (floats)', fstring_floats, _to_list, 100_000),
-    "pyarrow": Way(
-        "pyarrow.compute round + cast to string",
-        arrow_price9,
-        lambda a: a.to_pylist(),
-        needs="pyarrow",
-    ),
-    "polars": Way(
-        "polars Decimal round + cast to String",
-        polars_price9,
-        lambda s: s.to_list(),
-        needs="polars",
-    ),
 }
 
 
@@ -237,6 +197,37 @@ def price9_10m(enabled: bool) -> np.ndarray:
     return price9_mantissas(THREAD_ROWS)
 
 
+def cpu_isa() -> str:
+    """The widest x86 vector ISA the kernels are compiled for: that of the CPU, or of
+    ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` when set (an AVX2 or generic build on an
+    AVX-512 host), with LLVM's name for the target."""
+    name = os.environ.get("NUMBA_CPU_NAME")
+    features = os.environ.get("NUMBA_CPU_FEATURES")
+    if features is None and name is None:
+        try:
+            with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+                flags = next((line for line in f if line.startswith("flags")), "")
+            features = " ".join("+" + flag for flag in flags.split(":")[-1].split())
+        except OSError:
+            features = ""
+    features = features or ""
+    if "+avx512f" in features:
+        isa = "AVX-512"
+    elif "+avx2" in features:
+        isa = "AVX2"
+    elif name == "generic" or not features:
+        isa = "generic (SSE2)"
+    else:
+        isa = "SSE4 or older"
+    try:
+        import llvmlite.binding as llvm
+
+        target = name or llvm.get_host_cpu_name()
+    except Exception:  # the ISA line is informative only
+        target = name or "?"
+    return f"{isa} (LLVM target {target})"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _warm_vecfix() -> None:
     """Compile (or load) the kernels before any timing."""
@@ -256,5 +247,6 @@ def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: di
     machine_info["versions"] = versions
     if hasattr(os, "sched_getaffinity"):
         machine_info["usable_cores"] = len(os.sched_getaffinity(0))
+    machine_info["isa"] = cpu_isa()
     machine_info["argv"] = list(getattr(sys, "orig_argv", sys.argv))
     machine_info["pythonpath"] = os.environ.get("PYTHONPATH")

@@ -2,7 +2,12 @@
 
 Usage::
 
-    python benchmarks/report.py bench.json [--command "the command that made it"]
+    python benchmarks/report.py bench.json [more.json ...] [--command "the command that made it"]
+
+Several JSON files (e.g. a second run of ``test_bench_peers.py`` under
+``POLARS_MAX_THREADS=1``) are read as one run: their benchmarks are put together, a row
+whose label the earlier files already have is left out, and the machine of the first
+file is the one shown.
 
 Each benchmark's median time is divided by the rows it formatted (``extra_info["rows"]``)
 to give ns/value, and compared with the baseline of its group (``extra_info["baseline"]``,
@@ -20,7 +25,7 @@ from collections.abc import Sequence
 from importlib import metadata
 
 LIBRARIES = ("numpy", "numba", "pyarrow", "polars", "vecfix")
-GROUP_ORDER = ("price9-1M", "mixed", "batch8", "threads")
+GROUP_ORDER = ("peers-1M", "price9-1M", "mixed", "batch8", "threads")
 
 
 def format_seconds(seconds: float) -> str:
@@ -171,6 +176,8 @@ def markdown(bench: dict, command: str | None = None) -> str:
         if machine.get("pythonpath"):
             command = f"PYTHONPATH={machine['pythonpath']} {command}"
     lines = [f"Machine: {machine_line(machine)}", f"Versions: {versions_line(machine)}"]
+    if machine.get("isa"):
+        lines.append(f"Kernels compiled for: {machine['isa']}")
     if command:
         lines.append(f"Command: `{command}`")
     lines += [
@@ -193,13 +200,40 @@ def markdown(bench: dict, command: str | None = None) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the report for the JSON named on the command line; returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("json", help="file written by pytest --benchmark-json=FILE")
+    parser.add_argument("json", nargs="+", help="files written by pytest --benchmark-json=FILE")
     parser.add_argument("--command", help="the command that produced the JSON, to quote")
     args = parser.parse_args(argv)
-    with open(args.json, encoding="utf-8") as f:
-        bench = json.load(f)
-    print(markdown(bench, args.command))
+    runs = []
+    for path in args.json:
+        with open(path, encoding="utf-8") as f:
+            runs.append(json.load(f))
+    print(markdown(merge_runs(runs), args.command))
     return 0
+
+
+def merge_runs(runs: Sequence[dict]) -> dict:
+    """One run made of several: the first run's machine, every benchmark whose
+    ``(group, label)`` an earlier run did not have.
+
+    Examples
+    --------
+    >>> a = {"machine_info": {"cpu": {}}, "benchmarks": [
+    ...     {"group": "g", "name": "x", "extra_info": {"label": "polars, 2 threads"}}]}
+    >>> b = {"machine_info": {}, "benchmarks": [
+    ...     {"group": "g", "name": "x", "extra_info": {"label": "polars, 2 threads"}},
+    ...     {"group": "g", "name": "x", "extra_info": {"label": "polars, 1 thread"}}]}
+    >>> [b["extra_info"]["label"] for b in merge_runs([a, b])["benchmarks"]]
+    ['polars, 2 threads', 'polars, 1 thread']
+    """
+    merged = {"machine_info": runs[0].get("machine_info", {}), "benchmarks": []}
+    seen = set()
+    for run in runs:
+        for b in run["benchmarks"]:
+            key = (b.get("group"), b.get("extra_info", {}).get("label") or b["name"])
+            if key not in seen:
+                seen.add(key)
+                merged["benchmarks"].append(b)
+    return merged
 
 
 if __name__ == "__main__":

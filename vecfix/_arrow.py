@@ -1,0 +1,186 @@
+"""Arrow string arrays straight from the byte matrix: ``string_view`` and ``string``.
+
+A :class:`~vecfix.Formatted` result is an ``(n, width)`` byte matrix and the row lengths.
+Two Arrow layouts can be made from it without a Python object per row:
+
+``string_view``
+    One 16-byte record a row: its length (int32), then, for a row of at most 12 bytes, the
+    text itself (zero padded), else its first 4 bytes, a buffer index and an offset into a
+    data buffer. The data buffer is the matrix itself, so a long row is not copied at all,
+    and a short one is copied once into its record. polars keeps its strings in this
+    layout and takes such an array without a copy (``pl.from_arrow``): this is what
+    :meth:`~vecfix.Formatted.to_polars` hands it.
+``string`` / ``large_string``
+    Offsets (int32 or int64) and the rows' bytes back to back: what pandas' Arrow-backed
+    strings, Parquet and CSV writers expect. One pass packs the rows, eight bytes a store.
+
+Offsets into a data buffer are int32 in both layouts; ``offset_limit`` (2**31 - 1, the
+largest int32) decides when ``string`` becomes ``large_string`` and when the matrix is
+handed to ``string_view`` as several data buffers. Tests pass a small limit to cross it
+on small data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
+
+from ._jit import kernel, store8
+
+INT32_LIMIT = 2**31 - 1
+_U64 = np.uint64
+_ALL = _U64(0xFFFFFFFFFFFFFFFF)
+
+
+def _load8_python(buf: np.ndarray, offset: int) -> np.uint64:
+    """Pure-Python ``load8`` for ``NUMBA_DISABLE_JIT=1``: zeros past the buffer's end."""
+    data = bytes(buf[offset : offset + 8]).ljust(8, b"\0")
+    return _U64(int.from_bytes(data, "little"))
+
+
+@intrinsic
+def _load8_intrinsic(typingctx, buf, offset):
+    """The uint64 at byte ``offset`` of a 1-D uint8 array, unaligned, little-endian."""
+    if not (isinstance(buf, types.Array) and buf.dtype == types.uint8 and buf.ndim == 1):
+        return None
+
+    def codegen(context, builder, sig, args):
+        array = context.make_array(sig.args[0])(context, builder, args[0])
+        where = context.cast(builder, args[1], sig.args[1], types.intp)
+        pointer = builder.bitcast(builder.gep(array.data, [where]), ir.IntType(64).as_pointer())
+        return builder.load(pointer, align=1)
+
+    return types.uint64(buf, offset), codegen
+
+
+#: ``load8(buf, offset)``: an unaligned 8-byte load from a uint8 array. No bounds check:
+#: callers guarantee ``offset + 8 <= len(buf)``.
+load8 = _load8_python if numba.config.DISABLE_JIT else _load8_intrinsic
+
+
+@kernel
+def string_views(flat, width, lengths, rows_per_buffer, out):
+    """Write row ``i``'s Arrow ``string_view`` record into ``out[i]`` (two uint64).
+
+    ``flat`` is the matrix's buffer (row ``i`` at ``i * width``), split into data buffers
+    of ``rows_per_buffer`` rows for the rows longer than 12 bytes.
+    """
+    n = lengths.shape[0]
+    quick = n  # rows whose 12 bytes can be read with two 8-byte loads
+    while quick > 0 and (quick - 1) * width + 12 > flat.shape[0]:
+        quick -= 1
+    for i in range(n):
+        k = _U64(lengths[i])
+        base = i * width
+        if i < quick:
+            head, tail = load8(flat, base), load8(flat, base + 4)
+        else:  # the last rows of a buffer without slack: byte by byte
+            head, tail = _U64(0), _U64(0)
+            for j in range(min(lengths[i], 12)):
+                byte = _U64(flat[base + j])
+                if j < 8:
+                    head |= byte << _U64(8 * j)
+                if j >= 4:
+                    tail |= byte << _U64(8 * (j - 4))
+        shown = min(k, _U64(4))  # the bytes after the text are not the row's: mask them
+        lo = k | ((head & ((_U64(1) << (_U64(8) * shown)) - _U64(1))) << _U64(32))
+        if k <= _U64(12):
+            rest = max(k, _U64(4)) - _U64(4)
+            hi = (_ALL >> (_U64(64) - _U64(8) * rest)) & tail if rest else _U64(0)
+        else:
+            b = i // rows_per_buffer
+            hi = _U64(b) | (_U64((i - b * rows_per_buffer) * width) << _U64(32))
+        out[i, 0] = lo
+        out[i, 1] = hi
+
+
+@kernel
+def pack_rows(flat, width, lengths, offsets, data):
+    """Copy each row's text to ``data`` back to back, eight bytes a store; ``offsets``
+    (``n + 1``) gets the bounds. ``data`` has 8 bytes of slack after the text."""
+    n = lengths.shape[0]
+    quick = n  # rows that can be read eight bytes at a time without passing the buffer
+    while quick > 0 and (quick - 1) * width + ((width + 7) // 8) * 8 > flat.shape[0]:
+        quick -= 1
+    pos = 0
+    offsets[0] = 0
+    for i in range(n):
+        k = lengths[i]
+        base = i * width
+        if i < quick:
+            for j in range(0, k, 8):  # the bytes past the text are overwritten next
+                store8(data, pos + j, load8(flat, base + j))
+        else:
+            for j in range(k):
+                data[pos + j] = flat[base + j]
+        pos += k
+        offsets[i + 1] = pos
+    return pos
+
+
+def flat_buffer(matrix: np.ndarray) -> np.ndarray:
+    """The matrix's bytes as one 1-D array (the matrix itself when it is C-contiguous)."""
+    return np.ascontiguousarray(matrix).reshape(-1)
+
+
+def arrow_strings(
+    matrix: np.ndarray,
+    lengths: np.ndarray,
+    valid: np.ndarray | None,
+    *,
+    view: bool = False,
+    large: bool | None = None,
+    offset_limit: int = INT32_LIMIT,
+) -> Any:
+    """The rows as a ``pyarrow`` ``string_view``, ``string`` or ``large_string`` array.
+
+    ``view=True`` gives ``string_view`` (``large`` must then be None); otherwise
+    ``large=None`` gives ``string`` unless the text exceeds ``offset_limit`` bytes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = np.frombuffer(b"1.5\\0\\0-12.25", dtype=np.uint8).reshape(2, 5)
+    >>> lengths = np.array([3, 5], dtype=np.int32)
+    >>> arrow_strings(m, lengths, None, view=True).to_pylist()
+    ['1.5', '-12.25']
+    >>> arrow_strings(m, lengths, np.array([True, False])).to_pylist()
+    ['1.5', None]
+    """
+    import pyarrow as pa
+
+    n, width = matrix.shape
+    flat = flat_buffer(matrix)
+    lengths = np.ascontiguousarray(lengths, dtype=np.int32)
+    nulls = 0 if valid is None else int(n - np.count_nonzero(valid))
+    validity = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
+    if view:
+        if large is not None:
+            raise ValueError("large= applies to string and large_string, not to view=True")
+        records = np.empty((n, 2), dtype=np.uint64)
+        per_buffer = max(offset_limit // max(width, 1), 1)
+        string_views(flat, width, lengths, per_buffer, records)
+        data = [pa.py_buffer(flat[s : s + per_buffer * width])
+                for s in range(0, max(flat.size, 1), per_buffer * max(width, 1))]  # fmt: skip
+        return pa.Array.from_buffers(
+            pa.string_view(), n, [validity, pa.py_buffer(records), *data], null_count=nulls
+        )
+    total = int(lengths.sum(dtype=np.int64))
+    if large is None:
+        large = total > offset_limit
+    elif not large and total > offset_limit:
+        raise ValueError(f"{total} bytes of text do not fit pa.string(); pass large=True")
+    offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)
+    data = np.empty(total + 8, dtype=np.uint8)
+    pack_rows(flat, width, lengths, offsets, data)
+    return pa.Array.from_buffers(
+        pa.large_string() if large else pa.string(),
+        n,
+        [validity, pa.py_buffer(offsets), pa.py_buffer(data[:total])],
+        null_count=nulls,
+    )

@@ -145,7 +145,7 @@ def arrow_strings(
     Examples
     --------
     >>> import numpy as np
-    >>> m = np.frombuffer(b"1.5\\0\\0-12.25", dtype=np.uint8).reshape(2, 5)
+    >>> m = np.frombuffer(b"1.5\\0\\0\\0-12.25", dtype=np.uint8).reshape(2, 6)
     >>> lengths = np.array([3, 5], dtype=np.int32)
     >>> arrow_strings(m, lengths, None, view=True).to_pylist()
     ['1.5', '-12.25']

@@ -146,7 +146,7 @@ def arrow_strings(
     --------
     >>> import numpy as np
     >>> m = np.frombuffer(b"1.5\\0\\0\\0-12.25", dtype=np.uint8).reshape(2, 6)
-    >>> lengths = np.array([3, 5], dtype=np.int32)
+    >>> lengths = np.array([3, 6], dtype=np.int32)
     >>> arrow_strings(m, lengths, None, view=True).to_pylist()
     ['1.5', '-12.25']
     >>> arrow_strings(m, lengths, np.array([True, False])).to_pylist()

@@ -22,8 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vecfix import format_fixed
-from vecfix._interop import DecimalColumn, decimal_column, parse_decimal_text
+from vecfix import DecimalColumn, decimal_column, format_fixed, parse_decimal_text
 
 pa = pytest.importorskip("pyarrow")
 pd = pytest.importorskip("pandas")
@@ -153,7 +152,7 @@ def test_decimal_nan_and_infinity_are_refused_with_the_row(bad):
 def test_decimal_mixed_with_other_types_is_refused():
     with pytest.raises(TypeError, match=r"row 1 holds 5"):
         format_fixed([Decimal(1), 5], scales=2)
-    with pytest.raises(TypeError, match=r"row 1 holds 1.5"):
+    with pytest.raises(TypeError, match=r"row 1 holds float 1.5: a float cannot hold"):
         format_fixed([Decimal(1), 1.5], scales=2)
 
 

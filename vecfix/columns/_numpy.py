@@ -1,0 +1,44 @@
+"""NumPy arrays (and masked arrays) and Python scalars."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import rules
+from .column import Column
+from .text import parse_numpy
+
+
+def read_array(arr: np.ndarray, argument: str, source: str | None = None) -> Column:
+    """A plain NumPy array: integers as they are, ``S``/``U`` as decimal text, objects row
+    by row; floats and the rest refused."""
+    from ._objects import read_objects
+
+    rules.check_1d(argument, arr.shape)
+    kind = arr.dtype.kind
+    source = source or f"an array of dtype {arr.dtype}"
+    if kind in "iu":
+        return Column("integers", arr, source=f"integers ({source})")
+    if kind in "SU":
+        return Column("text", *parse_numpy(arr, argument), source="decimal text")
+    if kind == "O":
+        return read_objects(arr.reshape(-1).tolist(), argument)
+    raise rules.kind_error(argument, kind, source)
+
+
+def read_masked(arr: np.ma.MaskedArray, argument: str) -> Column:
+    """A masked array: its masked rows are null, whatever their hidden data holds."""
+    from ._objects import read_objects
+
+    rules.check_1d(argument, arr.shape)
+    mask = np.ma.getmaskarray(arr).reshape(-1)
+    data = np.asarray(arr.data)
+    if not mask.any():
+        return read_array(data, argument)
+    if data.dtype.kind in "iu":
+        col = read_array(data.reshape(-1), argument, "a masked array")
+        return Column("integers", col.coefficients, None, ~mask, col.source)
+    # anything else row by row, the hidden values never read
+    objs = data.reshape(-1).astype(object)
+    objs[mask] = None
+    return read_objects(objs.tolist(), argument)

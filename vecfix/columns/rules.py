@@ -231,12 +231,12 @@ def sentinels(null: object) -> list[int]:
 
 
 _FLOAT_ADVICE = (
-    ": a float cannot hold most decimal prices exactly (1.005 is stored as"
-    " 1.00499999999999989...), so the digits to round are not known. Pass integer"
-    " coefficients with an exponent (e.g. mantissas with exponents=-9), decimal text or"
-    " Decimal values (then scales= only), or a decimal column; if floats are all you have,"
-    " convert each one through its shortest text first, e.g. [Decimal(repr(x)) for x in"
-    " values], and check that this is what the data meant"
+    ". Floats cannot hold decimal prices exactly: 1.005 is stored as 1.00499999999999989...,"
+    " so the digits to round are not known. Pass integer coefficients with an exponent"
+    " (e.g. mantissas with exponents=-9), decimal text or Decimal values (then scales="
+    " only), or a decimal column; if floats are all you have, convert each one through its"
+    " shortest text first, e.g. [Decimal(repr(x)) for x in values], and check that this is"
+    " what the data meant"
 )
 
 
@@ -245,14 +245,12 @@ def float_error(
 ) -> TypeError:
     """The error for floats: for coefficients, advice about prices in floats; for exponents
     and scales, that they are counts."""
-    if argument == "coefficients":
-        lead = f"coefficients must be integers or decimals, not floats ({source})"
+    if argument in ("coefficients", "coefficient", "values"):
         advice = _FLOAT_ADVICE
     else:
-        lead = f"{argument} must be integers ({source})"
         advice = f": {argument} count powers of ten; convert whole numbers with .astype(np.int32)"
     if row is None:
-        return TypeError(lead + advice)
+        return TypeError(f"{argument} must be integers, got {source}{advice}")
     return RowTypeError(
         f" holds float {value!r}{advice}",
         argument=argument,

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 import decimal
 
-from .columns.rules import INT32_MAX, INT32_MIN, RowError, as_int, as_int32, show_int
+from .columns.rules import (
+    INT32_MAX,
+    INT32_MIN,
+    RowError,
+    as_int,
+    as_int32,
+    float_error,
+    show_int,
+)
 
 __all__ = [
     "INT32_MAX",
@@ -128,6 +136,8 @@ def string_fixed(
         col = read_column(coefficient, "coefficient")
         needs(col.kind, exponent, None, source=col.source)
         coefficient, exponent = int(col.coefficients), int(col.exponents)  # type: ignore[arg-type]
+    elif isinstance(coefficient, float):
+        raise float_error("coefficient", f"the float {coefficient!r}")
     elif exponent is None:
         raise TypeError("exponent is required for an integer coefficient (e.g. -9 for PRICE9)")
     if scale is None:

@@ -556,3 +556,15 @@ def test_worker_killed_mid_job_loses_and_duplicates_nothing(cluster, client, dat
     assert seqs == list(range(1, len(seqs) + 1))  # each message once, no gap
     entries = sum(int(dict(m)[268]) for msgs in got for m in msgs)
     assert entries == PARTS * ROWS
+
+
+def test_a_row_error_names_the_partition_and_the_index_label():
+    frame = pd.DataFrame({"px": ["1.5", "2", "3", "1,5"]}, index=[10, 11, 12, 13])
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(frame, npartitions=2, sort=False)
+        out = vd.format_columns(ddf, {"px": {"scale": 1}})
+        with pytest.raises(vecfix.RowError) as info:
+            out.compute(scheduler="sync")
+    error = info.value
+    assert (error.argument, error.row) == ("coefficients", 1)  # counted in its partition
+    assert str(error).startswith("partition 1, index 13, column 'px': coefficients row 1: '1,5'")

@@ -43,7 +43,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from ._format import format_fixed
-from .columns import Kind, read_column, rules
+from .columns import Kind, RowError, read_column, rules
 from .columns.rules import as_int
 from .fix import snapshots
 
@@ -135,17 +135,34 @@ def _specs(meta: pd.DataFrame, columns: Mapping[str, Mapping[str, Any]]) -> list
 # ---------------------------------------------------------------------------------------
 
 
-def _format_series(series: pd.Series, spec: _Spec, name: object) -> pd.Series:
-    out = format_fixed(series, spec.exponent, spec.scale, null=spec.null)
-    return out.to_pandas(name=name, index=series.index)
+def _format_series(series: pd.Series, spec: _Spec, name: object, number: int = 0) -> pd.Series:
+    """One partition's column. A :class:`~vecfix.RowError` keeps its row (counted in the
+    partition: the rows before it are in other tasks) and says which partition and index
+    label it is at."""
+    try:
+        out = format_fixed(series, spec.exponent, spec.scale, null=spec.null)
+    except RowError as exc:
+        if exc.row is None:
+            raise
+        where = f"partition {number}, index {series.index[exc.row]!r}, column {spec.column!r}: "
+        raise type(exc)(
+            exc.detail, argument=exc.argument, row=exc.row, lead=where + exc.lead
+        ) from None
+    return out.to_pandas(name=name)
 
 
-def _format_partition(part: pd.DataFrame, specs: Sequence[_Spec], suffix: str) -> pd.DataFrame:
+def _format_partition(
+    part: pd.DataFrame,
+    specs: Sequence[_Spec],
+    suffix: str,
+    partition_info: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
     """One partition: the formatted columns replace (or join) the inputs."""
+    number = 0 if partition_info is None else int(partition_info["number"])
     out = part.copy(deep=False)
     for spec in specs:
         name = spec.column + suffix
-        out[name] = _format_series(part[spec.column], spec, name)
+        out[name] = _format_series(part[spec.column], spec, name, number)
     return out
 
 

@@ -144,7 +144,9 @@ def _format_series(series: pd.Series, spec: _Spec, name: object, number: int = 0
     except RowError as exc:
         if exc.row is None:
             raise
-        where = f"partition {number}, index {series.index[exc.row]!r}, column {spec.column!r}: "
+        label = series.index[exc.row]
+        label = label.item() if isinstance(label, np.generic) else label
+        where = f"partition {number}, index {label!r}, column {spec.column!r}: "
         raise type(exc)(
             exc.detail, argument=exc.argument, row=exc.row, lead=where + exc.lead
         ) from None

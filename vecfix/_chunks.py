@@ -231,7 +231,7 @@ def _slice(value: Any, lo: int, hi: int) -> Any:
         exps = value.exponents
         return DecimalColumn(
             _slice(value.coefficients, lo, hi),
-            exps if exps is None or np.ndim(exps) == 0 else exps[lo:hi],
+            exps if exps is None or isinstance(exps, int) or exps.ndim == 0 else exps[lo:hi],
             None if value.valid is None else value.valid[lo:hi],
         )
     iloc = getattr(value, "iloc", None)  # pandas: positions, never labels

@@ -95,7 +95,9 @@ def _plain_int64(coefficients: object, exponents: object, scales: object) -> boo
 
 def _fast_rows(coefficients: np.ndarray, exponents: int, scales: int) -> Rows:
     n = coefficients.shape[0]
-    exps, scs = _int32_scalar(exponents, "exponents"), _int32_scalar(scales, "scales")
+    rules.check_int32(exponents, "exponents")
+    rules.check_int32(scales, "scales")
+    exps, scs = _int32_constant(int(exponents)), _int32_constant(int(scales))
     return Rows(n, coefficients, int(n != 1), exps, 0, scs, 0, _NO_ROWS, [])
 
 

@@ -123,7 +123,9 @@ class Formatted:
         """Every row as a Python ``str``; ``None`` for a null row."""
         text = self.matrix.tobytes().decode("ascii")
         w = self.width
-        rows = [text[i * w : i * w + n] for i, n in enumerate(self.lengths.tolist())]
+        rows: list[str | None] = [
+            text[i * w : i * w + n] for i, n in enumerate(self.lengths.tolist())
+        ]
         if self.valid is not None:
             for i in np.flatnonzero(~self.valid).tolist():
                 rows[i] = None
@@ -309,7 +311,7 @@ class Formatted:
         data = np.empty(total, dtype=np.uint8)
         _pk.compact(self.matrix, self.lengths, offsets, data)
         validity = None
-        if self.null_count:
+        if self.valid is not None and self.null_count:
             validity = pa.py_buffer(np.packbits(self.valid, bitorder="little"))
         return pa.Array.from_buffers(
             pa.large_string() if large else pa.string(),
@@ -383,7 +385,7 @@ def _write_all(file: IO[bytes], buf: np.ndarray) -> None:
 
     A minimal version of the project's write helper; the one in ``vecfix._io`` replaces it.
     """
-    view = memoryview(buf).cast("B")
+    view = memoryview(buf.data).cast("B")
     while view.nbytes:
         written = file.write(view)
         if written is None:  # a non-blocking raw file that would block: nothing taken

@@ -99,7 +99,7 @@ def _spec(
     rules.needs(kind, exponent, null, source=source, where=f"{where}: ")
     if null is not None:
         rules.sentinels(null)
-    return _Spec(column, exponent, scale, null)  # type: ignore[arg-type]
+    return _Spec(column, exponent, scale, null)
 
 
 def _specs(meta: pd.DataFrame, columns: Mapping[str, Mapping[str, Any]]) -> list[_Spec]:
@@ -615,7 +615,7 @@ def write_fix_snapshots(
         _spec(size, meta[size], size_scale, size_exponent, size_null, "size"),
     )
     seq_start = as_int(seq_start, "seq_start")
-    header = {
+    header: dict[str, Any] = {
         "sender": sender,
         "target": target,
         "sending_time": sending_time,

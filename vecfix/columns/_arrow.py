@@ -101,7 +101,7 @@ def _concat(parts: list[Column]) -> Column:
     exponent: int | np.ndarray | None
     if all(e is None for e in exps):
         exponent = None
-    elif all(isinstance(e, int) for e in exps) and len(set(exps)) == 1:  # type: ignore[arg-type]
+    elif all(isinstance(e, int) for e in exps) and len(set(exps)) == 1:
         exponent = exps[0]
     else:
         exponent = np.concatenate(

@@ -106,9 +106,9 @@ def _decimals(seq: Sequence[object], has_null: bool, argument: str) -> Column:
     try:
         col = parse_joined("\n".join(texts).encode("ascii"), texts, valid, argument)
     except RowError as exc:
-        value = seq[exc.row]  # type: ignore[index]
-        if exc.row is None or value.is_finite():  # type: ignore[union-attr]
+        if exc.row is None or seq[exc.row].is_finite():  # type: ignore[attr-defined]
             raise
+        value = seq[exc.row]
         raise RowError(
             f" is Decimal({str(value)!r}): NaN and infinities have no fixed-point text; drop"
             " them or mark them null (None)",

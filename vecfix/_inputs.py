@@ -71,7 +71,10 @@ def read_inputs(
         if valid.all():
             valid = None
         else:
-            valid = np.ascontiguousarray(np.broadcast_to(valid.reshape(-1), (rows.n,)))
+            valid = valid.reshape(-1)
+            if valid.shape[0] != rows.n:  # one coefficient for many rows
+                valid = np.broadcast_to(valid, (rows.n,))
+            valid = np.ascontiguousarray(valid)
     return Inputs(rows, valid, col.identity)
 
 
@@ -195,7 +198,7 @@ def _int32_column(value: ColumnLike, name: str) -> tuple[np.ndarray, int | None]
     if col.kind == "empty" and len(col) == 0:
         return np.empty(0, dtype=np.int32), 0
     if col.kind != "integers":
-        raise TypeError(f"{name} must be integers, got {col.source}")
+        raise TypeError(f"{name} must be integers, got {col.described()}")
     if col.valid is not None and not col.valid.all():
         raise rules.null_in(name, int(np.flatnonzero(~col.valid)[0]))
     arr = col.coefficients

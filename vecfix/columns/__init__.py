@@ -92,12 +92,12 @@ def _from_anything(values: object, argument: str) -> Column:
 #: ``(test, adapter)``: the first adapter whose test accepts the input reads it.
 ADAPTERS: list[tuple[Callable[[object], bool], Callable[[Any, str], Column]]] = [
     (_is(Column), lambda values, _: values),
-    (_is(DecimalColumn), _from_decimal_column),
+    (_is(DecimalColumn), _from_decimal_column),  # before tuples: it is one
+    (_is(np.ma.MaskedArray), read_masked),  # before arrays: it is one
+    (_is(np.ndarray), read_array),
     (_module_is("pyarrow"), read_arrow),
     (_module_is("pandas"), read_pandas),
     (_module_is("polars"), read_polars),
-    (_is(np.ma.MaskedArray), read_masked),
-    (_is(np.ndarray), read_array),
     (_is(decimal.Decimal, *TEXT_TYPES, *BYTES_TYPES), read_scalar),
     (_is(list, tuple), read_objects),
     (lambda _: True, _from_anything),
@@ -264,6 +264,6 @@ def parse_decimal_text(texts: ColumnLike) -> DecimalColumn:
         raise TypeError(
             "texts must be decimal text (str or bytes sequences, NumPy S/U arrays, Arrow"
             f" string arrays), got {type(texts).__name__}"
-            + (f" of {col.source}" if col is not None else "")
+            + (f" of {col.described()}" if col is not None else "")
         )
     return col.decimal()

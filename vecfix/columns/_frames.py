@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,6 @@ def read_pandas(values: Any, argument: str) -> Column:
         return read_objects(np.asarray(values, dtype=object).tolist(), argument)
     dtype = values.dtype
     kind = "Series" if isinstance(values, pd.Series) else "Index"
-    source = f"a pandas {kind} of dtype {dtype}"
     if isinstance(dtype, np.dtype):
         if dtype.kind == "O":
             objs = values.to_numpy(dtype=object)
@@ -33,15 +31,18 @@ def read_pandas(values: Any, argument: str) -> Column:
                 objs[missing] = None
             col = read_objects(objs.tolist(), argument)
         else:
-            col = read_array(values.to_numpy(), argument, source)
+            arr = values.to_numpy()
+            if arr.dtype.kind in "iu":  # the common case, without writing a description
+                col = Column("integers", arr, source=lambda: f"integers (a pandas {kind})")
+            else:
+                col = read_array(arr, argument, f"a pandas {kind} of dtype {dtype}")
     elif hasattr(values.array, "__arrow_array__"):  # ArrowDtype, string[pyarrow], Int64...
         import pyarrow as pa
 
-        col = read_arrow(pa.array(values.array), argument, source)
+        col = read_arrow(pa.array(values.array), argument, f"a pandas {kind} of dtype {dtype}")
     else:
         col = read_objects(values.to_numpy(dtype=object, na_value=None).tolist(), argument)
-    identity = Identity(values.name, values.index if kind == "Series" else None)
-    return dataclasses.replace(col, identity=identity)
+    return _named(col, Identity(values.name, values.index if kind == "Series" else None))
 
 
 def read_polars(values: Any, argument: str) -> Column:
@@ -60,7 +61,11 @@ def read_polars(values: Any, argument: str) -> Column:
         raise rules.float_error(argument, source)
     else:
         col = read_arrow(values.to_arrow(), argument, source)
-    return dataclasses.replace(col, identity=Identity(values.name))
+    return _named(col, Identity(values.name))
+
+
+def _named(col: Column, identity: Identity) -> Column:
+    return Column(col.kind, col.coefficients, col.exponents, col.valid, col.source, identity)
 
 
 def _wide_integers(pl: Any) -> tuple[Any, ...]:

@@ -16,14 +16,17 @@ def read_array(arr: np.ndarray, argument: str, source: str | None = None) -> Col
 
     rules.check_1d(argument, arr.shape)
     kind = arr.dtype.kind
-    source = source or f"an array of dtype {arr.dtype}"
-    if kind in "iu":
-        return Column("integers", arr, source=f"integers ({source})")
+    if kind in "iu":  # the common case: its description is written only if needed
+        return Column("integers", arr, source=lambda: f"integers ({_describe(arr, source)})")
     if kind in "SU":
         return Column("text", *parse_numpy(arr, argument), source="decimal text")
     if kind == "O":
         return read_objects(arr.reshape(-1).tolist(), argument)
-    raise rules.kind_error(argument, kind, source)
+    raise rules.kind_error(argument, kind, _describe(arr, source))
+
+
+def _describe(arr: np.ndarray, source: str | None) -> str:
+    return source or f"an array of dtype {arr.dtype}"
 
 
 def read_masked(arr: np.ma.MaskedArray, argument: str) -> Column:

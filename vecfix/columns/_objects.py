@@ -58,13 +58,14 @@ def read_objects(seq: Sequence[object], argument: str) -> Column:
         col = parse_bytes(seq, has_null, argument)  # type: ignore[arg-type]
         return Column("text", *col, source="decimal text")
     if any(issubclass(k, decimal.Decimal) for k in kinds):
-        _check_same(seq, decimal.Decimal, "Decimal values", argument)
+        if not all(issubclass(k, decimal.Decimal) for k in kinds):
+            _check_same(seq, decimal.Decimal, "Decimal values", argument)
         return _decimals(seq, has_null, argument)
     first = next(v for v in seq if v is not None)  # the first value says what the rows are
     for family in (TEXT_TYPES, BYTES_TYPES):
         if isinstance(first, family):
             _check_same(seq, family, "decimal text", argument)
-    return _integers(seq, has_null, argument)
+    return _integers(seq, kinds, has_null, argument)
 
 
 def _nested(seq: Sequence[object], argument: str) -> Column:
@@ -119,13 +120,12 @@ def _decimals(seq: Sequence[object], has_null: bool, argument: str) -> Column:
     return Column("decimals", *col, source="Decimal values")
 
 
-def _integers(seq: Sequence[object], has_null: bool, argument: str) -> Column:
+def _integers(seq: Sequence[object], kinds: set[type], has_null: bool, argument: str) -> Column:
     """Python or NumPy ints (of any size), bools and everything else refused."""
-    for i, v in enumerate(seq):
-        if isinstance(v, (bool, np.bool_)):
-            raise TypeError(f"{argument} must be integers, got a bool among them (row {i})")
-        if v is not None and not rules.is_int(v):
-            raise rules.row_type_error(argument, i, v)
+    if not all(rules.is_int_type(k) for k in kinds):  # find the first row that is not
+        for i, v in enumerate(seq):
+            if v is not None and not rules.is_int(v):
+                raise rules.row_type_error(argument, i, v)
     values = [0 if v is None else v for v in seq] if has_null else seq
     arr = np.asarray(values)
     if arr.dtype.kind not in "iu":  # beyond one NumPy integer dtype: Python ints

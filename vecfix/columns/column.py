@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -63,9 +64,10 @@ class Column:
         As in :class:`DecimalColumn`: ``None`` for integers.
     valid : numpy.ndarray or None
         ``True`` where a value is present; ``None`` when no row is null.
-    source : str
+    source : str or callable
         What the column is, for messages (``"Decimal values"``, ``"a polars Float64
-        Series"``).
+        Series"``), or a function that writes it (only when a message needs it): read it
+        with :meth:`described`.
     identity : Identity or None
         The input's name and index, for outputs that can carry them.
     """
@@ -74,11 +76,15 @@ class Column:
     coefficients: np.ndarray
     exponents: int | np.ndarray | None = None
     valid: np.ndarray | None = None
-    source: str = "integers"
+    source: str | Callable[[], str] = "integers"
     identity: Identity | None = None
 
     def __len__(self) -> int:
         return int(self.coefficients.size)
+
+    def described(self) -> str:
+        """What the column is, for a message."""
+        return self.source if isinstance(self.source, str) else self.source()
 
     @property
     def has_values(self) -> bool:

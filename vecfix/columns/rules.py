@@ -23,7 +23,7 @@ A column with no value present (empty, or every row null) needs no exponent eith
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar
 
 import numpy as np
@@ -116,7 +116,12 @@ def _rebuild(cls: type[RowError], detail: str, keywords: dict) -> RowError:
 
 def is_int(value: object) -> bool:
     """An integer that is not a bool (Python or NumPy)."""
-    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    return is_int_type(type(value))
+
+
+def is_int_type(cls: type) -> bool:
+    """Whether values of ``cls`` are integers that are not bools."""
+    return issubclass(cls, (int, np.integer)) and not issubclass(cls, (bool, np.bool_))
 
 
 def as_int(value: object, name: str) -> int:
@@ -179,34 +184,38 @@ def needs(
     exponents: object,
     null: object,
     *,
-    source: str,
+    source: str | Callable[[], str],
     where: str = "",
     has_values: bool = True,
 ) -> None:
     """Check what a column of ``kind`` needs: an exponent or none, ``null=`` or not.
 
-    ``source`` describes the column for the message (``"Decimal values"``); ``where``
-    prefixes it (``"columns['bid']: "``). ``has_values=False`` (empty or all null) waives
-    the exponent an integer column needs: nothing is printed.
+    ``source`` describes the column for the message (``"Decimal values"``, or a function
+    that writes it); ``where`` prefixes it (``"columns['bid']: "``). ``has_values=False``
+    (empty or all null) waives the exponent an integer column needs: nothing is printed.
     """
     carries = kind in ("decimals", "text")
     if carries and exponents is not None:
         raise TypeError(
-            f"{where}coefficients are {source}, which carry their own exponent;"
+            f"{where}coefficients are {_text(source)}, which carry their own exponent;"
             " leave exponents=None (pass the number of decimals as scales=...)"
         )
     if kind == "integers" and exponents is None and has_values:
         raise TypeError(
-            f"{where}exponents is required for integer coefficients ({source}):"
+            f"{where}exponents is required for integer coefficients ({_text(source)}):"
             " the power of ten of each coefficient (e.g. -9 for PRICE9)"
         )
     if carries and null is not None:
         raise TypeError(
             f"{where}null= marks sentinel integer coefficients (e.g. 2**63 - 1 for"
-            f" PRICENULL9); coefficients are {source}, which carry their own exponent, so a"
-            " sentinel would be compared with a meaningless part of them. Mark missing"
+            f" PRICENULL9); coefficients are {_text(source)}, which carry their own exponent,"
+            " so a sentinel would be compared with a meaningless part of them. Mark missing"
             " values as nulls of the column itself (None, NA, null): they are kept"
         )
+
+
+def _text(source: str | Callable[[], str]) -> str:
+    return source if isinstance(source, str) else source()
 
 
 def require_scales(scales: object) -> None:
@@ -275,6 +284,13 @@ def row_type_error(argument: str, row: int, value: object, expected: str = "inte
     """A row of the wrong type among integers (or among ``expected``)."""
     if isinstance(value, (float, np.floating)):
         return float_error(argument, f"{type(value).__name__} values", row, value)
+    if isinstance(value, (bool, np.bool_)):
+        return RowTypeError(
+            f" holds the bool {value!r}: booleans are not numbers here",
+            argument=argument,
+            row=row,
+            lead=f"{argument} must be integers, got a bool among them; ",
+        )
     return RowTypeError(
         f" holds {type(value).__name__} {value!r}",
         argument=argument,

@@ -18,6 +18,8 @@ from typing import Any
 import numba
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
@@ -206,3 +208,29 @@ def test_same_answer_everywhere(case: Case, runner: str) -> None:
             assert isinstance(info.value, RowError) and info.value.row == case.expected.row
     else:
         assert run(case) == case.expected
+
+
+# --------------------------------------------------------------- chunks and row numbers
+
+_TEXTS = st.one_of(
+    st.decimals(
+        allow_nan=False, allow_infinity=False, places=3, max_value=10**6, min_value=-(10**6)
+    ).map(str),
+    st.sampled_from(["1,5", "x", "row 1", "1e", "", " 2"]),  # not decimal text
+)
+
+
+@settings(max_examples=15 if NOJIT else 60)
+@given(texts=st.lists(_TEXTS, min_size=1, max_size=12), chunksize=st.integers(1, 5))
+def test_iter_format_reports_the_row_format_fixed_reports(texts: list[str], chunksize: int) -> None:
+    """Whatever the chunking, iter_format gives the rows' text or the same RowError (same
+    row, same message) as one format_fixed call over the whole input."""
+    try:
+        whole = vecfix.format_fixed(texts, scales=2).to_list()
+    except RowError as exc:
+        with pytest.raises(RowError) as info:
+            list(vecfix.iter_format(texts, scales=2, chunksize=chunksize))
+        assert (info.value.row, str(info.value)) == (exc.row, str(exc))
+    else:
+        chunks = vecfix.iter_format(texts, scales=2, chunksize=chunksize)
+        assert [t for chunk in chunks for t in chunk.to_list()] == whole

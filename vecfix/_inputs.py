@@ -52,7 +52,10 @@ class Inputs(NamedTuple):
 
 
 def read_inputs(
-    coefficients: ColumnLike, exponents: ColumnLike, scales: ColumnLike, null: object = None
+    coefficients: ColumnLike,
+    exponents: ColumnLike,
+    scales: ColumnLike,
+    null: rules.NullLike = None,
 ) -> Inputs:
     """Read, check, coerce and broadcast the arguments of :func:`vecfix.format_fixed`."""
     if null is None and _plain_int64(coefficients, exponents, scales):
@@ -104,7 +107,7 @@ def _fast_rows(coefficients: np.ndarray, exponents: int, scales: int) -> Rows:
     return Rows(n, coefficients, int(n != 1), exps, 0, scs, 0, _NO_ROWS, [])
 
 
-def _sentinel_validity(col: Column, null: object) -> np.ndarray | None:
+def _sentinel_validity(col: Column, null: rules.NullLike) -> np.ndarray | None:
     """The column's validity less the rows equal to a ``null=`` sentinel."""
     valid = col.valid
     if null is None or col.kind not in ("integers", "empty"):

@@ -84,7 +84,7 @@ def _column_kind(sample: pd.Series) -> Kind:
 
 
 def _spec(
-    column: str, sample: pd.Series, scale: object, exponent: object, null: object, where: str
+    column: str, sample: pd.Series, scale: object, exponent: object, null: Any, where: str
 ) -> _Spec:
     """Check one column's exponent, scale and null sentinel against what it holds, with
     the rules :func:`vecfix.format_fixed` applies."""

@@ -36,6 +36,9 @@ INT64_MAX = 2**63 - 1
 #: What a column holds (see the module docstring).
 Kind = Literal["integers", "decimals", "text", "empty"]
 
+#: ``null=``: sentinel coefficients that mean "no value".
+NullLike = int | np.integer | Sequence[int] | np.ndarray | None
+
 #: The argument names rows are reported under.
 ARGUMENTS = ("coefficients", "exponents", "scales")
 
@@ -182,7 +185,7 @@ def positive_int(value: object, name: str, allow_none: bool = False) -> int | No
 def needs(
     kind: Kind,
     exponents: object,
-    null: object,
+    null: NullLike,
     *,
     source: str | Callable[[], str],
     where: str = "",
@@ -223,7 +226,7 @@ def require_scales(scales: object) -> None:
         raise TypeError("scales is required: the number of decimal places to print")
 
 
-def sentinels(null: object) -> list[int]:
+def sentinels(null: NullLike) -> list[int]:
     """The ``null=`` argument as a list of Python ints."""
     items = null if isinstance(null, (list, tuple, np.ndarray)) else [null]
     out = []

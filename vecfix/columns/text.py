@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import decimal
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -84,14 +85,12 @@ def parse_numpy(arr: np.ndarray, name: str) -> DecimalColumn:
     return parse(data, _NO_OFFSETS, width, 0, n, None, name)
 
 
-def parse_arrow_buffers(
-    arr: object, wide: bool, valid: np.ndarray | None, name: str
-) -> DecimalColumn:
+def parse_arrow_buffers(arr: Any, wide: bool, valid: np.ndarray | None, name: str) -> DecimalColumn:
     """An Arrow ``string``/``binary`` (``wide``: ``large_``) array, parsed in its buffers."""
-    n = len(arr)  # type: ignore[arg-type]
-    bufs = arr.buffers()  # type: ignore[attr-defined]
+    n = len(arr)
+    bufs = arr.buffers()
     offsets = np.frombuffer(bufs[1], dtype=np.int64 if wide else np.int32)
-    offsets = offsets[arr.offset : arr.offset + n + 1].astype(np.int64)  # type: ignore[attr-defined]
+    offsets = offsets[arr.offset : arr.offset + n + 1].astype(np.int64)
     data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else _NO_VALID
     return parse(data, offsets, 0, 0, n, valid, name)
 

@@ -234,3 +234,83 @@ def test_iter_format_reports_the_row_format_fixed_reports(texts: list[str], chun
     else:
         chunks = vecfix.iter_format(texts, scales=2, chunksize=chunksize)
         assert [t for chunk in chunks for t in chunk.to_list()] == whole
+
+
+# ------------------------------------------------------------- one value, every container
+
+_INT64 = st.integers(-(2**63) + 1, 2**63 - 1)
+
+
+def _containers(values: list[int | None]) -> dict[str, Any]:
+    mask = [v is None for v in values]
+    filled = [0 if v is None else v for v in values]
+    return {
+        "list": values,
+        "masked": np.ma.masked_array(np.array(filled, dtype=np.int64), mask=mask),
+        "arrow": pa.array(values, pa.int64()),
+        "pandas Int64": pd.Series(values, dtype="Int64"),
+        "polars Int64": pl.Series(values, dtype=pl.Int64),
+        "DecimalColumn": vecfix.DecimalColumn(np.array(filled), None, ~np.array(mask, bool)),
+    }
+
+
+@settings(max_examples=10 if NOJIT else 50)
+@given(
+    values=st.lists(st.one_of(st.none(), _INT64), max_size=8),
+    exponent=st.integers(-20, 5),
+    scale=st.integers(-3, 12),
+)
+def test_every_container_of_the_same_integers_prints_the_same(values, exponent, scale):
+    expected = ref(values, exponent, scale)
+    for name, column in _containers(values).items():
+        got = vecfix.format_fixed(column, exponent, scale).to_list()
+        assert got == expected, name
+
+
+def _exact(v: Decimal) -> tuple[int, int]:
+    """A Decimal's coefficient and exponent, from its digits (no context rounding)."""
+    sign, digits, exponent = v.as_tuple()
+    c = int("".join(map(str, digits)) or "0")
+    return (-c if sign else c), int(exponent)
+
+
+@settings(max_examples=10 if NOJIT else 50)
+@given(
+    values=st.lists(
+        st.one_of(st.none(), st.decimals(-(10**30), 10**30, places=4)),
+        max_size=8,
+    ),
+    scale=st.integers(0, 6),
+)
+def test_every_container_of_the_same_decimals_prints_the_same(values, scale):
+    expected = [None if v is None else reference_fixed(*_exact(v), scale) for v in values]
+    containers = {
+        "Decimal list": values,
+        "text list": [None if v is None else str(v) for v in values],
+        "arrow decimal128": pa.array(values, pa.decimal128(38, 4)),
+        "pandas ArrowDtype": pd.Series(values, dtype=pd.ArrowDtype(pa.decimal128(38, 4))),
+        "polars Decimal": pl.Series(values, dtype=pl.Decimal(38, 4)),
+        "arrow string": pa.array([None if v is None else str(v) for v in values], pa.string()),
+    }
+    for name, column in containers.items():
+        assert vecfix.format_fixed(column, scales=scale).to_list() == expected, name
+
+
+def test_a_new_input_type_is_one_adapter_and_one_table_line(monkeypatch):
+    """The table in vecfix.columns: an adapter added in front is used everywhere."""
+    from vecfix import columns
+
+    class Cents(list):
+        """Prices in cents, a user's own container (slices stay Cents)."""
+
+        def __getitem__(self, key):
+            got = super().__getitem__(key)
+            return Cents(got) if isinstance(key, slice) else got
+
+    def read_cents(values: Cents, argument: str) -> columns.Column:
+        return columns.Column("decimals", np.array(values, dtype=np.int64), -2)
+
+    monkeypatch.setattr(columns, "ADAPTERS", [(columns._is(Cents), read_cents), *columns.ADAPTERS])
+    assert vecfix.format_fixed(Cents([125, -5]), scales=1).to_list() == ["1.3", "-0.1"]
+    chunks = vecfix.iter_format(Cents([125, -5, 7]), scales=1, chunksize=2)
+    assert [c.to_list() for c in chunks] == [["1.3", "-0.1"], ["0.1"]]

@@ -43,7 +43,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from ._format import format_fixed
-from .columns import Kind, RowError, read_column, rules
+from .columns import Kind, RowError, kind_of, rules
 from .columns.rules import as_int
 from .fix import snapshots
 
@@ -77,10 +77,10 @@ class _Spec(NamedTuple):
 
 
 def _column_kind(sample: pd.Series) -> Kind:
-    """What a column holds, as the input layer reads it, from its first rows (the meta's
-    empty column will do). An ``object`` column reads as ``"empty"``: Python ints,
-    ``Decimal`` or text, decided in each partition."""
-    return read_column(sample.iloc[:0], "coefficients").kind
+    """What a column holds, by the input layer's rules, from its type. An ``object``
+    column reads as ``"empty"``: Python ints, ``Decimal`` or text, decided in each
+    partition."""
+    return kind_of(sample.dtype)
 
 
 def _spec(

@@ -54,6 +54,7 @@ __all__ = [
     "RowError",
     "RowTypeError",
     "decimal_column",
+    "kind_of",
     "parse_decimal_text",
     "read_column",
     "rules",
@@ -144,6 +145,64 @@ def read_column(values: ColumnLike, argument: str = "coefficients") -> Column:
         if accepts(values):
             return adapter(values, argument)
     raise AssertionError("unreachable: the last adapter takes anything")  # pragma: no cover
+
+
+def kind_of(dtype: Any, argument: str = "coefficients") -> Kind:
+    """What a column of ``dtype`` holds, by the same rules as its data: for checks made
+    before any data is read (a Parquet or CSV schema, a Dask frame's meta).
+
+    Parameters
+    ----------
+    dtype
+        A pyarrow ``DataType``, a NumPy or pandas dtype, a polars data type, or a column
+        (only its type is looked at).
+    argument : str
+        The argument's name, for messages.
+
+    Returns
+    -------
+    {"integers", "decimals", "text", "empty"}
+        ``"empty"`` for types whose rows decide (NumPy/pandas ``object``: ints,
+        ``Decimal`` or text).
+
+    Raises
+    ------
+    TypeError
+        For the types :func:`read_column` refuses (floats with the advice about floats,
+        bools, dates...).
+
+    Examples
+    --------
+    >>> import numpy as np, pyarrow as pa
+    >>> from vecfix.columns import kind_of
+    >>> kind_of(pa.decimal128(9, 2)), kind_of(np.dtype("int64")), kind_of(pa.string())
+    ('decimals', 'integers', 'text')
+    """
+    return read_column(_empty_of(dtype), argument).kind
+
+
+def _empty_of(dtype: Any) -> Any:
+    """A column of no rows of ``dtype`` (or ``dtype``'s first zero rows if it is one)."""
+    if isinstance(dtype, np.dtype):
+        return np.empty(0, dtype)
+    module = type(dtype).__module__.partition(".")[0]
+    if module == "pyarrow":
+        import pyarrow as pa
+
+        if isinstance(dtype, pa.DataType):
+            return pa.array([], type=dtype)
+    if module == "pandas":
+        import pandas as pd
+
+        if isinstance(dtype, pd.api.extensions.ExtensionDtype):
+            return pd.Series([], dtype=dtype)
+        if isinstance(dtype, (pd.Series, pd.Index)):
+            return dtype[:0]
+    if module == "polars":
+        import polars as pl
+
+        return dtype[:0] if isinstance(dtype, pl.Series) else pl.Series([], dtype=dtype)
+    return dtype[:0]
 
 
 def decimal_column(values: ColumnLike) -> DecimalColumn:

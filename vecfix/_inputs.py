@@ -197,7 +197,11 @@ def _int32_column(value: ColumnLike, name: str) -> tuple[np.ndarray, int | None]
     scalar = _int32_scalar(value, name)
     if scalar is not None:
         return scalar, None
-    col = read_column(value, name)
+    if type(value) is np.ndarray and value.dtype.kind in "iu":  # per-row values: no nulls
+        rules.check_1d(name, value.shape)
+        col = Column("integers", value)
+    else:
+        col = read_column(value, name)
     if col.kind == "empty" and len(col) == 0:
         return np.empty(0, dtype=np.int32), 0
     if col.kind != "integers":

@@ -126,7 +126,13 @@ def test_mixed_text_and_ints_name_the_odd_row():
 
 @pytest.mark.parametrize(
     "exponents",
-    [[None, -2], np.array([-2, None], dtype=object), pd.Series([-2, None], dtype="Int64")],
+    [
+        [None, -2],
+        np.array([-2, None], dtype=object),
+        pd.Series([-2, None], dtype="Int64"),
+        pd.Series([-2, None]),  # float64, the null a NaN
+        pl.Series([-2, None]),
+    ],
 )
 def test_exponents_with_nulls_say_so(exponents):
     with pytest.raises(TypeError, match=r"exponents must be integers; row \d is null") as e:
@@ -136,7 +142,7 @@ def test_exponents_with_nulls_say_so(exponents):
 
 def test_float_exponents_are_not_told_about_prices():
     with pytest.raises(TypeError, match="exponents count powers of ten") as e:
-        format_fixed([1, 2], np.array([-2.0, np.nan]), 2)
+        format_fixed([1, 2], np.array([-2.0, -1.5]), 2)
     assert "prices" not in str(e.value)
 
 

@@ -22,6 +22,10 @@ def read_array(arr: np.ndarray, argument: str, source: str | None = None) -> Col
         return Column("text", *parse_numpy(arr, argument), source="decimal text")
     if kind == "O":
         return read_objects(arr.reshape(-1).tolist(), argument)
+    if kind == "f" and argument in ("exponents", "scales"):  # NaN: a null, as pandas has it
+        nan = np.flatnonzero(np.isnan(arr.reshape(-1)))
+        if nan.size:
+            raise rules.null_in(argument, int(nan[0]))
     raise rules.kind_error(argument, kind, _describe(arr, source))
 
 

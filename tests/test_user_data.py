@@ -118,6 +118,13 @@ def test_floats_get_advice_about_floats(floats):
     assert "exponents is required" not in message
 
 
+def test_ints_that_became_floats_for_their_nulls_are_told_so():
+    px = pd.DataFrame({"px": [125, 130]}).reindex([0, 1, 2])["px"]  # float64: 125.0, 130.0, NaN
+    with pytest.raises(TypeError, match=r"whole numbers and NaN.*astype\('Int64'\)"):
+        format_fixed(px, -2, 1)
+    assert format_fixed(px.astype("Int64"), -2, 1).to_list() == ["1.3", "1.3", None]
+
+
 def test_mixed_text_and_ints_name_the_odd_row():
     with pytest.raises(TypeError, match=r"mix decimal text with int: row 1 holds 2; pass") as e:
         format_fixed(["1.5", 2], scales=1)

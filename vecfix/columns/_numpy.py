@@ -26,7 +26,23 @@ def read_array(arr: np.ndarray, argument: str, source: str | None = None) -> Col
         nan = np.flatnonzero(np.isnan(arr.reshape(-1)))
         if nan.size:
             raise rules.null_in(argument, int(nan[0]))
+    if kind == "f" and argument == "coefficients" and _nulled_integers(arr):
+        raise TypeError(
+            f"coefficients must be integers, got {_describe(arr, source)} holding whole"
+            " numbers and NaN: integers turned into floats to hold their nulls (pandas does"
+            " this to int columns with missing values), which is exact only below 2**53."
+            " Keep them integers with their nulls: .astype('Int64') on the column before"
+            " the nulls appear, or read it with dtype_backend='pyarrow'"
+        )
     raise rules.kind_error(argument, kind, _describe(arr, source))
+
+
+def _nulled_integers(arr: np.ndarray) -> bool:
+    """Floats that are whole numbers and NaN (ints that took NaN for their nulls)."""
+    flat = arr.reshape(-1)
+    nan = np.isnan(flat)
+    values = flat[~nan]
+    return bool(nan.any()) and bool(np.all(values == np.floor(values)))
 
 
 def _describe(arr: np.ndarray, source: str | None) -> str:

@@ -29,8 +29,7 @@ import decimal
 import numpy as np
 import pytest
 
-from vecfix import format_fixed
-from vecfix._interop import parse_decimal_text
+from vecfix import format_fixed, parse_decimal_text
 
 pa = pytest.importorskip("pyarrow")
 

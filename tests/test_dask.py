@@ -252,13 +252,25 @@ def test_format_columns_replaces_in_place_text_and_object_columns(convert_string
     ("columns", "error", "match"),
     [
         ({"nope": {"scale": 2}}, KeyError, r"'nope' is not a column"),
-        ({"px": {"scale": 2}}, TypeError, r"'px' holds integer coefficients .*exponent"),
-        ({"dpx": {"scale": 2, "exponent": -4}}, TypeError, r"'dpx' holds decimals"),
+        (
+            {"px": {"scale": 2}},
+            TypeError,
+            r"exponents is required for integer coefficients \(the column 'px'",
+        ),
+        (
+            {"dpx": {"scale": 2, "exponent": -4}},
+            TypeError,
+            r"coefficients are the column 'dpx' .*carry their own exponent",
+        ),
         ({"f": {"scale": 2, "exponent": 0}}, TypeError, r"'f' has dtype float64"),
         ({"px": {"exponent": -9}}, TypeError, r"columns\['px'\] needs a 'scale'"),
         ({"px": {"exponent": -9, "scale": 2, "nul": 1}}, TypeError, r"unknown keys \['nul'\]"),
         ({"px": {"exponent": -9, "scale": 2.0}}, TypeError, r"scale of column 'px' must be"),
-        ({"dpx": {"scale": 2, "null": 0}}, TypeError, r"null sentinel .* 'dpx'"),
+        (
+            {"dpx": {"scale": 2, "null": 0}},
+            TypeError,
+            r"null= marks sentinel integer .*the column 'dpx'",
+        ),
         ({}, TypeError, r"non-empty dict"),
     ],
 )
@@ -350,7 +362,9 @@ def test_cli_format_dask_refuses_non_parquet(tmp_path):
 
 def test_format_parquet_checks_specs_before_starting_anything(dataset, tmp_path):
     root, _ = dataset
-    with pytest.raises(TypeError, match="'px' holds integer coefficients"):
+    with pytest.raises(
+        TypeError, match="exponents is required for integer coefficients \\(the column 'px'"
+    ):
         vd.format_parquet(root, tmp_path / "out", {"px": {"scale": 4}}, scheduler=object())
     with pytest.raises(TypeError, match="scheduler must be None, an address"):
         vd.format_parquet(root, tmp_path / "out", COLUMNS, scheduler=object())
@@ -483,7 +497,9 @@ def test_write_fix_snapshots_decimal_prices_empty_partitions_and_errors(tmp_path
     with pytest.raises(ValueError, match=r"partition 0: column 'sym' is null at index 1"):
         vd.write_fix_snapshots(bad, tmp_path / "b", price_scale=2, size_scale=1, **args,
                                scheduler="sync")  # fmt: skip
-    with pytest.raises(TypeError, match=r"price: column 'px' holds decimals"):
+    with pytest.raises(
+        TypeError, match=r"price: coefficients are the column 'px' .*carry their own"
+    ):
         vd.write_fix_snapshots(ddf, tmp_path / "c", price_exponent=-2, price_scale=2, **args)
     with pytest.raises(KeyError, match=r"size='nope' is not a column"):
         vd.write_fix_snapshots(ddf, tmp_path / "c", price_scale=2, **{**args, "size": "nope"})
@@ -540,3 +556,15 @@ def test_worker_killed_mid_job_loses_and_duplicates_nothing(cluster, client, dat
     assert seqs == list(range(1, len(seqs) + 1))  # each message once, no gap
     entries = sum(int(dict(m)[268]) for msgs in got for m in msgs)
     assert entries == PARTS * ROWS
+
+
+def test_a_row_error_names_the_partition_and_the_index_label():
+    frame = pd.DataFrame({"px": ["1.5", "2", "3", "1,5"]}, index=[10, 11, 12, 13])
+    with dask.config.set({"dataframe.convert-string": False}):
+        ddf = dd.from_pandas(frame, npartitions=2, sort=False)
+        out = vd.format_columns(ddf, {"px": {"scale": 1}})
+        with pytest.raises(vecfix.RowError) as info:
+            out.compute(scheduler="sync")
+    error = info.value
+    assert (error.argument, error.row) == ("coefficients", 1)  # counted in its partition
+    assert str(error).startswith("partition 1, index 13, column 'px': coefficients row 1: '1,5'")

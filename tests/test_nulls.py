@@ -201,11 +201,25 @@ def test_sentinels_compare_exactly_without_float_promotion():
 def test_sentinels_on_other_inputs():
     out = format_fixed([5, 2**70, 7], 0, 0, null=2**70)
     assert out.to_list() == ["5", None, "7"] and out.width == 1  # never reached the fallback
-    dec = pa.array([Decimal("1.5"), Decimal("9.9")], pa.decimal64(5, 1))
-    assert format_fixed(dec, scales=1, null=99).to_list() == ["1.5", None]
     both = pa.array([INT64_MAX, None, 3])
     assert format_fixed(both, -1, 1, null=INT64_MAX).to_list() == [None, None, "0.3"]
-    assert format_fixed(["1.5", "2"], scales=0, null=[2]).to_list() == ["2", None]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        pa.array([Decimal("1.5"), Decimal("9.9")], pa.decimal64(5, 1)),
+        ["1.5", "2"],
+        [Decimal("1.5"), Decimal("2.5")],
+    ],
+    ids=["arrow-decimal", "text", "Decimal"],
+)
+def test_sentinels_are_refused_for_values_with_their_own_exponent(values):
+    # Issue 15: format_fixed([Decimal("1.5"), Decimal("2.5")], scales=1, null=15) gave
+    # [None, '2.5']: the sentinel was compared with the decimal's coefficient. One rule
+    # (vecfix.dask's) now: null= applies to integer coefficients only.
+    with pytest.raises(TypeError, match=r"null= marks sentinel integer coefficients.*carry"):
+        format_fixed(values, scales=1, null=15)
 
 
 def test_sentinel_argument_is_checked():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
@@ -129,3 +131,34 @@ def test_single_fallback_row_result():
     out = vecfix.format_fixed(10**25 + 5, -1, 0)
     assert len(out) == 1 and out[0] == "1000000000000000000000001"
     assert out.to_numpy().tolist() == [b"1000000000000000000000001"]
+
+
+class _Trickle(io.RawIOBase):
+    """A raw file that takes at most 3 bytes per write, as pipes and sockets may."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int:
+        taken = bytes(memoryview(b)[:3])
+        self.data += taken
+        return len(taken)
+
+
+def test_write_retries_partial_writes():
+    out = vecfix.format_fixed([125, None, -5, 2**70], -2, 1)
+    f = _Trickle()
+    assert out.write(f, null=b"NA") == len(out.to_bytes(end=b"\n", null=b"NA"))
+    assert bytes(f.data) == b"1.3\nNA\n-0.1\n11805916207174113034.2\n"
+
+
+def test_write_refuses_a_file_that_takes_nothing():
+    class Full(_Trickle):
+        def write(self, b):
+            return None
+
+    with pytest.raises(BlockingIOError):
+        vecfix.format_fixed([1], 0, 0).write(Full())

@@ -107,6 +107,7 @@ def test_vector_files_cover_what_they_claim(golden):
 # --- format_fixed on whole columns ------------------------------------------------------
 
 
+@pytest.mark.golden_full
 @pytest.mark.parametrize("name", ["grid", "prices"])
 def test_format_fixed_int64_column(golden, name):
     v = golden[name]
@@ -114,17 +115,20 @@ def test_format_fixed_int64_column(golden, name):
     assert_formatted(result, v.expected, v)
 
 
+@pytest.mark.golden_full
 @pytest.mark.parametrize("name", ["grid", "prices"])
 def test_format_fixed_python_list_column(golden, name):
     v = golden[name]
     assert_formatted(vecfix.format_fixed(v.coef, v.exp, v.scale), v.expected, v)
 
 
+@pytest.mark.golden_full
 def test_format_fixed_big_python_list(golden):
     v = golden["big"]
     assert_formatted(vecfix.format_fixed(v.coef, v.exp_array(), v.scale_array()), v.expected, v)
 
 
+@pytest.mark.golden_full
 def test_format_fixed_big_object_array(golden):
     v = golden["big"]
     coef = np.array(v.coef, dtype=object)
@@ -154,6 +158,7 @@ def _mixed_rows(golden, seed: int, n_small: int):
     return tuple(list(col) for col in zip(*rows, strict=True))
 
 
+@pytest.mark.golden_full
 def test_format_fixed_mixed_column(golden):
     c, e, s, want = _mixed_rows(golden, 1, 20_000)
     assert any(INT64_MIN <= x <= INT64_MAX for x in c) and any(x > INT64_MAX for x in c)
@@ -161,6 +166,7 @@ def test_format_fixed_mixed_column(golden):
     assert_formatted(vecfix.format_fixed(np.array(c, dtype=object), e, s), want)
 
 
+@pytest.mark.golden_full
 def test_format_fixed_mixed_column_with_out_and_width(golden):
     c, e, s, want = _mixed_rows(golden, 2, 5_000)
     widest = max(map(len, want))
@@ -172,6 +178,7 @@ def test_format_fixed_mixed_column_with_out_and_width(golden):
     np.testing.assert_array_equal(out, padded.view(np.uint8).reshape(out.shape))
 
 
+@pytest.mark.golden_full
 @pytest.mark.parametrize("name", ["grid", "prices"])
 def test_format_fixed_grouped_scalar_broadcast(golden, name):
     """Rows grouped by (exponent, scale), each group with scalar exponent and scale, then
@@ -232,6 +239,7 @@ def test_format_fixed_runs_longest_row_inside_a_run(longest):
     assert_formatted(vecfix.format_fixed(coef, exps, scales), want)
 
 
+@pytest.mark.golden_full
 def test_prices_take_only_the_fast_path(golden, monkeypatch):
     """prices is all int64, so the decimal fallback must never be called."""
 

@@ -13,9 +13,9 @@ from . import fix
 from ._chunks import iter_format, write_formatted
 from ._fallback import MAX_ROW_LENGTH, RowTooLongError, string_fixed
 from ._format import format_fixed
-from ._interop import DecimalColumn, decimal_column, parse_decimal_text
 from ._result import Formatted
 from ._warmup import warmup
+from .columns import DecimalColumn, RowError, decimal_column, parse_decimal_text
 
 try:
     __version__ = version("vecfix")
@@ -26,6 +26,7 @@ __all__ = [
     "MAX_ROW_LENGTH",
     "DecimalColumn",
     "Formatted",
+    "RowError",
     "RowTooLongError",
     "__version__",
     "decimal_column",

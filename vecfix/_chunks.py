@@ -12,30 +12,28 @@ from __future__ import annotations
 import decimal
 import itertools
 import os
-import re
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 
 from ._format import format_fixed
-from ._interop import DecimalColumn
 from ._result import Formatted
+from .columns import ColumnLike, DecimalColumn, RowError, rules
 
 __all__ = ["iter_format", "write_formatted"]
 
-_NAMES = ("coefficients", "exponents", "scales")
-_ROW = re.compile(r"\brow (\d+)\b")
-_SCALAR_TYPES = (int, np.integer, decimal.Decimal, str, bytes)
+_NAMES = rules.ARGUMENTS
+_SCALAR_TYPES = (int, np.integer, decimal.Decimal, str, bytes, bytearray, memoryview)
 
 
 def iter_format(
-    coefficients: object,
-    exponents: object = None,
-    scales: object = None,
+    coefficients: ColumnLike,
+    exponents: ColumnLike = None,
+    scales: ColumnLike = None,
     *,
     chunksize: int = 1_000_000,
-    **kwargs: object,
+    **kwargs: Any,
 ) -> Iterator[Formatted]:
     """Format the rows in chunks of ``chunksize``, yielding one :class:`Formatted` per chunk.
 
@@ -72,7 +70,8 @@ def iter_format(
         At the call: a bad ``chunksize``, ``out=``, lengths that do not broadcast, inputs
         that are not 1-D or cannot be sliced. While iterating: what
         :func:`vecfix.format_fixed` raises, when the chunk holding the offending row is
-        reached; the message names the row's position in the whole input.
+        reached; a :class:`~vecfix.RowError` counts its :attr:`~vecfix.RowError.row` from
+        the start of the whole input.
 
     Examples
     --------
@@ -83,7 +82,7 @@ def iter_format(
     >>> [len(chunk) for chunk in vecfix.iter_format(range(10), 0, 0, chunksize=4)]
     [4, 4, 2]
     """
-    chunksize = _check_chunksize(chunksize)
+    chunksize = rules.positive_int(chunksize, "chunksize")  # type: ignore[assignment]
     if "out" in kwargs:
         raise TypeError("iter_format does not take out=: every chunk gets a matrix of its own")
     columns = (coefficients, exponents, scales)
@@ -95,11 +94,15 @@ def iter_format(
                 " None); pass a list or an array to give them per row"
             )
         return _iter_unsized(coefficients, exponents, scales, chunksize, kwargs)
-    return _iter_sized(columns, lengths, _broadcast(lengths), chunksize, kwargs)
+    return _iter_sized(columns, lengths, rules.broadcast_length(lengths), chunksize, kwargs)
 
 
 def _iter_sized(
-    columns: tuple, lengths: list[int | None], n: int, chunksize: int, kwargs: dict
+    columns: tuple[ColumnLike, ...],
+    lengths: list[int | None],
+    n: int,
+    chunksize: int,
+    kwargs: dict[str, Any],
 ) -> Iterator[Formatted]:
     """Chunks of sized columns: slices of ``n`` rows, broadcast values passed whole."""
     for lo in range(0, n, chunksize):
@@ -112,16 +115,16 @@ def _iter_sized(
 
 
 def write_formatted(
-    file: str | os.PathLike | IO[bytes],
-    coefficients: object,
-    exponents: object = None,
-    scales: object = None,
+    file: str | os.PathLike[str] | IO[bytes],
+    coefficients: ColumnLike,
+    exponents: ColumnLike = None,
+    scales: ColumnLike = None,
     *,
     chunksize: int = 1_000_000,
     sep: bytes = b"\n",
     end: bytes = b"\n",
     null_text: bytes = b"",
-    **kwargs: object,
+    **kwargs: Any,
 ) -> int:
     """Format the rows chunk by chunk and write their text to a binary file.
 
@@ -199,15 +202,7 @@ def _write(
 # ----------------------------------------------------------------------------- helpers
 
 
-def _check_chunksize(chunksize: object) -> int:
-    if isinstance(chunksize, (bool, np.bool_)) or not isinstance(chunksize, (int, np.integer)):
-        raise TypeError(f"chunksize must be a positive int, got {chunksize!r}")
-    if chunksize < 1:
-        raise ValueError(f"chunksize must be a positive int, got {chunksize}")
-    return int(chunksize)
-
-
-def _length(name: str, value: object) -> int | None:
+def _length(name: str, value: Any) -> int | None:
     """Rows in ``value``: ``None`` for a scalar (or absent), -1 for an unsized iterable."""
     if value is None or isinstance(value, _SCALAR_TYPES):
         return None
@@ -217,11 +212,7 @@ def _length(name: str, value: object) -> int | None:
     if isinstance(ndim, (int, np.integer)):
         if ndim == 0:
             return None
-        if ndim > 1:
-            raise ValueError(
-                f"{name} must be a scalar or 1-D, got shape {getattr(value, 'shape', '?')};"
-                " pass .ravel() to format every element in row-major order"
-            )
+        rules.check_1d(name, tuple(getattr(value, "shape", (0, 0))))
     try:
         return len(value)
     except TypeError:
@@ -234,30 +225,13 @@ def _length(name: str, value: object) -> int | None:
     )
 
 
-def _broadcast(lengths: list[int | None]) -> int:
-    """The common number of rows, NumPy's broadcasting for scalars and 1-D columns."""
-    n = None
-    for length in lengths:
-        if length is None or (length == 1 and n is not None):
-            continue
-        if n is None or n == 1:
-            n = length
-        elif length != n:
-            described = ", ".join(
-                f"{name} {'(scalar)' if k is None else f'of length {k}'}"
-                for name, k in zip(_NAMES, lengths, strict=True)
-            )
-            raise ValueError(f"cannot broadcast {described} to one length")
-    return 1 if n is None else n
-
-
-def _slice(value: object, lo: int, hi: int) -> object:
+def _slice(value: Any, lo: int, hi: int) -> Any:
     """Rows ``lo:hi`` of a column, without copying where the container allows."""
     if isinstance(value, DecimalColumn):
         exps = value.exponents
         return DecimalColumn(
             _slice(value.coefficients, lo, hi),
-            exps if exps is None or np.ndim(exps) == 0 else exps[lo:hi],
+            exps if exps is None or isinstance(exps, int) or exps.ndim == 0 else exps[lo:hi],
             None if value.valid is None else value.valid[lo:hi],
         )
     iloc = getattr(value, "iloc", None)  # pandas: positions, never labels
@@ -266,23 +240,23 @@ def _slice(value: object, lo: int, hi: int) -> object:
     return value[lo:hi]
 
 
-def _format_chunk(offset: int, parts: list[object], kwargs: dict) -> Formatted:
-    """``format_fixed(*parts, **kwargs)``, with rows in messages counted from the input's start."""
+def _format_chunk(offset: int, parts: list[Any], kwargs: dict[str, Any]) -> Formatted:
+    """``format_fixed(*parts, **kwargs)``, with a :class:`RowError`'s row counted from the
+    input's start."""
     try:
         return format_fixed(*parts, **kwargs)
-    except (TypeError, ValueError) as exc:
-        if not offset or not _ROW.search(str(exc)):
+    except RowError as exc:
+        if not offset or exc.row is None:
             raise
-        message = _ROW.sub(lambda m: f"row {int(m.group(1)) + offset}", str(exc))
-        try:
-            renamed = type(exc)(message)
-        except Exception:  # an exception type that takes other arguments: keep it as it is
-            raise exc from None
-        raise renamed from None
+        raise exc.shifted(offset) from None
 
 
 def _iter_unsized(
-    coefficients: object, exponents: object, scales: object, chunksize: int, kwargs: dict
+    coefficients: Any,
+    exponents: ColumnLike,
+    scales: ColumnLike,
+    chunksize: int,
+    kwargs: dict[str, Any],
 ) -> Iterator[Formatted]:
     """Chunks of an iterator of coefficients (exponents and scales are scalars)."""
     iterator = iter(coefficients)

@@ -8,40 +8,50 @@ arithmetic, how long the text will be, so that a row asking for more than
 from __future__ import annotations
 
 import decimal
-import operator
+
+from .columns.rules import (
+    INT32_MAX,
+    INT32_MIN,
+    RowError,
+    as_int,
+    as_int32,
+    float_error,
+    show_int,
+)
+
+__all__ = [
+    "INT32_MAX",
+    "INT32_MIN",
+    "MAX_ROW_LENGTH",
+    "RowTooLongError",
+    "row_length",
+    "string_fixed",
+]
 
 #: Longest text vecfix prints for one row, in bytes. A price or quantity is never near
 #: this; a scale or exponent in the millions is a bug upstream, and printing it would ask
 #: for megabytes per row (gigabytes for a whole column).
 MAX_ROW_LENGTH = 65_536
 
-INT32_MIN = -(2**31)
-INT32_MAX = 2**31 - 1
+
+class RowTooLongError(RowError):
+    """A row's text would exceed :data:`MAX_ROW_LENGTH` (or a caller's width).
+
+    A :class:`~vecfix.RowError`: :attr:`row` is the row (``None`` for a single value).
+    """
 
 
-class RowTooLongError(ValueError):
-    """A row's text would exceed :data:`MAX_ROW_LENGTH` (or a caller's width)."""
-
-
-def as_int(value: object, name: str) -> int:
-    """``value`` as a Python int; refuses bools, floats and anything not an integer."""
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
-        raise TypeError(f"{name} must be an integer, got the bool {value!r}")
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise TypeError(
-            f"{name} must be an integer, got {type(value).__name__} {value!r}"
-            " (pass an int, or convert exactly first, e.g. Decimal -> coefficient/exponent)"
-        ) from None
-
-
-def as_int32(value: object, name: str) -> int:
-    """``value`` as a Python int within int32."""
-    v = as_int(value, name)
-    if not INT32_MIN <= v <= INT32_MAX:
-        raise ValueError(f"{name} must fit in int32 ({INT32_MIN}..{INT32_MAX}), got {v}")
-    return v
+def _digits(a: int) -> int:
+    """How many decimal digits the positive int ``a`` has, without ``str`` (whose
+    int-to-text limit of 4,300 digits would refuse a long coefficient)."""
+    if a < 10**18:
+        return len(str(a))
+    k = (a.bit_length() - 1) * 30103 // 100000  # about log10(a), never more than 1 off
+    while 10**k > a:
+        k -= 1
+    while 10 ** (k + 1) <= a:
+        k += 1
+    return k + 1
 
 
 def row_length(coefficient: int, exponent: int, scale: int) -> int:
@@ -49,15 +59,15 @@ def row_length(coefficient: int, exponent: int, scale: int) -> int:
     a = abs(coefficient)
     d = exponent + scale
     if d >= 0:
-        m_digits = len(str(a)) if a else 0
+        m_digits = _digits(a) if a else 0
         zeros = d + max(0, -scale)
     else:
         k = -d
         # M = (a + 5*10**(k-1)) // 10**k has (digits of the sum) - k digits, or is zero.
-        if a == 0 or len(str(a)) < k:
+        if a == 0 or _digits(a) < k:
             m_digits = 0
         else:
-            m_digits = max(len(str(a + 5 * 10 ** (k - 1))) - k, 0)
+            m_digits = max(_digits(a + 5 * 10 ** (k - 1)) - k, 0)
         zeros = max(0, -scale)
     if m_digits == 0:
         return 1 if scale <= 0 else scale + 2
@@ -67,7 +77,11 @@ def row_length(coefficient: int, exponent: int, scale: int) -> int:
     return sign + max(m_digits + zeros - scale, 1) + 1 + scale
 
 
-def string_fixed(coefficient: int, exponent: int, scale: int) -> str:
+def string_fixed(
+    coefficient: int | decimal.Decimal | str | bytes,
+    exponent: int | None = None,
+    scale: int | None = None,
+) -> str:
     """Format one value exactly as shopspring/decimal ``StringFixed`` does.
 
     The value is ``coefficient * 10**exponent``; it is rounded half away from zero to
@@ -77,10 +91,13 @@ def string_fixed(coefficient: int, exponent: int, scale: int) -> str:
 
     Parameters
     ----------
-    coefficient : int
-        Any Python or NumPy integer, of any size.
-    exponent : int
-        Power of ten applied to the coefficient; must fit in int32.
+    coefficient : int or decimal.Decimal or str or bytes
+        Any Python or NumPy integer, of any size; or a value that carries its own
+        exponent, as :func:`~vecfix.format_fixed` reads it: a finite ``Decimal`` or
+        decimal text (``"2.675"``, ``b"1e-3"``).
+    exponent : int, optional
+        Power of ten applied to an integer coefficient; must fit in int32. Required for
+        an integer, refused for a ``Decimal`` or text.
     scale : int
         Decimal places to print; must fit in int32.
 
@@ -92,7 +109,8 @@ def string_fixed(coefficient: int, exponent: int, scale: int) -> str:
     Raises
     ------
     TypeError
-        If an argument is not an integer (floats and bools are refused).
+        If an argument is not an integer, a ``Decimal`` or decimal text (floats and bools
+        are refused), or ``exponent`` is missing for an integer or given for a decimal.
     ValueError
         If ``exponent`` or ``scale`` is outside int32, or the text would be longer than
         :data:`MAX_ROW_LENGTH` bytes.
@@ -107,15 +125,31 @@ def string_fixed(coefficient: int, exponent: int, scale: int) -> str:
     '550'
     >>> string_fixed(5, 3, 2)
     '5000.00'
+    >>> from decimal import Decimal
+    >>> string_fixed(Decimal("2.675"), scale=2), string_fixed("-0.125", scale=2)
+    ('2.68', '-0.13')
     """
+    if isinstance(coefficient, (decimal.Decimal, str, bytes, bytearray, memoryview)):
+        from .columns import read_column
+        from .columns.rules import needs
+
+        col = read_column(coefficient, "coefficient")
+        needs(col.kind, exponent, None, source=col.source)
+        coefficient, exponent = int(col.coefficients), int(col.exponents)  # type: ignore[arg-type]
+    elif isinstance(coefficient, float):
+        raise float_error("coefficient", f"the float {coefficient!r}")
+    elif exponent is None:
+        raise TypeError("exponent is required for an integer coefficient (e.g. -9 for PRICE9)")
+    if scale is None:
+        raise TypeError("scale is required: the number of decimal places to print")
     c = as_int(coefficient, "coefficient")
     e = as_int32(exponent, "exponent")
     s = as_int32(scale, "scale")
     need = row_length(c, e, s)
     if need > MAX_ROW_LENGTH:
         raise RowTooLongError(
-            f"coefficient={c}, exponent={e}, scale={s} would print {need} bytes, more than"
-            f" vecfix.MAX_ROW_LENGTH={MAX_ROW_LENGTH}"
+            f"coefficient={show_int(c)}, exponent={e}, scale={s} would print {need} bytes,"
+            f" more than vecfix.MAX_ROW_LENGTH={MAX_ROW_LENGTH}"
         )
     return _format(c, e, s)
 
@@ -123,11 +157,11 @@ def string_fixed(coefficient: int, exponent: int, scale: int) -> str:
 def _format(c: int, e: int, s: int) -> str:
     """The decimal-based formatting itself; arguments already validated."""
     d = e + s
-    if c == 0 or (d < 0 and len(str(abs(c))) < -d):  # |value| < 0.1 of the last place
+    if c == 0 or (d < 0 and _digits(abs(c)) < -d):  # |value| < 0.1 of the last place
         rounded_to_zero = True
     else:
         ctx = decimal.Context(
-            prec=len(str(abs(c))) + max(d, 0) + 2,  # room for every digit of the result
+            prec=_digits(abs(c)) + max(d, 0) + 2,  # room for every digit of the result
             rounding=decimal.ROUND_HALF_UP,  # half away from zero, as StringFixed
             Emax=decimal.MAX_EMAX,
             Emin=decimal.MIN_EMIN,

@@ -14,10 +14,10 @@ from . import _kernels
 from ._fallback import INT32_MAX as _INT32_MAX
 from ._fallback import INT32_MIN as _INT32_MIN
 from ._fallback import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
-from ._inputs import _NATIVE_INT64, Rows, _int32_constant, prepare
-from ._interop import resolve
+from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
 from ._jit import readonly
 from ._result import Formatted
+from .columns.rules import show_int
 
 _T = _kernels.TABLES
 _TABLES = tuple(_T)
@@ -125,10 +125,9 @@ def format_fixed(
         done = _format_int64(coefficients, exponents, scales)
         if done is not None:
             return done
-    coefficients, exponents, scales, valid = resolve(coefficients, exponents, scales, null)
-    rows = _one_layout_if_constant(prepare(coefficients, exponents, scales))
+    inputs = read_inputs(coefficients, exponents, scales, null)
+    rows, valid = _one_layout_if_constant(inputs.rows), inputs.valid
     if valid is not None:
-        valid = np.ascontiguousarray(np.broadcast_to(valid.reshape(-1), (rows.n,)))
         rows = _without_null_big_rows(rows, valid)
     threads = _thread_count(rows.n, threads)
     lengths = np.empty(rows.n, dtype=np.int32)
@@ -153,15 +152,17 @@ def format_fixed(
         i = int(np.flatnonzero(lengths > matrix.shape[1])[0])
         c, e, s = rows.row(i)
         raise RowTooLongError(
-            f"row {i} (coefficient={c}, exponent={e}, scale={s}) needs {int(lengths[i])}"
-            f" bytes but the width is {matrix.shape[1]}; widest row needs {widest}"
+            f" (coefficient={show_int(c)}, exponent={e}, scale={s}) needs {int(lengths[i])}"
+            f" bytes but the width is {matrix.shape[1]}; widest row needs {widest}",
+            argument="coefficients",
+            row=i,
         )
     passes.fill(matrix, flat, lengths)
     for i, text in zip(rows.big_rows.tolist() if big_text else (), big_text, strict=True):
         lengths[i] = len(text)
         matrix[i, : len(text)] = np.frombuffer(text, dtype=np.uint8)
         matrix[i, len(text) :] = 0
-    return Formatted(matrix, lengths, valid)
+    return Formatted(matrix, lengths, valid, identity=inputs.identity)
 
 
 class _Passes:
@@ -441,16 +442,18 @@ def _fallback_rows(rows: Rows) -> list[bytes]:
         try:
             texts.append(string_fixed(c, e, s).encode("ascii"))
         except RowTooLongError as exc:
-            raise RowTooLongError(f"row {i}: {exc}") from None
+            raise RowTooLongError(f": {exc}", argument="coefficients", row=i) from None
     return texts
 
 
 def _raise_too_long(rows: Rows, i: int) -> None:
     c, e, s = rows.row(i)
     raise RowTooLongError(
-        f"row {i} (coefficient={c}, exponent={e}, scale={s}) would print"
+        f" (coefficient={show_int(c)}, exponent={e}, scale={s}) would print"
         f" {row_length(c, e, s)} bytes, more than vecfix.MAX_ROW_LENGTH={MAX_ROW_LENGTH};"
-        " check the exponent and scale"
+        " check the exponent and scale",
+        argument="coefficients",
+        row=i,
     )
 
 

@@ -1,8 +1,5 @@
-"""Validation and coercion of user input, done once at the boundary.
-
-Everything the kernels receive is checked here: dtypes, int32 ranges, shapes and
-broadcasting. Messages name the argument, and where it matters the row and the value.
-"""
+"""The kernels' view of the input: :class:`Rows`, built from columns read by
+:mod:`vecfix.columns` (which decides every rule), checked and broadcast once."""
 
 from __future__ import annotations
 
@@ -11,11 +8,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._fallback import INT32_MAX, INT32_MIN
+from .columns import Column, ColumnLike, Identity, read_column, rules
+from .columns.rules import INT64_MAX, INT64_MIN, is_int
 
-_INT64_MAX = np.iinfo(np.int64).max
-_INT64_MIN = np.iinfo(np.int64).min
-_NAMES = ("coefficients", "exponents", "scales")
 _NATIVE_INT64 = np.dtype(np.int64)
 _NO_ROWS = np.empty(0, dtype=np.intp)
 
@@ -46,207 +41,112 @@ class Rows(NamedTuple):
         return c, int(self.exps[i * self.estep]), int(self.scales[i * self.sstep])
 
 
-def _kind_error(name: str, arr: np.ndarray, seq: list | tuple | None = None) -> TypeError:
-    """The error for a non-integer dtype; for a sequence it names the first non-integer row."""
-    hint = {
-        "f": " Floats cannot hold decimal prices exactly: pass integer coefficients with an"
-        " exponent (e.g. mantissas with exponents=-9), or decimal.Decimal values.",
-        "b": " Booleans are not numbers here: convert explicitly with .astype(np.int64).",
-        "c": "",
-        "M": " Datetimes are not prices: pass integer coefficients.",
-        "m": " Timedeltas are not prices: pass integer coefficients.",
-    }.get(arr.dtype.kind, "")
-    if seq is not None:
-        i, v = next((i, v) for i, v in enumerate(seq) if not _is_int(v))
-        return TypeError(f"{name} must be integers; row {i} holds {type(v).__name__} {v!r}.{hint}")
-    return TypeError(f"{name} must be integers, got an array of dtype {arr.dtype}.{hint}")
+class Inputs(NamedTuple):
+    """What :func:`read_inputs` hands :func:`vecfix.format_fixed`: the rows, their
+    validity (``None``: no null; else ``(n,)`` bool, contiguous) and the coefficients'
+    identity (name, index) for the result."""
+
+    rows: Rows
+    valid: np.ndarray | None
+    identity: Identity | None
 
 
-def _check_ndim(name: str, arr: np.ndarray) -> None:
-    if arr.ndim > 1:
-        raise ValueError(
-            f"{name} must be a scalar or 1-D, got shape {arr.shape}; pass .ravel() to"
-            " format every element in row-major order"
-        )
-
-
-def _is_int(v: object) -> bool:
-    """An integer that is not a bool (Python or NumPy)."""
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def _from_sequence(name: str, seq: list | tuple) -> np.ndarray:
-    """A flat list or tuple as an array, without NumPy's silent guesses.
-
-    NumPy reads ``[True, 2]`` as int64, ``[-1, 2**63]`` as float64 and ``[]`` as float64;
-    here bools are refused, all-integer lists stay integers (an object array when they do
-    not fit one NumPy dtype) and an empty list is an empty int64 array.
-    """
-    if not seq:
-        return np.empty(0, dtype=np.int64)
-    types = set(map(type, seq))
-    if bool in types or np.bool_ in types:
-        raise TypeError(f"{name} must be integers, got a bool among them")
-    arr = np.asarray(seq)
-    if arr.dtype.kind in "fO" and arr.ndim == 1 and all(map(_is_int, seq)):
-        arr = np.empty(len(seq), dtype=object)
-        arr[:] = seq
-    return arr
-
-
-def _as_array(name: str, value: object) -> np.ndarray:
-    if isinstance(value, np.ndarray):
-        arr = value
-    elif isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be integers, got the bool {value!r}")
-    else:
-        try:
-            if isinstance(value, (list, tuple)):
-                arr = _from_sequence(name, value)
-            else:
-                arr = np.asarray(value)
-        except (ValueError, TypeError, OverflowError) as exc:  # ragged lists and the like
-            raise TypeError(f"{name} could not be read as an array: {exc}") from None
-        if isinstance(value, (list, tuple)) and arr.ndim == 1 and arr.dtype.kind not in "iuO":
-            raise _kind_error(name, arr, value)  # name the first row that is not an int
-    _check_ndim(name, arr)
-    return arr
-
-
-def coerce_coefficients(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """Coefficients as native int64 (1-D, at least one element for a scalar).
-
-    Returns ``(coef, big_rows, big_values)`` where the rows listed in ``big_rows`` hold
-    integers beyond int64 (their ``coef`` slot is 0).
-    """
-    kind = arr.dtype.kind
-    no_big = np.empty(0, dtype=np.intp)
-    if kind == "i":
-        return np.ascontiguousarray(arr.reshape(-1), dtype=np.int64), no_big, []
-    if kind == "u":
-        flat = arr.reshape(-1)
-        if arr.dtype.itemsize < 8:
-            return np.ascontiguousarray(flat, dtype=np.int64), no_big, []
-        big = np.flatnonzero(flat > _INT64_MAX)
-        coef = np.ascontiguousarray(flat, dtype=np.uint64).astype(np.int64)
-        values = [int(v) for v in flat[big]]
-        coef[big] = 0
-        return coef, big, values
-    if kind == "O":
-        return _coerce_objects(arr.reshape(-1))
-    raise _kind_error("coefficients", arr)
-
-
-def _coerce_objects(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    values = flat.tolist()
-    for i, v in enumerate(values):
-        if not _is_int(v):
-            raise TypeError(
-                f"coefficients must be integers; row {i} holds {type(v).__name__} {v!r}."
-                " Pass Python or NumPy ints (Decimal values: split them into coefficient and"
-                " exponent first)"
-            )
-    coef = np.zeros(len(values), dtype=np.int64)
-    big_rows, big_values = [], []
-    for i, v in enumerate(values):
-        v = int(v)
-        if _INT64_MIN <= v <= _INT64_MAX:
-            coef[i] = v
+def read_inputs(
+    coefficients: ColumnLike,
+    exponents: ColumnLike,
+    scales: ColumnLike,
+    null: rules.NullLike = None,
+) -> Inputs:
+    """Read, check, coerce and broadcast the arguments of :func:`vecfix.format_fixed`."""
+    if null is None and _plain_int64(coefficients, exponents, scales):
+        return Inputs(_fast_rows(coefficients, exponents, scales), None, None)  # type: ignore[arg-type]
+    col = read_column(coefficients, "coefficients")
+    rules.require_scales(scales)
+    valid = _sentinel_validity(col, null)
+    has_values = col.coefficients.size > 0 and (valid is None or bool(valid.any()))
+    rules.needs(col.kind, exponents, null, source=col.source, has_values=has_values)
+    if col.exponents is not None:
+        exponents = col.exponents
+    elif exponents is None:
+        exponents = 0  # nothing is printed, so no exponent is needed
+    rows = _rows(col, exponents, scales)
+    if valid is not None:
+        if valid.all():
+            valid = None
         else:
-            big_rows.append(i)
-            big_values.append(v)
-    return coef, np.array(big_rows, dtype=np.intp), big_values
+            valid = valid.reshape(-1)
+            if valid.shape[0] != rows.n:  # one coefficient for many rows
+                valid = np.broadcast_to(valid, (rows.n,))
+            valid = np.ascontiguousarray(valid)
+    return Inputs(rows, valid, col.identity)
 
 
-def coerce_int32(arr: np.ndarray, name: str) -> np.ndarray:
-    """Exponents or scales as native int32 (1-D, at least one element for a scalar)."""
-    if arr.dtype.kind == "O":
-        values = arr.reshape(-1).tolist()
-        for i, v in enumerate(values):
-            if not _is_int(v):
-                raise TypeError(f"{name} must be integers; row {i} holds {type(v).__name__} {v!r}")
-            if not INT32_MIN <= v <= INT32_MAX:
-                raise ValueError(
-                    f"{name} must fit in int32 ({INT32_MIN}..{INT32_MAX}); row {i} is {int(v)}"
-                )
-        arr = np.array(values, dtype=np.int32).reshape(arr.shape)
-    if arr.dtype.kind not in "iu":
-        raise _kind_error(name, arr)
-    flat = arr.reshape(-1)
-    if flat.size and arr.dtype.itemsize >= 4 and arr.dtype != np.int32:  # may not fit int32
-        lo, hi = int(flat.min()), int(flat.max())
-        if lo < INT32_MIN or hi > INT32_MAX:
-            i = int(np.flatnonzero((flat < INT32_MIN) | (flat > INT32_MAX))[0])
-            raise ValueError(
-                f"{name} must fit in int32 ({INT32_MIN}..{INT32_MAX}); row {i} is {int(flat[i])}"
-            )
-    return np.ascontiguousarray(flat, dtype=np.int32)
+def prepare(coefficients: ColumnLike, exponents: ColumnLike, scales: ColumnLike) -> Rows:
+    """The :class:`Rows` of the three arguments (no nulls): :func:`read_inputs` less the
+    validity."""
+    return read_inputs(coefficients, exponents, scales).rows
 
 
-def _int32_scalar(value: object, name: str) -> np.ndarray | None:
-    """A plain integer exponent or scale as a 1-element int32 array (the cheap common case)."""
-    if not _is_int(value):
-        return None
-    if not INT32_MIN <= value <= INT32_MAX:
-        raise ValueError(f"{name} must fit in int32 ({INT32_MIN}..{INT32_MAX}), got {int(value)}")
-    return _int32_constant(int(value))
-
-
-@functools.lru_cache(maxsize=4096)
-def _int32_constant(value: int) -> np.ndarray:
-    """A read-only 1-element int32 array, shared by every call with this exponent or scale."""
-    array = np.array((value,), dtype=np.int32)
-    array.flags.writeable = False
-    return array
-
-
-def _broadcast_length(shapes: list[tuple[int, ...]]) -> int:
-    """NumPy's broadcasting for scalars and 1-D arrays: the common length of the inputs."""
-    n = 1
-    for shape in shapes:
-        if shape and shape[0] != 1:
-            if n != 1 and shape[0] != n:
-                described = ", ".join(
-                    f"{name} {'(scalar)' if not s else f'of length {s[0]}'}"
-                    for name, s in zip(_NAMES, shapes, strict=True)
-                )
-                raise ValueError(f"cannot broadcast {described} to one length")
-            n = shape[0]
-    return n
-
-
-def prepare(coefficients: object, exponents: object, scales: object) -> Rows:
-    """Check, coerce and broadcast the three inputs."""
-    if exponents is None:
-        raise TypeError("exponents is required for integer coefficients (e.g. -9 for PRICE9)")
-    if scales is None:
-        raise TypeError("scales is required: the number of decimal places to print")
-    if (
+def _plain_int64(coefficients: object, exponents: object, scales: object) -> bool:
+    """The common call, recognised in a few microseconds."""
+    return (
         type(coefficients) is np.ndarray
         and coefficients.dtype == _NATIVE_INT64
         and coefficients.ndim == 1
         and coefficients.flags.c_contiguous
-        and _is_int(exponents)
-        and _is_int(scales)
-    ):  # the common call, checked in a few microseconds
-        n = coefficients.shape[0]
-        exps, scs = _int32_scalar(exponents, "exponents"), _int32_scalar(scales, "scales")
-        return Rows(n, coefficients, int(n != 1), exps, 0, scs, 0, _NO_ROWS, [])
-    coef_array = _as_array("coefficients", coefficients)
-    coef, big_rows, big_values = coerce_coefficients(coef_array)
-    shapes = [coef_array.shape]
+        and is_int(exponents)
+        and is_int(scales)
+    )
+
+
+def _fast_rows(coefficients: np.ndarray, exponents: int, scales: int) -> Rows:
+    n = coefficients.shape[0]
+    rules.check_int32(exponents, "exponents")
+    rules.check_int32(scales, "scales")
+    exps, scs = _int32_constant(int(exponents)), _int32_constant(int(scales))
+    return Rows(n, coefficients, int(n != 1), exps, 0, scs, 0, _NO_ROWS, [])
+
+
+def _sentinel_validity(col: Column, null: rules.NullLike) -> np.ndarray | None:
+    """The column's validity less the rows equal to a ``null=`` sentinel."""
+    valid = col.valid
+    if null is None or col.kind not in ("integers", "empty"):
+        return valid  # rules.needs refuses null= for the other kinds
+    hit = _sentinel_rows(col.coefficients, rules.sentinels(null))
+    if hit is None:
+        return valid
+    return np.logical_not(hit, out=hit) if valid is None else valid & ~hit
+
+
+def _sentinel_rows(coef: np.ndarray, sentinels: list[int]) -> np.ndarray | None:
+    """Rows whose coefficient equals one of ``sentinels`` (``None`` when there are none)."""
+    hit = None
+    for s in sentinels:
+        if coef.dtype.kind in "iu":
+            info = np.iinfo(coef.dtype)
+            if not info.min <= s <= info.max:
+                continue
+            eq = coef == coef.dtype.type(s)  # same dtype: no float promotion
+        else:
+            eq = np.array([v == s for v in coef.reshape(-1).tolist()], dtype=bool).reshape(
+                coef.shape
+            )
+        hit = eq if hit is None else hit | eq
+    if hit is None or not hit.any():
+        return None
+    return np.atleast_1d(np.asarray(hit)).reshape(-1)
+
+
+def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> Rows:
+    coef, big_rows, big_values = coerce_coefficients(col.coefficients)
+    lengths: list[int | None] = [None if col.coefficients.ndim == 0 else coef.size]
     columns = []
     for name, value in (("exponents", exponents), ("scales", scales)):
-        column = _int32_scalar(value, name)
-        if column is None:
-            array = _as_array(name, value)
-            column = coerce_int32(array, name)
-            shapes.append(array.shape)
-        else:
-            shapes.append(())
+        column, length = _int32_column(value, name)
         columns.append(column)
+        lengths.append(length)
     exps, scs = columns
-    n = _broadcast_length(shapes)
+    n = rules.broadcast_length(lengths)
     if big_rows.size and coef.size == 1 and n != 1:
         big_rows, big_values = np.arange(n, dtype=np.intp), big_values * n
     return Rows(
@@ -260,3 +160,80 @@ def prepare(coefficients: object, exponents: object, scales: object) -> Rows:
         big_rows=big_rows,
         big_values=big_values,
     )
+
+
+def coerce_coefficients(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Integer coefficients as native int64 (1-D, one element for a scalar).
+
+    Returns ``(coef, big_rows, big_values)`` where the rows listed in ``big_rows`` hold
+    integers beyond int64 (their ``coef`` slot is 0).
+    """
+    flat = arr.reshape(-1)
+    if arr.dtype.kind == "i":
+        return np.ascontiguousarray(flat, dtype=np.int64), _NO_ROWS, []
+    if arr.dtype.kind == "u":
+        if arr.dtype.itemsize < 8:
+            return np.ascontiguousarray(flat, dtype=np.int64), _NO_ROWS, []
+        big = np.flatnonzero(flat > INT64_MAX)
+        coef = np.ascontiguousarray(flat, dtype=np.uint64).astype(np.int64)
+        values = [int(v) for v in flat[big]]
+        coef[big] = 0
+        return coef, big, values
+    values = flat.tolist()  # Python ints (read_column checked every row)
+    coef = np.zeros(len(values), dtype=np.int64)
+    big_rows, big_values = [], []
+    for i, v in enumerate(values):
+        v = int(v)
+        if INT64_MIN <= v <= INT64_MAX:
+            coef[i] = v
+        else:
+            big_rows.append(i)
+            big_values.append(v)
+    return coef, np.array(big_rows, dtype=np.intp), big_values
+
+
+def _int32_column(value: ColumnLike, name: str) -> tuple[np.ndarray, int | None]:
+    """Exponents or scales as native int32 (1-D) and their length (``None``: a scalar)."""
+    scalar = _int32_scalar(value, name)
+    if scalar is not None:
+        return scalar, None
+    if type(value) is np.ndarray and value.dtype.kind in "iu":  # per-row values: no nulls
+        rules.check_1d(name, value.shape)
+        col = Column("integers", value)
+    else:
+        col = read_column(value, name)
+    if col.kind == "empty" and len(col) == 0:
+        return np.empty(0, dtype=np.int32), 0
+    if col.kind != "integers":
+        raise TypeError(f"{name} must be integers, got {col.described()}")
+    if col.valid is not None and not col.valid.all():
+        raise rules.null_in(name, int(np.flatnonzero(~col.valid)[0]))
+    arr = col.coefficients
+    length = None if arr.ndim == 0 else arr.size
+    flat = arr.reshape(-1)
+    if arr.dtype.kind == "O":
+        for i, v in enumerate(flat.tolist()):
+            rules.check_int32(int(v), name, i)
+        return np.array(flat.tolist(), dtype=np.int32), length
+    if flat.size and arr.dtype.itemsize >= 4 and arr.dtype != np.int32:  # may not fit int32
+        lo, hi = int(flat.min()), int(flat.max())
+        if lo < rules.INT32_MIN or hi > rules.INT32_MAX:
+            i = int(np.flatnonzero((flat < rules.INT32_MIN) | (flat > rules.INT32_MAX))[0])
+            rules.check_int32(int(flat[i]), name, i)
+    return np.ascontiguousarray(flat, dtype=np.int32), length
+
+
+def _int32_scalar(value: object, name: str) -> np.ndarray | None:
+    """A plain integer exponent or scale as a 1-element int32 array (the cheap common case)."""
+    if not is_int(value):
+        return None
+    rules.check_int32(int(value), name)  # type: ignore[call-overload]
+    return _int32_constant(int(value))  # type: ignore[call-overload]
+
+
+@functools.lru_cache(maxsize=4096)
+def _int32_constant(value: int) -> np.ndarray:
+    """A read-only 1-element int32 array, shared by every call with this exponent or scale."""
+    array = np.array((value,), dtype=np.int32)
+    array.flags.writeable = False
+    return array

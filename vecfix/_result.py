@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 
 from . import _parse_kernels as _pk
+from .columns.column import Identity
 
 _INT32_MAX = 2**31 - 1
 
@@ -36,6 +37,10 @@ class Formatted:
         ``(n,)`` ``int32``, the length of each row's text (0 for a null row).
     valid : numpy.ndarray or None
         ``(n,)`` bool, ``True`` where a value is present; ``None`` when every row is.
+    identity : Identity or None
+        The input column's ``name`` (pandas, polars) and ``index`` (pandas), which
+        :meth:`to_pandas`, :meth:`to_polars` and :meth:`to_arrow` keep by default, so
+        that the result lines up with the data it came from.
 
     Examples
     --------
@@ -49,10 +54,15 @@ class Formatted:
     ['0.50', None, '0.70']
     """
 
-    __slots__ = ("lengths", "matrix", "valid")
+    __slots__ = ("identity", "lengths", "matrix", "valid")
 
     def __init__(
-        self, matrix: np.ndarray, lengths: np.ndarray, valid: np.ndarray | None = None
+        self,
+        matrix: np.ndarray,
+        lengths: np.ndarray,
+        valid: np.ndarray | None = None,
+        *,
+        identity: Identity | None = None,
     ) -> None:
         if matrix.ndim != 2 or matrix.dtype != np.uint8 or lengths.shape != matrix.shape[:1]:
             raise ValueError("matrix must be (n, width) uint8 and lengths (n,)")
@@ -63,12 +73,13 @@ class Formatted:
         self.matrix = matrix
         self.lengths = lengths
         self.valid = valid
+        self.identity = identity
 
     @classmethod
     def _trusted(cls, matrix: np.ndarray, lengths: np.ndarray) -> Formatted:
         """Wrap arrays the kernels just filled, without re-checking them (no nulls)."""
         self = cls.__new__(cls)
-        self.matrix, self.lengths, self.valid = matrix, lengths, None
+        self.matrix, self.lengths, self.valid, self.identity = matrix, lengths, None, None
         return self
 
     @property
@@ -92,7 +103,12 @@ class Formatted:
                 return None
             return self.matrix[i, : self.lengths[i]].tobytes().decode("ascii")
         valid = None if self.valid is None else self.valid[key]
-        return Formatted(np.ascontiguousarray(self.matrix[key]), self.lengths[key], valid)
+        identity = self.identity
+        if identity is not None and identity.index is not None:
+            identity = identity._replace(index=identity.index[key])
+        return Formatted(
+            np.ascontiguousarray(self.matrix[key]), self.lengths[key], valid, identity=identity
+        )
 
     def __iter__(self) -> Iterator[str | None]:
         return iter(self.to_list())
@@ -107,7 +123,9 @@ class Formatted:
         """Every row as a Python ``str``; ``None`` for a null row."""
         text = self.matrix.tobytes().decode("ascii")
         w = self.width
-        rows = [text[i * w : i * w + n] for i, n in enumerate(self.lengths.tolist())]
+        rows: list[str | None] = [
+            text[i * w : i * w + n] for i, n in enumerate(self.lengths.tolist())
+        ]
         if self.valid is not None:
             for i in np.flatnonzero(~self.valid).tolist():
                 rows[i] = None
@@ -241,9 +259,9 @@ class Formatted:
         buf = self._joined(sep, end, null)
         if isinstance(file, (str, os.PathLike)):
             with open(file, "wb") as f:
-                f.write(memoryview(buf))
+                _write_all(f, buf)
         else:
-            file.write(memoryview(buf))
+            _write_all(file, buf)
         return int(buf.size)
 
     def _joined(self, sep: bytes, end: bytes, null: bytes) -> np.ndarray:
@@ -258,8 +276,10 @@ class Formatted:
 
     # --------------------------------------------------------- Arrow, pandas, polars
 
-    def to_arrow(self, large: bool | None = None) -> object:
+    def to_arrow(self, large: bool | None = None) -> Any:
         """The rows as a ``pyarrow.StringArray``, nulls as Arrow nulls.
+
+        An Arrow array has no name: use :meth:`to_arrow_field` for the input's name.
 
         One kernel pass packs the matrix into Arrow's offsets and data buffers; no Python
         strings are made.
@@ -291,7 +311,7 @@ class Formatted:
         data = np.empty(total, dtype=np.uint8)
         _pk.compact(self.matrix, self.lengths, offsets, data)
         validity = None
-        if self.null_count:
+        if self.valid is not None and self.null_count:
             validity = pa.py_buffer(np.packbits(self.valid, bitorder="little"))
         return pa.Array.from_buffers(
             pa.large_string() if large else pa.string(),
@@ -300,10 +320,28 @@ class Formatted:
             null_count=self.null_count,
         )
 
-    def to_pandas(self, name: object = None, index: object = None) -> object:
+    def to_arrow_field(self, name: str | None = None) -> Any:
+        """The ``pyarrow.Field`` for :meth:`to_arrow`'s array, named after the input column
+        (or ``name``), to build a table with ``pa.Table.from_arrays(arrays, schema=...)``.
+
+        Examples
+        --------
+        >>> import polars as pl, vecfix
+        >>> vecfix.format_fixed(pl.Series("bid", [125]), -2, 1).to_arrow_field()
+        pyarrow.Field<bid: string>
+        """
+        pa = _require("pyarrow", "to_arrow_field")
+        if name is None:
+            name = "" if self.identity is None or self.identity.name is None else self.identity.name
+        return pa.field(str(name), pa.string(), nullable=True)
+
+    def to_pandas(self, name: Any = None, index: Any = None) -> Any:
         """The rows as a pandas ``Series`` of dtype ``string[pyarrow]`` (nulls are ``<NA>``).
 
-        Built on :meth:`to_arrow` without Python strings.
+        Built on :meth:`to_arrow` without Python strings. The input's ``name`` and
+        ``index`` are kept by default (a pandas Series in, its index out: assigning the
+        result to the frame it came from lines up row for row); ``name=`` or ``index=``
+        given here win.
 
         Examples
         --------
@@ -313,10 +351,14 @@ class Formatted:
         (['1.3', <NA>], 'string', 'px')
         """
         pd = _require("pandas", "to_pandas")
+        if self.identity is not None:
+            name = self.identity.name if name is None else name
+            index = self.identity.index if index is None else index
         return pd.Series(pd.arrays.ArrowStringArray(self.to_arrow()), name=name, index=index)
 
-    def to_polars(self, name: str = "") -> object:
-        """The rows as a polars ``Series`` of dtype ``String`` (nulls are ``null``).
+    def to_polars(self, name: str | None = None) -> Any:
+        """The rows as a polars ``Series`` of dtype ``String`` (nulls are ``null``), named
+        ``name`` or, by default, as the input column was (``""`` if it had no name).
 
         Examples
         --------
@@ -326,7 +368,9 @@ class Formatted:
         (['1.3', None], String, 'px')
         """
         pl = _require("polars", "to_polars")
-        return pl.Series(name, self.to_arrow())
+        if name is None:
+            name = "" if self.identity is None or self.identity.name is None else self.identity.name
+        return pl.Series(str(name), self.to_arrow())
 
 
 def _bytes_arg(value: bytes, name: str) -> np.ndarray:
@@ -335,7 +379,21 @@ def _bytes_arg(value: bytes, name: str) -> np.ndarray:
     return np.frombuffer(bytes(value), dtype=np.uint8)
 
 
-def _require(module: str, method: str) -> object:
+def _write_all(file: IO[bytes], buf: np.ndarray) -> None:
+    """Write all of ``buf``, again from where a partial write stopped (raw files and
+    sockets may take less than they are given).
+
+    A minimal version of the project's write helper; the one in ``vecfix._io`` replaces it.
+    """
+    view = memoryview(buf.data).cast("B")
+    while view.nbytes:
+        written = file.write(view)
+        if written is None:  # a non-blocking raw file that would block: nothing taken
+            raise BlockingIOError("the file took no bytes (non-blocking and full)")
+        view = view[written:]
+
+
+def _require(module: str, method: str) -> Any:
     import importlib
 
     extra = "arrow" if module == "pyarrow" else module

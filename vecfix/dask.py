@@ -35,7 +35,7 @@ try:
     import dask
     import dask.dataframe as dd
     import pandas as pd
-    import pyarrow as pa
+    import pyarrow  # noqa: F401 (needed by the formatted columns)
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "vecfix.dask needs dask[dataframe], distributed and pyarrow: "
@@ -43,6 +43,8 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from ._format import format_fixed
+from .columns import Kind, RowError, kind_of, rules
+from .columns.rules import as_int
 from .fix import snapshots
 
 __all__ = [
@@ -74,60 +76,29 @@ class _Spec(NamedTuple):
     null: Any
 
 
-def _column_kind(dtype: object) -> str:
-    """``"integer"``, ``"decimal"`` (carries its own exponent) or ``"other"``."""
-    if isinstance(dtype, pd.ArrowDtype):
-        t = dtype.pyarrow_dtype
-        if pa.types.is_integer(t):
-            return "integer"
-        if pa.types.is_decimal(t) or pa.types.is_string(t) or pa.types.is_large_string(t):
-            return "decimal"
-        return "other"
-    if isinstance(dtype, pd.StringDtype):
-        return "decimal"  # decimal text
-    kind = getattr(dtype, "kind", None)
-    if kind in ("i", "u"):  # NumPy and pandas nullable integers
-        return "integer"
-    if kind == "O":  # Decimal objects or text; Python ints need an exponent
-        return "object"
-    return "other"
-
-
-def _int_arg(value: object, what: str) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what} must be an int, got {type(value).__name__} {value!r}")
-    return int(value)
+def _column_kind(sample: pd.Series) -> Kind:
+    """What a column holds, by the input layer's rules, from its type. An ``object``
+    column reads as ``"empty"``: Python ints, ``Decimal`` or text, decided in each
+    partition."""
+    return kind_of(sample.dtype)
 
 
 def _spec(
-    column: str, dtype: object, scale: object, exponent: object, null: object, where: str
+    column: str, sample: pd.Series, scale: object, exponent: object, null: Any, where: str
 ) -> _Spec:
-    """Check one column's exponent, scale and null sentinel against its dtype."""
-    kind = _column_kind(dtype)
-    if kind == "other":
-        raise TypeError(
-            f"{where}: column {column!r} has dtype {dtype}; vecfix formats integer "
-            "coefficients (with an exponent) or decimals (Arrow decimal, decimal text, "
-            "Decimal objects), not floats, bools or dates"
-        )
-    scale = _int_arg(scale, f"{where}: scale of column {column!r}")
-    if kind == "integer" and exponent is None:
-        raise TypeError(
-            f"{where}: column {column!r} holds integer coefficients ({dtype}): give its "
-            "exponent (-9 for CME PRICE9)"
-        )
-    if kind == "decimal" and exponent is not None:
-        raise TypeError(
-            f"{where}: column {column!r} holds decimals ({dtype}) that carry their own "
-            "exponent: leave its exponent out"
-        )
+    """Check one column's exponent, scale and null sentinel against what it holds, with
+    the rules :func:`vecfix.format_fixed` applies."""
+    try:
+        kind = _column_kind(sample)
+    except TypeError as exc:
+        raise TypeError(f"{where}: column {column!r} has dtype {sample.dtype}: {exc}") from None
+    scale = as_int(scale, f"{where}: scale of column {column!r}")
     if exponent is not None:
-        exponent = _int_arg(exponent, f"{where}: exponent of column {column!r}")
-    if null is not None and exponent is None:
-        raise TypeError(
-            f"{where}: a null sentinel applies to integer coefficients only, not to the "
-            f"decimals of column {column!r} (their own nulls are kept)"
-        )
+        exponent = as_int(exponent, f"{where}: exponent of column {column!r}")
+    source = f"the column {column!r} of dtype {sample.dtype}"
+    rules.needs(kind, exponent, null, source=source, where=f"{where}: ")
+    if null is not None:
+        rules.sentinels(null)
     return _Spec(column, exponent, scale, null)
 
 
@@ -152,8 +123,10 @@ def _specs(meta: pd.DataFrame, columns: Mapping[str, Mapping[str, Any]]) -> list
         if "scale" not in spec:
             raise TypeError(f"columns[{name!r}] needs a 'scale' (decimal places to print)")
         where = f"columns[{name!r}]"
-        dtype = meta.dtypes[name]
-        out.append(_spec(name, dtype, spec["scale"], spec.get("exponent"), spec.get("null"), where))
+        sample = meta[name]
+        out.append(
+            _spec(name, sample, spec["scale"], spec.get("exponent"), spec.get("null"), where)
+        )
     return out
 
 
@@ -162,17 +135,36 @@ def _specs(meta: pd.DataFrame, columns: Mapping[str, Mapping[str, Any]]) -> list
 # ---------------------------------------------------------------------------------------
 
 
-def _format_series(series: pd.Series, spec: _Spec, name: object) -> pd.Series:
-    out = format_fixed(series, spec.exponent, spec.scale, null=spec.null)
-    return out.to_pandas(name=name, index=series.index)
+def _format_series(series: pd.Series, spec: _Spec, name: object, number: int = 0) -> pd.Series:
+    """One partition's column. A :class:`~vecfix.RowError` keeps its row (counted in the
+    partition: the rows before it are in other tasks) and says which partition and index
+    label it is at."""
+    try:
+        out = format_fixed(series, spec.exponent, spec.scale, null=spec.null)
+    except RowError as exc:
+        if exc.row is None:
+            raise
+        label = series.index[exc.row]
+        label = label.item() if isinstance(label, np.generic) else label
+        where = f"partition {number}, index {label!r}, column {spec.column!r}: "
+        raise type(exc)(
+            exc.detail, argument=exc.argument, row=exc.row, lead=where + exc.lead
+        ) from None
+    return out.to_pandas(name=name)
 
 
-def _format_partition(part: pd.DataFrame, specs: Sequence[_Spec], suffix: str) -> pd.DataFrame:
+def _format_partition(
+    part: pd.DataFrame,
+    specs: Sequence[_Spec],
+    suffix: str,
+    partition_info: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
     """One partition: the formatted columns replace (or join) the inputs."""
+    number = 0 if partition_info is None else int(partition_info["number"])
     out = part.copy(deep=False)
     for spec in specs:
         name = spec.column + suffix
-        out[name] = _format_series(part[spec.column], spec, name)
+        out[name] = _format_series(part[spec.column], spec, name, number)
     return out
 
 
@@ -341,7 +333,7 @@ def format_parquet(
         raise ImportError(
             f"format_parquet needs distributed: pip install 'vecfix[dask]' ({exc})"
         ) from exc
-    n_workers = _int_arg(n_workers, "n_workers")
+    n_workers = as_int(n_workers, "n_workers")
     if n_workers < 1:
         raise ValueError(f"n_workers must be >= 1, got {n_workers}")
     ddf = dd.read_parquet(os.fspath(input_path), **dict(read_kwargs or {}))
@@ -423,7 +415,7 @@ def _message_counts(ddf: dd.DataFrame, parts: list[Any], symbol: str, kw: dict) 
 
 
 def _entry_types(series: pd.Series) -> np.ndarray:
-    if _column_kind(series.dtype) == "integer":
+    if _column_kind(series) == "integers":
         return series.to_numpy(dtype=np.int64)
     return series.astype(object).to_numpy().astype("U")
 
@@ -613,17 +605,17 @@ def write_fix_snapshots(
     for name, col in (("price", price), ("size", size)):
         if col not in meta.columns:
             raise KeyError(f"{name}={col!r} is not a column; the frame has {list(meta.columns)}")
-    size_kind = _column_kind(meta.dtypes[size])
-    if size_exponent is None and size_kind in ("integer", "object"):
+    size_kind = _column_kind(meta[size])
+    if size_exponent is None and size_kind in ("integers", "empty"):
         size_exponent = 0
     fields = _Fields(
         symbol,
         entry_type,
-        _spec(price, meta.dtypes[price], price_scale, price_exponent, price_null, "price"),
-        _spec(size, meta.dtypes[size], size_scale, size_exponent, size_null, "size"),
+        _spec(price, meta[price], price_scale, price_exponent, price_null, "price"),
+        _spec(size, meta[size], size_scale, size_exponent, size_null, "size"),
     )
-    seq_start = _int_arg(seq_start, "seq_start")
-    header = {
+    seq_start = as_int(seq_start, "seq_start")
+    header: dict[str, Any] = {
         "sender": sender,
         "target": target,
         "sending_time": sending_time,

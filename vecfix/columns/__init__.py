@@ -1,0 +1,328 @@
+"""vecfix's single input layer: every column users hand in is read here, once.
+
+:func:`read_column` turns any supported container into a :class:`Column` (integer
+coefficients, the exponents when the values carry them, a validity mask, the input's name
+and index); :mod:`vecfix.columns.rules` then decides, with one set of messages, what the
+column needs (an exponent or not, ``null=`` or not). ``format_fixed``, ``iter_format``,
+``vecfix.dask``, the command line and ``vecfix.fix`` all take their input this way.
+
+Adding an input type is one adapter (a function ``(values, argument) -> Column``) and one
+line in :data:`ADAPTERS`.
+
+pyarrow, pandas and polars are imported only when one of their objects is passed in.
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import numpy as np
+
+from . import rules
+from ._arrow import read_arrow
+from ._frames import read_pandas, read_polars
+from ._numpy import read_array, read_masked
+from ._objects import BYTES_TYPES, TEXT_TYPES, read_objects, read_scalar
+from .column import Column, DecimalColumn, Identity
+from .rules import Kind, RowError, RowTypeError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+#: What ``format_fixed`` and friends accept for a column (coefficients, exponents or
+#: scales): scalars, sequences, NumPy arrays, Arrow/pandas/polars columns, or ``None``
+#: for an argument left out.
+ColumnLike: TypeAlias = (
+    "int | np.integer | decimal.Decimal | str | bytes | bytearray | Sequence[Any] | np.ndarray"
+    " | DecimalColumn | Column | pa.Array | pa.ChunkedArray | pd.Series | pd.Index | pl.Series"
+    " | None"
+)
+
+__all__ = [
+    "ADAPTERS",
+    "Column",
+    "ColumnLike",
+    "DecimalColumn",
+    "Identity",
+    "Kind",
+    "RowError",
+    "RowTypeError",
+    "decimal_column",
+    "kind_of",
+    "parse_decimal_text",
+    "read_column",
+    "rules",
+]
+
+
+def _module_is(name: str) -> Callable[[object], bool]:
+    return lambda values: type(values).__module__.partition(".")[0] == name
+
+
+def _is(*types: type) -> Callable[[object], bool]:
+    return lambda values: isinstance(values, types)
+
+
+def _from_decimal_column(values: DecimalColumn, argument: str) -> Column:
+    coef, exps, valid = values
+    coef = np.asarray(coef)
+    rules.check_1d(argument, coef.shape)
+    kind: Kind = "integers" if exps is None else "decimals"
+    return Column(kind, coef, exps, valid, "a DecimalColumn")
+
+
+def _from_anything(values: object, argument: str) -> Column:
+    """Ints and other scalars, ranges, array-likes: whatever NumPy makes of them."""
+    if isinstance(values, (bool, np.bool_)):
+        raise TypeError(f"{argument} must be integers, got the bool {values!r}")
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise TypeError(f"{argument} could not be read as an array: {exc}") from None
+    if arr.dtype.kind == "f" and arr.ndim == 0:
+        raise rules.float_error(argument, f"the float {values!r}")
+    return read_array(arr, argument)
+
+
+#: ``(test, adapter)``: the first adapter whose test accepts the input reads it.
+ADAPTERS: list[tuple[Callable[[object], bool], Callable[[Any, str], Column]]] = [
+    (_is(Column), lambda values, _: values),
+    (_is(DecimalColumn), _from_decimal_column),  # before tuples: it is one
+    (_is(np.ma.MaskedArray), read_masked),  # before arrays: it is one
+    (_is(np.ndarray), read_array),
+    (_module_is("pyarrow"), read_arrow),
+    (_module_is("pandas"), read_pandas),
+    (_module_is("polars"), read_polars),
+    (_is(decimal.Decimal, *TEXT_TYPES, *BYTES_TYPES), read_scalar),
+    (_is(list, tuple), read_objects),
+    (lambda _: True, _from_anything),
+]
+
+
+def read_column(values: ColumnLike, argument: str = "coefficients") -> Column:
+    """Read one column (or scalar) of any supported kind.
+
+    Parameters
+    ----------
+    values
+        NumPy arrays (integers, ``S``/``U`` decimal text, objects; masked arrays, whose
+        masked rows are null), Python scalars and sequences (ints of any size,
+        ``Decimal``, ``str``, ``bytes``, ``None`` for a null), pyarrow arrays and chunked
+        arrays, pandas ``Series``/``Index``, polars ``Series``, a :class:`DecimalColumn`.
+    argument : str
+        The argument's name, for messages (``"coefficients"``, ``"exponents"``...).
+
+    Returns
+    -------
+    Column
+
+    Raises
+    ------
+    TypeError
+        Floats (with advice about floats), bools, dates, mixed rows (a
+        :class:`~vecfix.columns.rules.RowTypeError` naming the first odd row), tables.
+    ValueError
+        Text that is not decimal, NaN or infinite ``Decimal`` values (a
+        :class:`RowError`), arrays of more than one dimension.
+
+    Examples
+    --------
+    >>> from decimal import Decimal
+    >>> from vecfix.columns import read_column
+    >>> col = read_column([Decimal("1.50"), None])
+    >>> col.kind, col.coefficients.tolist(), col.exponents.tolist(), col.valid.tolist()
+    ('decimals', [150, 0], [-2, 0], [True, False])
+    >>> read_column(bytearray(b"2.5")).kind
+    'text'
+    """
+    for accepts, adapter in ADAPTERS:
+        if accepts(values):
+            return adapter(values, argument)
+    raise AssertionError("unreachable: the last adapter takes anything")  # pragma: no cover
+
+
+def kind_of(dtype: Any, argument: str = "coefficients") -> Kind:
+    """What a column of ``dtype`` holds, by the same rules as its data: for checks made
+    before any data is read (a Parquet or CSV schema, a Dask frame's meta).
+
+    Parameters
+    ----------
+    dtype
+        A pyarrow ``DataType``, a NumPy or pandas dtype, a polars data type, or a column
+        (only its type is looked at).
+    argument : str
+        The argument's name, for messages.
+
+    Returns
+    -------
+    {"integers", "decimals", "text", "empty"}
+        ``"empty"`` for types whose rows decide (NumPy/pandas ``object``: ints,
+        ``Decimal`` or text).
+
+    Raises
+    ------
+    TypeError
+        For the types :func:`read_column` refuses (floats with the advice about floats,
+        bools, dates...).
+
+    Examples
+    --------
+    >>> import numpy as np, pyarrow as pa
+    >>> from vecfix.columns import kind_of
+    >>> kind_of(pa.decimal128(9, 2)), kind_of(np.dtype("int64")), kind_of(pa.string())
+    ('decimals', 'integers', 'text')
+    """
+    return read_column(_empty_of(dtype), argument).kind
+
+
+def _empty_of(dtype: Any) -> Any:
+    """A column of no rows of ``dtype`` (or ``dtype``'s first zero rows if it is one)."""
+    if isinstance(dtype, np.dtype):
+        return np.empty(0, dtype)
+    module = type(dtype).__module__.partition(".")[0]
+    if module == "pyarrow":
+        import pyarrow as pa
+
+        if isinstance(dtype, pa.DataType):
+            return pa.array([], type=dtype)
+    if module == "pandas":
+        import pandas as pd
+
+        if isinstance(dtype, pd.api.extensions.ExtensionDtype):
+            return pd.Series([], dtype=dtype)
+        if isinstance(dtype, (pd.Series, pd.Index)):
+            return dtype[:0]
+    if module == "polars":
+        import polars as pl
+
+        return dtype[:0] if isinstance(dtype, pl.Series) else pl.Series([], dtype=dtype)
+    return dtype[:0]
+
+
+def decimal_column(values: ColumnLike) -> DecimalColumn:
+    """Read a column of decimal values into coefficients, exponents and a validity mask.
+
+    Accepted, each with its nulls (``None`` in sequences, Arrow, pandas and polars nulls,
+    masked rows):
+
+    * ``decimal.Decimal`` sequences (lists, tuples, object arrays), read exactly; NaN and
+      infinities are refused with the row index;
+    * decimal text: NumPy ``S``/``U`` arrays, sequences of ``str``/``bytes``, Arrow
+      ``string``/``large_string``/``string_view`` arrays (see :func:`parse_decimal_text`);
+    * pyarrow ``decimal32``/``decimal64``/``decimal128``/``decimal256`` arrays and chunked
+      arrays: coefficient from the storage, exponent ``-scale``;
+    * integers: NumPy, Python, pyarrow, pandas and polars (``exponents`` then stays
+      ``None``);
+    * pandas ``Series``/``Index`` (int, nullable ``Int64``, ``ArrowDtype``, ``string``,
+      object of ``Decimal`` or ``str``) and polars ``Series`` (``Decimal``, integers,
+      ``String``).
+
+    Plain int64 storage (NumPy, pandas, polars and Arrow int64 without nulls, Arrow
+    ``decimal64``) is taken without a copy.
+
+    Parameters
+    ----------
+    values : array_like or pyarrow.Array or pandas.Series or polars.Series
+        The column.
+
+    Returns
+    -------
+    DecimalColumn
+
+    Raises
+    ------
+    TypeError
+        If the column holds something other than integers, decimals or decimal text
+        (floats, mixed types), or is a whole table rather than one column.
+    ValueError
+        If a ``Decimal`` is NaN or infinite, or a text row is not decimal text; the
+        message gives the row and its value.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> from decimal import Decimal
+    >>> from vecfix import decimal_column
+    >>> col = decimal_column(pa.array([Decimal("1.25"), None], pa.decimal128(9, 2)))
+    >>> col.coefficients.tolist(), col.exponents, col.valid.tolist()
+    ([125, 0], -2, [True, False])
+    """
+    col = read_column(values, "values")
+    coef = col.coefficients.reshape(-1) if col.coefficients.ndim == 0 else col.coefficients
+    return DecimalColumn(coef, col.exponents, col.valid)
+
+
+def parse_decimal_text(texts: ColumnLike) -> DecimalColumn:
+    """Parse decimal text into int64 coefficients and int32 exponents, in one pass.
+
+    The text of each row is ``[+-]digits[.digits][e[+-]digits]`` (``"0.00100000"``,
+    ``"-12.5"``, ``"+7"``, ``".5"``, ``"5."``, ``"1e-3"``, ``"2.5E+4"``), ASCII, with no
+    surrounding whitespace, no thousands separators, and no NaN or infinity. The
+    coefficient is every digit written (the point removed) and the exponent the written
+    exponent minus the digits after the point, as :class:`decimal.Decimal` reads it:
+    ``"0.00100000"`` is ``100000 × 10**-8``. Coefficients beyond int64 are read exactly
+    (the result's coefficients are then Python ints).
+
+    Parameters
+    ----------
+    texts : array_like of str or bytes, or pyarrow string array
+        NumPy ``S`` or ``U`` arrays (any byte order, any strides), sequences of ``str`` or
+        ``bytes`` (``None`` is null), pyarrow ``string``, ``large_string``, ``string_view``
+        arrays or chunked arrays (nulls kept), pandas or polars string Series.
+
+    Returns
+    -------
+    DecimalColumn
+        Null rows have coefficient 0 and exponent 0.
+
+    Raises
+    ------
+    ValueError
+        If a row is not decimal text, or its exponent is outside int32; the message gives
+        the row and the text (a :class:`RowError`).
+    TypeError
+        If ``texts`` is not text.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from vecfix import parse_decimal_text
+    >>> col = parse_decimal_text(np.array([b"0.00100000", b"-12.5", b"1e-3"]))
+    >>> col.coefficients.tolist(), col.exponents.tolist()
+    ([100000, -125, 1], [-8, -1, -3])
+    >>> parse_decimal_text(["1.5", "1,5"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    vecfix.RowError: texts row 1: '1,5' is not decimal text (expected e.g. '-12.5', ...)
+    """
+    if isinstance(texts, (str, *BYTES_TYPES)):
+        texts = [texts]
+    if isinstance(texts, (list, tuple)):
+        for i, v in enumerate(texts):
+            if v is not None and not isinstance(v, (str, *BYTES_TYPES)):
+                raise RowTypeError(
+                    f" holds {v!r}",
+                    argument="texts",
+                    row=i,
+                    lead="texts must all be text (str or bytes) or None; ",
+                )
+    try:
+        col = read_column(texts, "texts")
+    except TypeError:
+        col = None
+    if col is not None and col.kind == "empty":
+        n = len(col)
+        return DecimalColumn(col.coefficients, np.zeros(n, np.int32), col.valid)
+    if col is None or col.kind != "text":
+        raise TypeError(
+            "texts must be decimal text (str or bytes sequences, NumPy S/U arrays, Arrow"
+            f" string arrays), got {type(texts).__name__}"
+            + (f" of {col.described()}" if col is not None else "")
+        )
+    return col.decimal()

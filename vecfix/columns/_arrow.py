@@ -1,0 +1,115 @@
+"""pyarrow arrays and chunked arrays: decimals, integers, strings (with their nulls)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import rules
+from .column import Column
+from .text import parse_arrow_buffers
+
+
+def read_arrow(values: Any, argument: str, source: str | None = None) -> Column:
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        chunks = values.chunks or [pa.array([], type=values.type)]
+        return _concat([_read_array(c, argument, source) for c in chunks])
+    if isinstance(values, pa.Array):
+        return _read_array(values, argument, source)
+    raise TypeError(
+        f"cannot format a {type(values).__name__}: pass one column (a pyarrow Array or"
+        " ChunkedArray, e.g. table['price'])"
+    )
+
+
+def _valid(arr: Any) -> np.ndarray | None:
+    if arr.null_count == 0:
+        return None
+    return arr.is_valid().to_numpy(zero_copy_only=False)
+
+
+def _read_array(arr: Any, argument: str, source: str | None) -> Column:
+    import pyarrow as pa
+
+    t = arr.type
+    source = source or f"an Arrow array of type {t}"
+    if pa.types.is_dictionary(t):
+        return _read_array(arr.dictionary_decode(), argument, source)
+    if getattr(pa.types, "is_string_view", lambda _: False)(t):
+        arr, t = arr.cast(pa.large_string()), pa.large_string()
+    if getattr(pa.types, "is_binary_view", lambda _: False)(t):
+        arr, t = arr.cast(pa.large_binary()), pa.large_binary()
+    n = len(arr)
+    valid = _valid(arr)
+    if t in (pa.string(), pa.binary(), pa.large_string(), pa.large_binary()):
+        wide = t in (pa.large_string(), pa.large_binary())
+        col = parse_arrow_buffers(arr, wide, valid, argument)
+        return Column("text", *col, source="decimal text")
+    if pa.types.is_decimal(t):
+        coef = _decimal_coefficients(arr, valid)
+        return Column("decimals", coef, -t.scale, valid, f"decimals ({source})")
+    if pa.types.is_integer(t):
+        filled = arr if valid is None else arr.fill_null(0)
+        coef = filled.to_numpy(zero_copy_only=False)
+        return Column("integers", coef, None, valid, f"integers ({source})")
+    if pa.types.is_null(t):
+        return Column("empty", np.zeros(n, dtype=np.int64), None, np.zeros(n, bool), source)
+    if pa.types.is_floating(t):
+        raise rules.float_error(argument, source)
+    raise TypeError(
+        f"cannot format {source}: pass decimals, integers or decimal text"
+        if argument == "coefficients"
+        else f"{argument} must be integers, got {source}"
+    )
+
+
+def _decimal_coefficients(arr: Any, valid: np.ndarray | None) -> np.ndarray:
+    """The coefficients in a decimal array's storage (little-endian two's complement)."""
+    t = arr.type
+    n, width = len(arr), t.byte_width
+    buf = arr.buffers()[1]
+    if width <= 8:
+        return np.frombuffer(buf, dtype=f"<i{width}", count=arr.offset + n)[arr.offset :]
+    limbs = width // 8
+    words = np.frombuffer(buf, dtype="<u8", count=(arr.offset + n) * limbs)
+    words = words.reshape(-1, limbs)[arr.offset :]
+    lo = words[:, 0].view(np.int64)
+    sign = (lo >> 63).view(np.uint64)
+    fits = np.ones(n, dtype=bool)
+    for j in range(1, limbs):
+        fits &= words[:, j] == sign
+    if valid is not None:
+        fits |= ~valid  # the storage of a null slot is undefined
+    if fits.all():
+        return lo
+    values = lo.astype(object)
+    for i in np.flatnonzero(~fits).tolist():
+        v = sum(int(w) << (64 * j) for j, w in enumerate(words[i].tolist()))
+        values[i] = v - (1 << (64 * limbs)) if v >> (64 * limbs - 1) else v
+    return values
+
+
+def _concat(parts: list[Column]) -> Column:
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    coef = np.concatenate([p.coefficients for p in parts])
+    exps = [p.exponents for p in parts]
+    exponent: int | np.ndarray | None
+    if all(e is None for e in exps):
+        exponent = None
+    elif all(isinstance(e, int) for e in exps) and len(set(exps)) == 1:
+        exponent = exps[0]
+    else:
+        exponent = np.concatenate(
+            [np.broadcast_to(np.asarray(p.exponents, dtype=np.int32), (len(p),)) for p in parts]
+        )
+    valid = None
+    if any(p.valid is not None for p in parts):
+        valid = np.concatenate(
+            [np.ones(len(p), bool) if p.valid is None else p.valid for p in parts]
+        )
+    return Column(first.kind, coef, exponent, valid, first.source)

@@ -1,0 +1,72 @@
+"""pandas and polars columns: through Arrow or NumPy, keeping their name and index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import rules
+from ._arrow import read_arrow
+from ._numpy import read_array
+from ._objects import read_objects
+from .column import Column, Identity
+
+
+def read_pandas(values: Any, argument: str) -> Column:
+    import pandas as pd
+
+    if isinstance(values, pd.DataFrame):
+        raise TypeError("cannot format a DataFrame: pass one column, e.g. df['price']")
+    if not isinstance(values, (pd.Series, pd.Index)):
+        return read_objects(np.asarray(values, dtype=object).tolist(), argument)
+    dtype = values.dtype
+    kind = "Series" if isinstance(values, pd.Series) else "Index"
+    if isinstance(dtype, np.dtype):
+        if dtype.kind == "O":
+            objs = values.to_numpy(dtype=object)
+            missing = np.asarray(values.isna(), dtype=bool)
+            if missing.any():
+                objs = objs.copy()
+                objs[missing] = None
+            col = read_objects(objs.tolist(), argument)
+        else:
+            arr = values.to_numpy()
+            if arr.dtype.kind in "iu":  # the common case, without writing a description
+                col = Column("integers", arr, source=lambda: f"integers (a pandas {kind})")
+            else:
+                col = read_array(arr, argument, f"a pandas {kind} of dtype {dtype}")
+    elif hasattr(values.array, "__arrow_array__"):  # ArrowDtype, string[pyarrow], Int64...
+        import pyarrow as pa
+
+        col = read_arrow(pa.array(values.array), argument, f"a pandas {kind} of dtype {dtype}")
+    else:
+        col = read_objects(values.to_numpy(dtype=object, na_value=None).tolist(), argument)
+    return _named(col, Identity(values.name, values.index if kind == "Series" else None))
+
+
+def read_polars(values: Any, argument: str) -> Column:
+    import polars as pl
+
+    if not isinstance(values, pl.Series):
+        raise TypeError(
+            f"cannot format a polars {type(values).__name__}: pass one column, e.g."
+            " df['price'] or df.get_column('price')"
+        )
+    dtype = values.dtype
+    source = f"a polars {dtype} Series"
+    if dtype == pl.Object or dtype in _wide_integers(pl):  # no Arrow type for Int128
+        col = read_objects(values.to_list(), argument)
+    elif dtype.is_float():
+        raise rules.float_error(argument, source)
+    else:
+        col = read_arrow(values.to_arrow(), argument, source)
+    return _named(col, Identity(values.name))
+
+
+def _named(col: Column, identity: Identity) -> Column:
+    return Column(col.kind, col.coefficients, col.exponents, col.valid, col.source, identity)
+
+
+def _wide_integers(pl: Any) -> tuple[Any, ...]:
+    return tuple(getattr(pl, name) for name in ("Int128", "UInt128") if hasattr(pl, name))

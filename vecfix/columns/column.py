@@ -1,0 +1,98 @@
+"""The records the input layer hands on: :class:`Column` (a read column) and
+:class:`DecimalColumn` (its public, three-field form)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .rules import Kind
+
+
+class DecimalColumn(NamedTuple):
+    """A column of decimal values as integer coefficients and exponents.
+
+    Attributes
+    ----------
+    coefficients : numpy.ndarray
+        ``(n,)`` int64, or object (Python ints) when some coefficient is beyond int64, or
+        any other integer dtype taken over from the source without a copy. Null rows hold 0.
+    exponents : int or numpy.ndarray or None
+        The power of ten of each coefficient: an int when it is the same for every row
+        (Arrow decimals), an ``(n,)`` int32 array when it varies (text, ``Decimal``), or
+        ``None`` for plain integers, whose exponent the caller must give.
+    valid : numpy.ndarray or None
+        ``(n,)`` bool, ``True`` where a value is present; ``None`` when no row is null.
+
+    Examples
+    --------
+    >>> from decimal import Decimal
+    >>> from vecfix import decimal_column
+    >>> col = decimal_column([Decimal("1.50"), None, Decimal("-2E+3")])
+    >>> col.coefficients.tolist(), col.exponents.tolist(), col.valid.tolist()
+    ([150, 0, -2], [-2, 0, 3], [True, False, True])
+    """
+
+    coefficients: np.ndarray
+    exponents: int | np.ndarray | None
+    valid: np.ndarray | None
+
+
+class Identity(NamedTuple):
+    """What a column was called and where its rows sat, so that outputs keep it: the
+    pandas ``name`` and ``index``, the polars or Arrow field name."""
+
+    name: Any = None
+    index: Any = None
+
+
+@dataclass(frozen=True)
+class Column:
+    """One input column as vecfix reads it, whatever held it.
+
+    Attributes
+    ----------
+    kind : {"integers", "decimals", "text", "empty"}
+        What the rows hold (see :mod:`vecfix.columns.rules`).
+    coefficients : numpy.ndarray
+        Integer coefficients: int64, another integer dtype taken over without a copy, or
+        object (Python ints) beyond int64. Scalars stay 0-d. Null rows hold 0.
+    exponents : int or numpy.ndarray or None
+        As in :class:`DecimalColumn`: ``None`` for integers.
+    valid : numpy.ndarray or None
+        ``True`` where a value is present; ``None`` when no row is null.
+    source : str or callable
+        What the column is, for messages (``"Decimal values"``, ``"a polars Float64
+        Series"``), or a function that writes it (only when a message needs it): read it
+        with :meth:`described`.
+    identity : Identity or None
+        The input's name and index, for outputs that can carry them.
+    """
+
+    kind: Kind
+    coefficients: np.ndarray
+    exponents: int | np.ndarray | None = None
+    valid: np.ndarray | None = None
+    source: str | Callable[[], str] = "integers"
+    identity: Identity | None = None
+
+    def __len__(self) -> int:
+        return int(self.coefficients.size)
+
+    def described(self) -> str:
+        """What the column is, for a message."""
+        return self.source if isinstance(self.source, str) else self.source()
+
+    @property
+    def has_values(self) -> bool:
+        """Whether some row holds a value (not empty, not all null)."""
+        if self.coefficients.size == 0:
+            return False
+        return self.valid is None or bool(self.valid.any())
+
+    def decimal(self) -> DecimalColumn:
+        """The column as a :class:`DecimalColumn`."""
+        return DecimalColumn(self.coefficients, self.exponents, self.valid)

@@ -1,0 +1,339 @@
+"""The rules of vecfix's input, stated once: bounds, integer checks, row errors, and what
+each kind of column needs.
+
+Every module that takes user data (``format_fixed``, ``iter_format``, ``vecfix.dask``, the
+command line, ``vecfix.fix``) asks these functions, so the same input gets the same answer
+and the same message everywhere.
+
+Kinds of column (:attr:`vecfix.columns.Column.kind`)
+----------------------------------------------------
+``"integers"``
+    Integer coefficients. They need an exponent (``exponents=``); ``null=`` sentinels
+    apply to them.
+``"decimals"``, ``"text"``
+    Values that carry their own exponent (``Decimal``, Arrow/pandas/polars decimals,
+    decimal text). An exponent is refused, and so is ``null=`` (their nulls are their own).
+``"empty"``
+    No row holds a value and nothing says what they would be (``[]``, ``[None]``, an Arrow
+    null array): nothing is printed, so nothing is needed.
+
+A column with no value present (empty, or every row null) needs no exponent either.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Literal, TypeVar
+
+import numpy as np
+
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+#: What a column holds (see the module docstring).
+Kind = Literal["integers", "decimals", "text", "empty"]
+
+#: ``null=``: sentinel coefficients that mean "no value".
+NullLike = int | np.integer | Sequence[int] | np.ndarray | None
+
+#: The argument names rows are reported under.
+ARGUMENTS = ("coefficients", "exponents", "scales")
+
+_E = TypeVar("_E", bound="RowError")
+
+
+# ------------------------------------------------------------------------ row errors
+
+
+class RowError(ValueError):
+    """An input row vecfix cannot format, as data: which argument, which row, and why.
+
+    ``str(error)`` is ``f"{lead}row {row}{detail}"`` (just ``detail`` when the error is
+    about no row in particular). :func:`vecfix.iter_format` and :mod:`vecfix.dask` count
+    :attr:`row` from the start of the whole input (:meth:`shifted`), never by rewriting
+    the text, so a message that quotes the user's own text is left as it is.
+
+    Attributes
+    ----------
+    argument : str or None
+        ``"coefficients"``, ``"exponents"`` or ``"scales"`` (``None`` if not known).
+    row : int or None
+        The row's position in the input.
+
+    Examples
+    --------
+    >>> import vecfix
+    >>> try:
+    ...     vecfix.format_fixed(["1.5", "1,5"], scales=2)
+    ... except vecfix.RowError as exc:
+    ...     print(exc.argument, exc.row, "|", exc)  # doctest: +ELLIPSIS
+    coefficients 1 | coefficients row 1: '1,5' is not decimal text (expected e.g. ...)
+    """
+
+    def __init__(
+        self,
+        detail: str,
+        *,
+        argument: str | None = None,
+        row: int | None = None,
+        lead: str = "",
+    ) -> None:
+        self.detail, self.argument, self.row, self.lead = detail, argument, row, lead
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if self.row is None:
+            return self.detail
+        return f"{self.lead}row {self.row}{self.detail}"
+
+    def __reduce__(self) -> tuple:  # keeps the fields across pickling (dask workers)
+        keywords = {"argument": self.argument, "row": self.row, "lead": self.lead}
+        return (_rebuild, (type(self), self.detail, keywords))
+
+    def shifted(self: _E, offset: int) -> _E:
+        """The same error with :attr:`row` counted ``offset`` rows later."""
+        if self.row is None or not offset:
+            return self
+        return type(self)(
+            self.detail, argument=self.argument, row=self.row + offset, lead=self.lead
+        )
+
+
+RowError.__module__ = "vecfix"  # shown as vecfix.RowError, where users import it from
+
+
+class RowTypeError(RowError, TypeError):
+    """A :class:`RowError` about a row's type (a float among integers, say): also a
+    ``TypeError``, as the other type errors are."""
+
+
+def _rebuild(cls: type[RowError], detail: str, keywords: dict) -> RowError:
+    return cls(detail, **keywords)
+
+
+# -------------------------------------------------------------------------- integers
+
+
+def is_int(value: object) -> bool:
+    """An integer that is not a bool (Python or NumPy)."""
+    return is_int_type(type(value))
+
+
+def is_int_type(cls: type) -> bool:
+    """Whether values of ``cls`` are integers that are not bools."""
+    return issubclass(cls, (int, np.integer)) and not issubclass(cls, (bool, np.bool_))
+
+
+def as_int(value: object, name: str) -> int:
+    """``value`` as a Python int; refuses bools, floats and anything not an integer."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, got the bool {value!r}")
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(
+            f"{name} must be an integer, got {type(value).__name__} {value!r}"
+            " (pass an int, or convert exactly first, e.g. Decimal -> coefficient/exponent)"
+        ) from None
+
+
+def as_int32(value: object, name: str) -> int:
+    """``value`` as a Python int within int32."""
+    v = as_int(value, name)
+    check_int32(v, name)
+    return v
+
+
+def check_int32(value: int, name: str, row: int | None = None) -> None:
+    """Refuse an exponent or scale outside int32 (naming the row when there is one)."""
+    if INT32_MIN <= value <= INT32_MAX:
+        return
+    bounds = f"{name} must fit in int32 ({INT32_MIN}..{INT32_MAX})"
+    if row is None:
+        raise ValueError(f"{bounds}, got {value}")
+    raise RowError(f" is {value}", argument=name, row=row, lead=f"{bounds}; ")
+
+
+def show_int(value: int) -> str:
+    """An int for a message: its digits, or their count when there are thousands (Python
+    refuses to print an int of over 4,300 digits)."""
+    if value.bit_length() < 10_000:
+        return str(value)
+    from .._fallback import _digits
+
+    return f"<an integer of {_digits(abs(value))} digits>"
+
+
+def positive_int(value: object, name: str, allow_none: bool = False) -> int | None:
+    """A positive int option (``chunksize``, ``threads``...), or ``None`` if allowed."""
+    if value is None and allow_none:
+        return None
+    what = "a positive int or None" if allow_none else "a positive int"
+    if not is_int(value):
+        raise TypeError(f"{name} must be {what}, got {value!r}")
+    if value < 1:  # type: ignore[operator]
+        raise ValueError(f"{name} must be {what}, got {value}")
+    return int(value)  # type: ignore[call-overload]
+
+
+# ------------------------------------------------------------------ kinds and needs
+
+
+def needs(
+    kind: Kind,
+    exponents: object,
+    null: NullLike,
+    *,
+    source: str | Callable[[], str],
+    where: str = "",
+    has_values: bool = True,
+) -> None:
+    """Check what a column of ``kind`` needs: an exponent or none, ``null=`` or not.
+
+    ``source`` describes the column for the message (``"Decimal values"``, or a function
+    that writes it); ``where`` prefixes it (``"columns['bid']: "``). ``has_values=False``
+    (empty or all null) waives the exponent an integer column needs: nothing is printed.
+    """
+    carries = kind in ("decimals", "text")
+    if carries and exponents is not None:
+        raise TypeError(
+            f"{where}coefficients are {_text(source)}, which carry their own exponent;"
+            " leave exponents=None (pass the number of decimals as scales=...)"
+        )
+    if kind == "integers" and exponents is None and has_values:
+        raise TypeError(
+            f"{where}exponents is required for integer coefficients ({_text(source)}):"
+            " the power of ten of each coefficient (e.g. -9 for PRICE9)"
+        )
+    if carries and null is not None:
+        raise TypeError(
+            f"{where}null= marks sentinel integer coefficients (e.g. 2**63 - 1 for"
+            f" PRICENULL9); coefficients are {_text(source)}, which carry their own exponent,"
+            " so a sentinel would be compared with a meaningless part of them. Mark missing"
+            " values as nulls of the column itself (None, NA, null): they are kept"
+        )
+
+
+def _text(source: str | Callable[[], str]) -> str:
+    return source if isinstance(source, str) else source()
+
+
+def require_scales(scales: object) -> None:
+    if scales is None:
+        raise TypeError("scales is required: the number of decimal places to print")
+
+
+def sentinels(null: NullLike) -> list[int]:
+    """The ``null=`` argument as a list of Python ints."""
+    items = null if isinstance(null, (list, tuple, np.ndarray)) else [null]
+    out = []
+    for v in np.asarray(items, dtype=object).reshape(-1).tolist():
+        if not is_int(v):
+            raise TypeError(
+                f"null must be an int or a sequence of ints (e.g. null=2**63 - 1), got {v!r}"
+            )
+        out.append(int(v))
+    return out
+
+
+# --------------------------------------------------------------------- wrong kinds
+
+
+_FLOAT_ADVICE = (
+    ". Floats cannot hold decimal prices exactly: 1.005 is stored as 1.00499999999999989...,"
+    " so the digits to round are not known. Pass integer coefficients with an exponent"
+    " (e.g. mantissas with exponents=-9), decimal text or Decimal values (then scales="
+    " only), or a decimal column; if floats are all you have, convert each one through its"
+    " shortest text first, e.g. [Decimal(repr(x)) for x in values], and check that this is"
+    " what the data meant"
+)
+
+
+def float_error(
+    argument: str, source: str, row: int | None = None, value: object = None
+) -> TypeError:
+    """The error for floats: for coefficients, advice about prices in floats; for exponents
+    and scales, that they are counts."""
+    if argument in ("coefficients", "coefficient", "values"):
+        advice = _FLOAT_ADVICE
+    else:
+        advice = f": {argument} count powers of ten; convert whole numbers with .astype(np.int32)"
+    if row is None:
+        return TypeError(f"{argument} must be integers, got {source}{advice}")
+    return RowTypeError(
+        f" holds float {value!r}{advice}",
+        argument=argument,
+        row=row,
+        lead=f"{argument} must be integers; ",
+    )
+
+
+def kind_error(argument: str, dtype_kind: str, source: str) -> TypeError:
+    """The error for a NumPy dtype kind that is not integer (floats see :func:`float_error`)."""
+    if dtype_kind == "f":
+        return float_error(argument, source)
+    hint = {
+        "b": " Booleans are not numbers here: convert explicitly with .astype(np.int64).",
+        "M": " Datetimes are not prices: pass integer coefficients.",
+        "m": " Timedeltas are not prices: pass integer coefficients.",
+    }.get(dtype_kind, "")
+    return TypeError(f"{argument} must be integers, got {source}.{hint}")
+
+
+def row_type_error(argument: str, row: int, value: object, expected: str = "integers") -> TypeError:
+    """A row of the wrong type among integers (or among ``expected``)."""
+    if isinstance(value, (float, np.floating)):
+        return float_error(argument, f"{type(value).__name__} values", row, value)
+    if isinstance(value, (bool, np.bool_)):
+        return RowTypeError(
+            f" holds the bool {value!r}: booleans are not numbers here",
+            argument=argument,
+            row=row,
+            lead=f"{argument} must be integers, got a bool among them; ",
+        )
+    return RowTypeError(
+        f" holds {type(value).__name__} {value!r}",
+        argument=argument,
+        row=row,
+        lead=f"{argument} must be {expected}; ",
+    )
+
+
+def null_in(argument: str, row: int) -> RowTypeError:
+    """A null exponent or scale: those are needed for every row."""
+    return RowTypeError(
+        f" is null: every row needs its {argument[:-1]} (a missing price is marked null in"
+        " coefficients, or with null=)",
+        argument=argument,
+        row=row,
+        lead=f"{argument} must be integers; ",
+    )
+
+
+# ------------------------------------------------------------------------- shapes
+
+
+def check_1d(argument: str, shape: tuple[int, ...]) -> None:
+    if len(shape) > 1:
+        raise ValueError(
+            f"{argument} must be a scalar or 1-D, got shape {shape}; pass .ravel() to"
+            " format every element in row-major order"
+        )
+
+
+def broadcast_length(lengths: Sequence[int | None], names: Sequence[str] = ARGUMENTS) -> int:
+    """NumPy's broadcasting for scalars (``None``) and 1-D columns: their common length."""
+    n = 1
+    for length in lengths:
+        if length is not None and length != 1:
+            if n != 1 and length != n:
+                described = ", ".join(
+                    f"{name} {'(scalar)' if k is None else f'of length {k}'}"
+                    for name, k in zip(names, lengths, strict=True)
+                )
+                raise ValueError(f"cannot broadcast {described} to one length")
+            n = length
+    return n

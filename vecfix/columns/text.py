@@ -1,0 +1,142 @@
+"""Decimal text to coefficients and exponents, in one pass of the parsing kernel."""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import _parse_kernels as _pk
+from .._jit import readonly
+from .column import DecimalColumn
+from .rules import RowError
+
+_NO_VALID = np.empty(0, dtype=np.uint8)
+_NO_OFFSETS = np.zeros(1, dtype=np.int64)
+
+
+def valid_of(seq: Sequence[object], has_null: bool) -> np.ndarray | None:
+    """``True`` where ``seq`` holds something other than ``None`` (``None`` if no null)."""
+    return np.array([v is not None for v in seq], dtype=bool) if has_null else None
+
+
+def parse_strings(
+    seq: Sequence[str | None], has_null: bool, name: str, joined: str | None = None
+) -> DecimalColumn:
+    """``str`` rows (``None`` is null), joined once and parsed."""
+    texts: Sequence[str] = ["" if v is None else v for v in seq] if has_null else seq  # type: ignore[assignment]
+    if joined is None:
+        joined = "\n".join(texts)
+    try:
+        data = joined.encode("ascii")
+    except UnicodeEncodeError as exc:
+        ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
+        row = int(np.searchsorted(ends, exc.start, side="right"))
+        raise text_error(row, texts[row], _pk.INVALID, name) from None
+    return parse_joined(data, texts, valid_of(seq, has_null), name)
+
+
+def parse_bytes(seq: Sequence[bytes | None], has_null: bool, name: str) -> DecimalColumn:
+    """``bytes`` rows (``None`` is null)."""
+    texts: Sequence[bytes] = [b"" if v is None else bytes(v) for v in seq]
+    return parse_joined(b"\n".join(texts), texts, valid_of(seq, has_null), name)
+
+
+def parse_joined(
+    data: bytes, texts: Sequence[str] | Sequence[bytes], valid: np.ndarray | None, name: str
+) -> DecimalColumn:
+    """Parse rows joined by one ``\\n`` each in ``data`` (``texts`` are the rows)."""
+    n = len(texts)
+    arr = np.frombuffer(data, dtype=np.uint8)
+    offsets = np.empty(n + 1, dtype=np.int64)
+    offsets[0] = 0
+    seps = np.flatnonzero(arr == 10)
+    if n and seps.size == n - 1:  # row i ends where separator i is
+        offsets[1:n] = seps + 1
+        offsets[n] = arr.size + 1
+    else:  # a row holds a newline itself (it is not decimal text): go by the lengths
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+        np.cumsum(lengths + 1, out=offsets[1:])
+    return parse(arr, offsets, 0, 1, n, valid, name)
+
+
+def parse_numpy(arr: np.ndarray, name: str) -> DecimalColumn:
+    """NumPy ``S``/``U`` arrays: fixed-width rows, parsed in place where possible."""
+    flat = arr.reshape(-1)
+    n = flat.shape[0]
+    if arr.dtype.kind == "S":
+        flat = np.ascontiguousarray(flat)
+        width = flat.dtype.itemsize
+        data = flat.view(np.uint8) if width else np.zeros(0, dtype=np.uint8)
+    else:
+        flat = np.ascontiguousarray(flat, dtype=flat.dtype.newbyteorder("="))
+        width = flat.dtype.itemsize // 4
+        codes = flat.view(np.uint32).reshape(n, width)
+        wide = codes > 127
+        if wide.any():
+            row = int(np.flatnonzero(wide.any(axis=1))[0])
+            raise text_error(row, str(flat[row]), _pk.INVALID, name)
+        data = codes.astype(np.uint8).reshape(-1)
+    if width == 0:  # itemsize 0: every row is empty text
+        data = np.zeros(max(n, 1), dtype=np.uint8)
+        width = 1
+    return parse(data, _NO_OFFSETS, width, 0, n, None, name)
+
+
+def parse_arrow_buffers(arr: Any, wide: bool, valid: np.ndarray | None, name: str) -> DecimalColumn:
+    """An Arrow ``string``/``binary`` (``wide``: ``large_``) array, parsed in its buffers."""
+    n = len(arr)
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64 if wide else np.int32)
+    offsets = offsets[arr.offset : arr.offset + n + 1].astype(np.int64)
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else _NO_VALID
+    return parse(data, offsets, 0, 0, n, valid, name)
+
+
+def parse(
+    data: np.ndarray,
+    offsets: np.ndarray,
+    width: int,
+    gap: int,
+    n: int,
+    valid: np.ndarray | None,
+    name: str,
+) -> DecimalColumn:
+    """Run the parsing kernel: rows of ``width`` bytes, or between ``offsets`` (less
+    ``gap`` separator bytes each)."""
+    coef = np.empty(n, dtype=np.int64)
+    exps = np.empty(n, dtype=np.int32)
+    status = np.empty(n, dtype=np.uint8)
+    vmask = _NO_VALID if valid is None else np.ascontiguousarray(valid, dtype=bool).view(np.uint8)
+    first, nbig = _pk.parse_decimal(
+        readonly(data), readonly(offsets), width, gap, readonly(vmask), coef, exps, status
+    )
+
+    def text(i: int) -> bytes:
+        if width:
+            return data[i * width : (i + 1) * width].tobytes().rstrip(b"\0")
+        return data[offsets[i] : offsets[i + 1] - gap].tobytes()
+
+    if first >= 0:
+        raise text_error(first, text(first), int(status[first]), name)
+    if nbig:
+        values = coef.astype(object)
+        for i in np.flatnonzero(status == _pk.BIG).tolist():
+            mantissa = text(i).decode("ascii").lower().partition("e")[0].replace(".", "")
+            values[i] = int(decimal.Decimal(mantissa))  # exact; no int-from-str digit limit
+        return DecimalColumn(values, exps, valid)
+    return DecimalColumn(coef, exps, valid)
+
+
+def text_error(row: int, text: bytes | str, status: int, name: str) -> RowError:
+    """The error for a row that is not decimal text (or whose exponent is outside int32)."""
+    if isinstance(text, bytes):
+        text = text.decode("ascii", "backslashreplace")
+    shown = text if len(text) <= 60 else text[:57] + "..."
+    if status == _pk.EXPONENT_RANGE:
+        detail = f": {shown!r} has an exponent outside int32"
+    else:
+        detail = f": {shown!r} is not decimal text (expected e.g. '-12.5', '0.001' or '1e-3')"
+    return RowError(detail, argument=name, row=row, lead=f"{name} ")

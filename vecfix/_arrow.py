@@ -60,7 +60,7 @@ def _load8_intrinsic(typingctx, buf, offset):
 
 #: ``load8(buf, offset)``: an unaligned 8-byte load from a uint8 array. No bounds check:
 #: callers guarantee ``offset + 8 <= len(buf)``.
-load8 = _load8_python if numba.config.DISABLE_JIT else _load8_intrinsic
+load8 = _load8_python if numba.config.DISABLE_JIT else _load8_intrinsic  # type: ignore[attr-defined]
 
 
 @kernel
@@ -158,17 +158,19 @@ def arrow_strings(
     flat = flat_buffer(matrix)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
     nulls = 0 if valid is None else int(n - np.count_nonzero(valid))
-    validity = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
+    validity = None
+    if valid is not None and nulls:
+        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
     if view:
         if large is not None:
             raise ValueError("large= applies to string and large_string, not to view=True")
         records = np.empty((n, 2), dtype=np.uint64)
         per_buffer = max(offset_limit // max(width, 1), 1)
         string_views(flat, width, lengths, per_buffer, records)
-        data = [pa.py_buffer(flat[s : s + per_buffer * width])
-                for s in range(0, max(flat.size, 1), per_buffer * max(width, 1))]  # fmt: skip
+        step = per_buffer * max(width, 1)
+        chunks = [pa.py_buffer(flat[s : s + step]) for s in range(0, max(flat.size, 1), step)]
         return pa.Array.from_buffers(
-            pa.string_view(), n, [validity, pa.py_buffer(records), *data], null_count=nulls
+            pa.string_view(), n, [validity, pa.py_buffer(records), *chunks], null_count=nulls
         )
     total = int(lengths.sum(dtype=np.int64))
     if large is None:
@@ -176,11 +178,11 @@ def arrow_strings(
     elif not large and total > offset_limit:
         raise ValueError(f"{total} bytes of text do not fit pa.string(); pass large=True")
     offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)
-    data = np.empty(total + 8, dtype=np.uint8)
-    pack_rows(flat, width, lengths, offsets, data)
+    packed = np.empty(total + 8, dtype=np.uint8)  # 8 bytes of slack for the last store
+    pack_rows(flat, width, lengths, offsets, packed)
     return pa.Array.from_buffers(
         pa.large_string() if large else pa.string(),
         n,
-        [validity, pa.py_buffer(offsets), pa.py_buffer(data[:total])],
+        [validity, pa.py_buffer(offsets), pa.py_buffer(packed[:total])],
         null_count=nulls,
     )

@@ -135,20 +135,6 @@ def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
 
 
 @kernel
-def compact(matrix, lengths, offsets, data):
-    """Copy each row's text to ``data`` back to back; ``offsets`` (n + 1) gets the bounds."""
-    pos = 0
-    offsets[0] = 0
-    for i in range(matrix.shape[0]):
-        n = lengths[i]
-        for j in range(n):
-            data[pos + j] = matrix[i, j]
-        pos += n
-        offsets[i + 1] = pos
-    return pos
-
-
-@kernel
 def join(matrix, lengths, sep, end, null, out):
     """Write rows to ``out`` separated by ``sep`` and followed by ``end``.
 

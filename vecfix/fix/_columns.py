@@ -371,6 +371,9 @@ def number_column(
         text = str(exc)
         if exponent is None and "exponents is required" in text:
             text = f"{prefix}_exponent is required for integer coefficients, as in format_fixed"
+        else:  # format_fixed's words for its arguments, in this builder's names
+            text = text.replace("exponents=", f"{prefix}_exponent=")
+            text = text.replace("scales=", f"{prefix}_scale=")
         raise type(exc)(f"{name}: {text}") from None
     if mask is not None:
         out = Formatted(out.matrix, out.lengths, mask if out.valid is None else mask & out.valid)

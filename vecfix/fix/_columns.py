@@ -125,29 +125,18 @@ def _from_numpy(name: str, arr: np.ndarray) -> Formatted:
     if kind == "S":
         width = arr.dtype.itemsize
         matrix = np.ascontiguousarray(arr).view(np.uint8).reshape(arr.size, width)
-        return Formatted(matrix, _trailing_lengths(matrix))
+        return Formatted(matrix, np.strings.str_len(arr).astype(np.int32))
     if kind == "U":
         codes = np.ascontiguousarray(arr).view(np.uint32).reshape(arr.size, arr.dtype.itemsize // 4)
         if codes.size and int(codes.max()) > 0x7F:
             r = int(np.flatnonzero((codes > 0x7F).any(axis=1))[0])
             raise ValueError(f"{name}[{r}] = {str(arr[r])!r} is not ASCII")
-        matrix = codes.astype(np.uint8)
-        return Formatted(matrix, _trailing_lengths(matrix))
+        return Formatted(codes.astype(np.uint8), np.strings.str_len(arr).astype(np.int32))
     if kind in "iu":
         return _integers(name, arr)
     if kind in "OT":
         return _from_objects(name, arr.tolist())
     raise TypeError(f"{name} must hold strings, bytes or integers, got dtype {arr.dtype}")
-
-
-def _trailing_lengths(matrix: np.ndarray) -> np.ndarray:
-    """Row lengths of a NUL-padded matrix: up to the last non-NUL byte (NumPy ``S``/``U``)."""
-    n, width = matrix.shape
-    if width == 0:
-        return np.zeros(n, dtype=np.int32)
-    nonzero = matrix != 0
-    last = width - np.argmax(nonzero[:, ::-1], axis=1)
-    return np.where(nonzero.any(axis=1), last, 0).astype(np.int32)
 
 
 def _integers(name: str, values: object) -> Formatted:

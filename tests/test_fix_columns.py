@@ -317,3 +317,28 @@ def test_write_all_to_paths_and_partial_writers(tmp_path):
     msgs = fix.snapshots(["A"], [0], [], [], [], **HEAD)
     assert msgs.write(str(tmp_path / "m.fix")) == msgs.nbytes
     assert (tmp_path / "m.fix").read_bytes() == msgs.to_bytes()
+
+
+CODE_SOURCES = {
+    "ints": lambda v: list(v),
+    "numpy": lambda v: np.array(v),
+    "arrow": lambda v: pa.array(v),
+    "arrow chunked": lambda v: pa.chunked_array([v[:1], v[1:]]),
+    "pandas": lambda v: pd.Series(v),
+    "pandas Int64": lambda v: pd.Series(v, dtype="Int64"),
+    "polars": lambda v: pl.Series(v),
+    "strings": lambda v: [str(x) for x in v],
+    "polars strings": lambda v: pl.Series([str(x) for x in v]),
+}
+
+
+@pytest.mark.parametrize("source", sorted(CODE_SOURCES))
+def test_codes_from_every_container(source):
+    actions = CODE_SOURCES[source]([0, 2, 1])
+    msgs = fix.incremental(actions, 1, ["A", "B", "C"], [1, 2, 3], [4, 5, 6], **NUMBERS, **HEAD)
+    assert [v for m in msgs for t, v in pairs_of(m) if t == 279] == [b"0", b"2", b"1"]
+    with pytest.raises(ValueError, match=r"actions\[1\]"):
+        fix.incremental(
+            CODE_SOURCES[source]([0, 12, 1]), 1, ["A", "B", "C"], [1, 2, 3], [4, 5, 6],
+            **NUMBERS, **HEAD,
+        )  # fmt: skip

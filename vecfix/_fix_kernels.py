@@ -7,8 +7,12 @@ sum, and *write* kernels fill it in place. Framing is shared by every message ty
 * :func:`frame_lengths` sizes the frame (``8``, ``9``, standard header, trailer) around a
   type-specific body whose length the type's own measure kernel gives;
 * :func:`write_heads` writes ``8=…|9=…|35=…|49=…|56=…|34=…|52=…|``;
-* a type kernel (:func:`write_snapshot_bodies`, :func:`write_quote_bodies`) writes the body;
+* a type kernel (:func:`write_snapshot_bodies`, :func:`write_quote_bodies`,
+  :func:`write_mass_quote_bodies`, :func:`write_incremental_bodies`) writes the body;
 * :func:`write_trailers` sums every byte written and appends ``10=CCC|``.
+
+Two helpers prepare inputs: :func:`rows_to_matrix` lays Arrow strings out as a byte matrix,
+and :func:`pack_sets` lays MassQuote's quote sets out in messages.
 
 Column data arrive as byte matrices: row ``r`` of a column is ``matrix[r, :lengths[r]]``
 and is absent when ``valid[r]`` is false. Tags arrive pre-rendered as ``b"TAG="`` rows of a

@@ -395,6 +395,7 @@ def codes(name: str, values: object, n: int, what: str) -> np.ndarray:
         values = np.broadcast_to(values, (n,))
     if isinstance(values, (list, tuple)) and values and isinstance(values[0], (int, np.integer)):
         values = np.asarray(values)
+    values = _plain_integers(values)
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         if values.shape != (n,):
             raise ValueError(f"{name} has shape {values.shape}, expected ({n},): one per {what}")
@@ -422,3 +423,23 @@ def codes(name: str, values: object, n: int, what: str) -> np.ndarray:
         )
         raise ValueError(f"{name}[{i}] = {shown!r} must be a single letter or digit")
     return np.ascontiguousarray(first)
+
+
+def _plain_integers(values: object) -> object:
+    """An Arrow, pandas or polars integer column without nulls as a NumPy array (no copy
+    where the library allows); anything else as it is."""
+    module = _module(values)
+    try:
+        if module == "polars" and values.dtype.is_integer() and not values.null_count():  # type: ignore[attr-defined]
+            return values.to_numpy()  # type: ignore[attr-defined]
+        if module == "pandas" and getattr(values, "dtype", None) is not None:
+            if values.dtype.kind in "iu" and not values.hasnans:  # type: ignore[attr-defined]
+                return values.to_numpy()  # type: ignore[attr-defined]
+        if module == "pyarrow" and not values.null_count:  # type: ignore[attr-defined]
+            import pyarrow as pa
+
+            if pa.types.is_integer(values.type):  # type: ignore[attr-defined]
+                return values.to_numpy()  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):  # not a column these attributes describe
+        pass
+    return values

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import IO, Union
+from typing import IO, Any, Union, cast
 
 import numpy as np
 
@@ -46,7 +46,7 @@ def write_all(file: Destination, data: np.ndarray | bytes | memoryview) -> int:
     >>> write_all(sink, np.frombuffer(b"35=W\\x01", np.uint8)), sink.getvalue()
     (5, b'35=W\\x01')
     """
-    view = memoryview(data).cast("B")
+    view = memoryview(cast(Any, data)).cast("B")
     if isinstance(file, (str, os.PathLike)):
         with open(file, "wb") as f:
             return _write_view(f, view)

@@ -258,7 +258,7 @@ def mass_quotes(
     frag_flag = np.where(split, np.where(last, _Y, _N), 0).astype(np.uint8)
 
     if quote_ids is None or isinstance(quote_ids, (str, bytes)):
-        prefix = b"" if quote_ids is None else identifier("quote_ids", quote_ids)
+        id_prefix = b"" if quote_ids is None else identifier("quote_ids", quote_ids)
         qids = None
     else:
         qids = _ids("quote_ids", quote_ids, m, "message")
@@ -266,7 +266,7 @@ def mass_quotes(
 
     seqs = head.reserve(m)
     if qids is None:
-        qids = _prefixed(prefix, seqs)
+        qids = _prefixed(id_prefix, seqs)
     id_len, sym_len, set_id_len = lengths_of(entry_ids), lengths_of(syms), lengths_of(set_ids)
     entry_bytes = 9 + id_len.astype(np.int64) + sym_len
     for col in cols:

@@ -404,3 +404,17 @@ def test_header_record_and_its_errors():
         fix.snapshots([], [], [], [], [], target="T")
     with pytest.raises(TypeError, match=r"header must be a vecfix\.fix\.Header"):
         fix.snapshots([], [], [], [], [], header={"sender": "S"})
+
+
+def test_default_entry_ids_across_digit_widths_and_fragments():
+    """Positions 1..1234 in one set cut at 500 and 1000: 1 to 4 digits, fragments starting
+    mid-width (BodyLength is recomputed from the bytes by ``pairs_of``)."""
+    n = 1234
+    msgs = fix.mass_quotes(
+        ["A"] * n, list(range(n)), [None] * n, [1] * n, [None] * n, set_counts=[n],
+        max_entries=500, sender="S", target="T", sending_time=WHEN, **NUMBERS,
+    )  # fmt: skip
+    messages, entries = read_mass_quotes(msgs)
+    assert [c for _, _, c in messages] == [500, 500, 234]
+    check_layout([n], 500, messages, entries)
+    assert [e[3] for e in entries] == [str(k).encode() for k in range(1, n + 1)]

@@ -418,12 +418,14 @@ def pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
 @kernel
 def write_mass_quote_bodies(
     buf, starts, ends, qids, qid_len, level, msg_frags, frag_set, frag_entries, frag_flag,
-    set_ids, set_id_len, set_total, eids, eid_len, syms, sym_len,
+    set_ids, set_id_len, set_total, set_starts, eids, eid_len, syms, sym_len,
     bpx, bpx_len, bpx_ok, opx, opx_len, opx_ok, bsz, bsz_len, bsz_ok, osz, osz_len, osz_ok,
 ):  # fmt: skip
     """Fill 35=i bodies: ``117=ID|`` (``level``: ``301=L|`` or nothing), ``296=S|``, then
     per quote set ``302|304|[893|]295=K|`` and per entry ``299|55|`` and the present
-    ``132``..``135``. Returns the first message not ending at ``ends[i]`` (-1: none)."""
+    ``132``..``135``. With no ``eid_len`` rows, ``299`` is the entry's position in its set
+    (``set_starts``: each set's first entry). Returns the first message not ending at
+    ``ends[i]`` (-1: none)."""
     for i in range(starts.shape[0]):
         p = _put_tag(buf, starts[i], _T117, 4)
         p = _put_row(buf, p, qids, i, qid_len[i])
@@ -451,7 +453,10 @@ def write_mass_quote_bodies(
             p = _put_uint(buf, p, b - a)
             for e in range(a, b):
                 p = _put_tag(buf, p, _T299, 4)
-                p = _put_row(buf, p, eids, e, eid_len[e])
+                if eid_len.shape[0]:
+                    p = _put_row(buf, p, eids, e, eid_len[e])
+                else:  # no IDs given: the entry's position in its set, from 1
+                    p = _put_uint(buf, p, e - set_starts[s] + 1)
                 p = _put_tag(buf, p, _T55, 3)
                 p = _put_row(buf, p, syms, e, sym_len[e])
                 if bpx_ok[e]:

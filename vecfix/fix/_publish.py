@@ -67,6 +67,15 @@ def _ids(name: str, values: object, n: int, what: str) -> Formatted:
     return col
 
 
+def _digit_total(x: np.ndarray) -> np.ndarray:
+    """Decimal digits written for all of ``1, 2, ..., x`` (0 for ``x = 0``), for each ``x``:
+    every number ``>= 10**(d - 1)`` has a ``d``-th digit."""
+    total = np.zeros(x.shape, dtype=np.int64)
+    for d in range(19):
+        total += np.maximum(x - 10**d + 1, 0)
+    return total
+
+
 def _sums(lengths: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Sum of ``lengths[starts[g]:starts[g + 1]]`` for every group ``g``."""
     total = np.zeros(lengths.size + 1, dtype=np.int64)
@@ -230,8 +239,8 @@ def mass_quotes(
         set_ids = _digits(np.arange(1, n_sets + 1))
     else:
         set_ids = _ids("quote_set_ids", quote_set_ids, n_sets, "quote set")
-    if quote_entry_ids is None:
-        entry_ids = _digits(np.arange(n) - np.repeat(set_starts[:-1], set_total) + 1)
+    if quote_entry_ids is None:  # positions in the set, written by the kernel
+        entry_ids = Formatted(np.zeros((0, 1), np.uint8), np.zeros(0, np.int32))
     else:
         entry_ids = _ids("quote_entry_ids", quote_entry_ids, n, "quote entry")
     level = b""
@@ -268,10 +277,15 @@ def mass_quotes(
     if qids is None:
         qids = _prefixed(id_prefix, seqs)
     id_len, sym_len, set_id_len = lengths_of(entry_ids), lengths_of(syms), lengths_of(set_ids)
-    entry_bytes = 9 + id_len.astype(np.int64) + sym_len
+    entry_bytes = 9 + sym_len.astype(np.int64)
+    if len(entry_ids):
+        entry_bytes += id_len
     for col in cols:
         entry_bytes += field_lengths(col, 3)
     frag_bytes = _sums(entry_bytes, frag_entries) + 15 + ndigits(frag_len)
+    if not len(entry_ids):  # the digits of positions p0..p1 - 1 in the set
+        p0 = frag_entries[:-1] - set_starts[frag_set]
+        frag_bytes += _digit_total(p0 + frag_len) - _digit_total(p0)
     frag_bytes += set_id_len[frag_set] + ndigits(set_total[frag_set]) + 6 * (frag_flag != 0)
     n_in_msg = np.diff(msg_frags)
     body = _sums(frag_bytes, msg_frags) + lengths_of(qids) + 10 + len(level) + ndigits(n_in_msg)
@@ -282,6 +296,7 @@ def mass_quotes(
         return _k.write_mass_quote_bodies(
             buf, starts, ends, matrix_of(qids), lengths_of(qids), level_bytes, msg_frags,
             frag_set, frag_entries, frag_flag, matrix_of(set_ids), set_id_len, set_total,
+            set_starts,
             matrix_of(entry_ids), id_len, matrix_of(syms), sym_len,
             matrix_of(bp), lengths_of(bp), bo, matrix_of(op), lengths_of(op), oo,
             matrix_of(bs), lengths_of(bs), bso, matrix_of(os_), lengths_of(os_), oso,

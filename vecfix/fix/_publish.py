@@ -76,6 +76,30 @@ def _digit_total(x: np.ndarray) -> np.ndarray:
     return total
 
 
+def _pack(set_total: np.ndarray, limit: int) -> tuple[np.ndarray, ...]:
+    """Quote sets into messages of at most ``limit`` entries (see :func:`pack_sets`).
+
+    Returns, per fragment (a set's part in one message): its set, its entry count, its
+    first entry (and the end, ``frag_entries[-1]``) and its LastFragment flag (``0`` for
+    a set not cut, else ``N``/``Y``); and per message its first fragment (and the end).
+    """
+    n_sets = set_total.size
+    cap = n_sets + int(set_total.sum()) // limit + 1
+    frag_set = np.empty(cap, np.int64)
+    frag_len = np.empty(cap, np.int64)
+    msg_frags = np.empty(cap + 1, np.int64)
+    counts = np.zeros(2, np.int64)
+    _k.pack_sets(set_total, limit, frag_set, frag_len, msg_frags, counts)
+    n_frags, m = int(counts[0]), int(counts[1])
+    frag_set, frag_len, msg_frags = frag_set[:n_frags], frag_len[:n_frags], msg_frags[: m + 1]
+    frag_entries = np.zeros(n_frags + 1, np.int64)
+    np.cumsum(frag_len, out=frag_entries[1:])
+    split = np.bincount(frag_set, minlength=n_sets)[frag_set] > 1
+    last = np.append(frag_set[1:] != frag_set[:-1], True) if n_frags else split
+    frag_flag = np.where(split, np.where(last, _Y, _N), 0).astype(np.uint8)
+    return frag_set, frag_len, frag_entries, frag_flag, msg_frags
+
+
 def _sums(lengths: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Sum of ``lengths[starts[g]:starts[g + 1]]`` for every group ``g``."""
     total = np.zeros(lengths.size + 1, dtype=np.int64)
@@ -251,20 +275,8 @@ def mass_quotes(
             raise ValueError(f"response_level must be >= 0, got {response_level}")
         level = b"301=%d\x01" % int(response_level)
 
-    # Sets into messages, and the LastFragment flag of the sets cut across messages.
-    cap = n_sets + n // limit + 1
-    frag_set = np.empty(cap, np.int64)
-    frag_len = np.empty(cap, np.int64)
-    msg_frags = np.empty(cap + 1, np.int64)
-    counts = np.zeros(2, np.int64)
-    _k.pack_sets(set_total, limit, frag_set, frag_len, msg_frags, counts)
-    n_frags, m = int(counts[0]), int(counts[1])
-    frag_set, frag_len, msg_frags = frag_set[:n_frags], frag_len[:n_frags], msg_frags[: m + 1]
-    frag_entries = np.zeros(n_frags + 1, np.int64)
-    np.cumsum(frag_len, out=frag_entries[1:])
-    split = np.bincount(frag_set, minlength=n_sets)[frag_set] > 1
-    last = np.append(frag_set[1:] != frag_set[:-1], True) if n_frags else split
-    frag_flag = np.where(split, np.where(last, _Y, _N), 0).astype(np.uint8)
+    frag_set, frag_len, frag_entries, frag_flag, msg_frags = _pack(set_total, limit)
+    m = msg_frags.size - 1
 
     if quote_ids is None or isinstance(quote_ids, (str, bytes)):
         id_prefix = b"" if quote_ids is None else identifier("quote_ids", quote_ids)

@@ -485,7 +485,7 @@ def test_good_inputs_build():
             vecfix.RowTooLongError,
             r"prices: row 0 .* vecfix\.MAX_ROW_LENGTH=65536",
         ),
-        ({"price_scale": 2**40}, ValueError, "prices: scales must fit in int32"),
+        ({"price_scale": 2**40}, ValueError, "prices: price_scale must fit in int32"),
         ({"price_scale": None}, TypeError, "price_scale is required"),
         ({"prices": [1.5, 2, 3]}, TypeError, "prices: coefficients must be integers"),
         ({"price_valid": [1, 1, 1]}, TypeError, "price_valid must be booleans"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import re
 
 import numpy as np
 import pytest
@@ -186,7 +187,9 @@ def test_exponent_is_required_for_integer_columns_as_in_format_fixed():
         vecfix.format_fixed([1, 2], scales=2)
     for missing in ("price_exponent", "size_exponent"):
         args = {**NUMBERS, missing: None}
-        with pytest.raises(TypeError, match=f"{missing} is required for integer coefficients"):
+        with pytest.raises(
+            TypeError, match=f"(prices|sizes): {missing} is required for integer coeff"
+        ):
             fix.snapshots(["A"], [2], 0, [1, 2], [3, 4], **args, **HEAD)
         with pytest.raises(TypeError, match=f"{missing} is required"):
             fix.incremental(0, 0, ["A", "B"], [1, 2], [3, 4], **args, **HEAD)
@@ -342,3 +345,40 @@ def test_codes_from_every_container(source):
             CODE_SOURCES[source]([0, 12, 1]), 1, ["A", "B", "C"], [1, 2, 3], [4, 5, 6],
             **NUMBERS, **HEAD,
         )  # fmt: skip
+
+
+SAME_RULE = [  # (prices, exponent, scale): what format_fixed refuses, fix refuses alike
+    ([1.5, 2.5], -2, 2),
+    ([True, False], -2, 2),
+    (["1.5", 2], None, 2),
+    ([1, 2], 2**40, 2),
+    ([1, 2], -2, 2**40),
+    (np.array([1, 2], dtype=np.float32), -2, 2),
+    (pl.Series([1.5, None]), -2, 2),
+    ([10**5000, 1], 0, 0),
+]
+
+
+@pytest.mark.parametrize(("prices", "exponent", "scale"), SAME_RULE)
+def test_prices_follow_format_fixed_rules(prices, exponent, scale):
+    """One rule: the error fix gives is format_fixed's, prefixed by the argument's name."""
+    try:
+        vecfix.format_fixed(prices, exponent, scale)
+    except (TypeError, ValueError) as exc:
+        want = exc
+    else:  # accepted by format_fixed: accepted by fix, same text
+        msgs = fix.snapshots(
+            ["A"], [2], 0, prices, [1, 2], price_exponent=exponent, price_scale=scale,
+            size_exponent=0, size_scale=0, **HEAD,
+        )  # fmt: skip
+        got = [v for t, v in pairs_of(msgs[0]) if t == 270]
+        assert got == [t.encode() for t in vecfix.format_fixed(prices, exponent, scale)]
+        return
+    with pytest.raises(type(want)) as info:
+        fix.snapshots(
+            ["A"], [2], 0, prices, [1, 2], price_exponent=exponent, price_scale=scale,
+            size_exponent=0, size_scale=0, **HEAD,
+        )  # fmt: skip
+    text = re.sub(r"\bexponents\b", "price_exponent", str(want))
+    text = re.sub(r"\bscales\b", "price_scale", text)
+    assert str(info.value) == f"prices: {text}"

@@ -13,6 +13,7 @@ presence mask, validated before anything is written:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -357,16 +358,17 @@ def number_column(
     try:
         out = format_fixed(values, exponent, scale, null=null)
     except (TypeError, ValueError) as exc:
-        text = str(exc)
-        if exponent is None and "exponents is required" in text:
-            text = f"{prefix}_exponent is required for integer coefficients, as in format_fixed"
-        else:  # format_fixed's words for its arguments, in this builder's names
-            text = text.replace("exponents=", f"{prefix}_exponent=")
-            text = text.replace("scales=", f"{prefix}_scale=")
-        raise type(exc)(f"{name}: {text}") from None
+        raise type(exc)(f"{name}: {builder_words(str(exc), prefix)}") from None
     if mask is not None:
         out = Formatted(out.matrix, out.lengths, mask if out.valid is None else mask & out.valid)
     return out
+
+
+def builder_words(message: str, prefix: str) -> str:
+    """format_fixed's message with its argument names as the builder calls them
+    (``exponents`` -> ``price_exponent`` for ``prefix="price"``)."""
+    message = re.sub(r"\bexponents\b", f"{prefix}_exponent", message)
+    return re.sub(r"\bscales\b", f"{prefix}_scale", message)
 
 
 def _zero_masked(values: object, mask: np.ndarray) -> object:

@@ -7,8 +7,12 @@ sum, and *write* kernels fill it in place. Framing is shared by every message ty
 * :func:`frame_lengths` sizes the frame (``8``, ``9``, standard header, trailer) around a
   type-specific body whose length the type's own measure kernel gives;
 * :func:`write_heads` writes ``8=…|9=…|35=…|49=…|56=…|34=…|52=…|``;
-* a type kernel (:func:`write_snapshot_bodies`, :func:`write_quote_bodies`) writes the body;
+* a type kernel (:func:`write_snapshot_bodies`, :func:`write_quote_bodies`,
+  :func:`write_mass_quote_bodies`, :func:`write_incremental_bodies`) writes the body;
 * :func:`write_trailers` sums every byte written and appends ``10=CCC|``.
+
+Two helpers prepare inputs: :func:`rows_to_matrix` lays Arrow strings out as a byte matrix,
+and :func:`pack_sets` lays MassQuote's quote sets out in messages.
 
 Column data arrive as byte matrices: row ``r`` of a column is ``matrix[r, :lengths[r]]``
 and is absent when ``valid[r]`` is false. Tags arrive pre-rendered as ``b"TAG="`` rows of a
@@ -306,6 +310,202 @@ def write_quote_bodies(
                 p += values_len[r]
                 buf[p] = SOH
                 p += 1
+        if p != ends[i]:
+            return i
+    return -1
+
+
+# ---------------------------------------------------------------------------------------
+# MassQuote (35=i) and MarketDataIncrementalRefresh (35=X)
+#
+# Their bodies are measured with NumPy (sums of field lengths) and written by one kernel
+# each. Tags are little-endian words of their ASCII bytes: constants, like the snapshot
+# kernel's, once the helpers are inlined.
+# ---------------------------------------------------------------------------------------
+
+
+def _word(tag: bytes) -> int:
+    return int.from_bytes(tag, "little")
+
+
+_T55, _T117, _T132, _T133, _T134, _T135 = (
+    _word(b"55="), _word(b"117="), _word(b"132="), _word(b"133="), _word(b"134="), _word(b"135=")
+)  # fmt: skip
+_T268, _T269, _T270, _T271, _T273, _T279 = (
+    _word(b"268="), _word(b"269="), _word(b"270="), _word(b"271="), _word(b"273="), _word(b"279=")
+)  # fmt: skip
+_T290, _T295, _T296, _T299, _T302, _T304, _T893 = (
+    _word(b"290="), _word(b"295="), _word(b"296="), _word(b"299="), _word(b"302="),
+    _word(b"304="), _word(b"893="),
+)  # fmt: skip
+
+
+@helper
+def _put_tag(buf, p, word, n):
+    """Write the ``n`` bytes of ``word`` (``b"TAG="``, little-endian) at ``p``."""
+    for k in range(n):
+        buf[p + k] = (word >> (8 * k)) & 255
+    return p + n
+
+
+@helper
+def _put_row(buf, p, matrix, row, n):
+    """Write ``matrix[row, :n]`` and SOH at ``p``; return the end."""
+    for k in range(n):
+        buf[p + k] = matrix[row, k]
+    buf[p + n] = SOH
+    return p + n + 1
+
+
+@helper
+def _put_uint(buf, p, v):
+    """Write the decimal digits of ``v >= 0`` and SOH at ``p``; return the end."""
+    nd = ndigits(v)
+    for k in range(nd - 1, -1, -1):
+        buf[p + k] = _ZERO + v % 10
+        v //= 10
+    buf[p + nd] = SOH
+    return p + nd + 1
+
+
+@kernel
+def rows_to_matrix(data, offsets, out):
+    """Row ``r`` of ``out`` = ``data[offsets[r]:offsets[r + 1]]``, zero-padded (Arrow
+    strings into a byte matrix)."""
+    width = out.shape[1]
+    for r in range(out.shape[0]):
+        a = offsets[r]
+        n = offsets[r + 1] - a
+        for k in range(n):
+            out[r, k] = data[a + k]
+        for k in range(n, width):
+            out[r, k] = 0
+
+
+@kernel
+def pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
+    """Lay quote sets out in messages of at most ``limit`` entries, in order.
+
+    A set joins the current message if it fits; otherwise it starts a new one, and a set
+    larger than ``limit`` is cut into fragments of ``limit`` entries (its last fragment
+    leaves room for the next sets). Fragment ``f`` is ``frag_len[f]`` entries of set
+    ``frag_set[f]``; message ``m`` holds fragments ``msg_frags[m]:msg_frags[m + 1]``.
+    Writes the fragment and message counts to ``counts[0]`` and ``counts[1]``.
+    """
+    nf = 0
+    nm = 0
+    room = 0
+    for s in range(set_counts.shape[0]):
+        left = set_counts[s]
+        if left > room:
+            room = 0  # it does not fit: close the current message
+        while left > 0:
+            if room == 0:
+                msg_frags[nm] = nf
+                nm += 1
+                room = limit
+            take = min(left, room)
+            frag_set[nf] = s
+            frag_len[nf] = take
+            nf += 1
+            left -= take
+            room -= take
+    msg_frags[nm] = nf
+    counts[0] = nf
+    counts[1] = nm
+
+
+@kernel
+def write_mass_quote_bodies(
+    buf, starts, ends, qids, qid_len, level, msg_frags, frag_set, frag_entries, frag_flag,
+    set_ids, set_id_len, set_total, set_starts, eids, eid_len, syms, sym_len,
+    bpx, bpx_len, bpx_ok, opx, opx_len, opx_ok, bsz, bsz_len, bsz_ok, osz, osz_len, osz_ok,
+):  # fmt: skip
+    """Fill 35=i bodies: ``117=ID|`` (``level``: ``301=L|`` or nothing), ``296=S|``, then
+    per quote set ``302|304|[893|]295=K|`` and per entry ``299|55|`` and the present
+    ``132``..``135``. With no ``eid_len`` rows, ``299`` is the entry's position in its set
+    (``set_starts``: each set's first entry). Returns the first message not ending at
+    ``ends[i]`` (-1: none)."""
+    for i in range(starts.shape[0]):
+        p = _put_tag(buf, starts[i], _T117, 4)
+        p = _put_row(buf, p, qids, i, qid_len[i])
+        for k in range(level.shape[0]):
+            buf[p + k] = level[k]
+        p += level.shape[0]
+        f0 = msg_frags[i]
+        f1 = msg_frags[i + 1]
+        p = _put_tag(buf, p, _T296, 4)
+        p = _put_uint(buf, p, f1 - f0)
+        for f in range(f0, f1):
+            s = frag_set[f]
+            p = _put_tag(buf, p, _T302, 4)
+            p = _put_row(buf, p, set_ids, s, set_id_len[s])
+            p = _put_tag(buf, p, _T304, 4)
+            p = _put_uint(buf, p, set_total[s])
+            if frag_flag[f] != 0:  # LastFragment (893) for a set cut across messages
+                p = _put_tag(buf, p, _T893, 4)
+                buf[p] = frag_flag[f]
+                buf[p + 1] = SOH
+                p += 2
+            a = frag_entries[f]
+            b = frag_entries[f + 1]
+            p = _put_tag(buf, p, _T295, 4)
+            p = _put_uint(buf, p, b - a)
+            for e in range(a, b):
+                p = _put_tag(buf, p, _T299, 4)
+                if eid_len.shape[0]:
+                    p = _put_row(buf, p, eids, e, eid_len[e])
+                else:  # no IDs given: the entry's position in its set, from 1
+                    p = _put_uint(buf, p, e - set_starts[s] + 1)
+                p = _put_tag(buf, p, _T55, 3)
+                p = _put_row(buf, p, syms, e, sym_len[e])
+                if bpx_ok[e]:
+                    p = _put_row(buf, _put_tag(buf, p, _T132, 4), bpx, e, bpx_len[e])
+                if opx_ok[e]:
+                    p = _put_row(buf, _put_tag(buf, p, _T133, 4), opx, e, opx_len[e])
+                if bsz_ok[e]:
+                    p = _put_row(buf, _put_tag(buf, p, _T134, 4), bsz, e, bsz_len[e])
+                if osz_ok[e]:
+                    p = _put_row(buf, _put_tag(buf, p, _T135, 4), osz, e, osz_len[e])
+        if p != ends[i]:
+            return i
+    return -1
+
+
+@kernel
+def write_incremental_bodies(
+    buf, starts, ends, prefix, entry_starts, actions, types, syms, sym_len,
+    px, px_len, px_ok, sz, sz_len, sz_ok, times, time_len, time_ok, pos, pos_len, pos_ok,
+):  # fmt: skip
+    """Fill 35=X bodies: ``prefix`` (``262=ID|`` or nothing), ``268=K|``, then per entry
+    ``279=A|269=T|55=SYM|`` and the present ``270``, ``271``, ``273``, ``290``. Returns
+    the first message not ending at ``ends[i]`` (-1: none)."""
+    for i in range(starts.shape[0]):
+        p = starts[i]
+        for k in range(prefix.shape[0]):
+            buf[p + k] = prefix[k]
+        p += prefix.shape[0]
+        a = entry_starts[i]
+        b = entry_starts[i + 1]
+        p = _put_tag(buf, p, _T268, 4)
+        p = _put_uint(buf, p, b - a)
+        for e in range(a, b):
+            p = _put_tag(buf, p, _T279, 4)
+            buf[p] = actions[e]
+            buf[p + 1] = SOH
+            p = _put_tag(buf, p + 2, _T269, 4)
+            buf[p] = types[e]
+            buf[p + 1] = SOH
+            p = _put_tag(buf, p + 2, _T55, 3)
+            p = _put_row(buf, p, syms, e, sym_len[e])
+            if px_ok[e]:
+                p = _put_row(buf, _put_tag(buf, p, _T270, 4), px, e, px_len[e])
+            if sz_ok[e]:
+                p = _put_row(buf, _put_tag(buf, p, _T271, 4), sz, e, sz_len[e])
+            if time_ok[e]:
+                p = _put_row(buf, _put_tag(buf, p, _T273, 4), times, e, time_len[e])
+            if pos_ok[e]:
+                p = _put_row(buf, _put_tag(buf, p, _T290, 4), pos, e, pos_len[e])
         if p != ends[i]:
             return i
     return -1

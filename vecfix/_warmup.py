@@ -43,14 +43,23 @@ def warmup(*, everything: bool = True) -> float:
         text = format_fixed(np.array([b"1.5", b"-2"]), scales=1)
         text.to_bytes()
         text.rjust(6)
+        head = fix.Header("S", "T")
+        numbers = {"price_exponent": 0, "price_scale": 1, "size_exponent": 0, "size_scale": 0}
+        when = "20260101-00:00:00.000"
         fix.snapshots(
-            ["X"], [2], [0, 1], np.array([1, 2]), np.array([3, 4]),
-            price_exponent=0, price_scale=1, sender="S", target="T",
-            sending_time="20260101-00:00:00.000",
+            ["X"], [2], [0, 1], np.array([1, 2]), np.array([3, 4]), **numbers, header=head,
+            sending_time=when,
         )  # fmt: skip
-        fix.quotes(["X"], [1], [2], [3], [4], quote_ids=["Q"], price_exponent=0, price_scale=1,
-                   size_exponent=0, size_scale=0, sender="S", target="T",
-                   sending_time="20260101-00:00:00.000")  # fmt: skip
+        fix.quotes(["X"], [1], [2], [3], [4], quote_ids=["Q"], **numbers, header=head,
+                   sending_time=when)  # fmt: skip
+        fix.mass_quotes(["X"], [1], [2], [3], [4], **numbers, header=head, sending_time=when)
+        fix.incremental(0, 0, ["X"], [1], [2], **numbers, header=head, sending_time=when)
+        try:
+            import pyarrow as pa
+
+            fix.fields(55, pa.array(["X"]))  # Arrow strings into a byte matrix
+        except ImportError:  # pyarrow is optional
+            pass
         fix.fields(35, small)
         fix.fields(35, small, out=np.empty(32, dtype=np.uint8), offsets=np.array([0, 16]))
         try:

@@ -650,7 +650,7 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"first difference, row {r}: vecfix {prices[r]!r}", file=sys.stderr)
         status = 1
     if args.fix:
-        status |= _write_fix(args.fix, snap, prices, sizes)
+        status |= _write_fix(args.fix, snap, prices, sizes, args.fix_type)
     for path, fmt in ((args.csv, "csv"), (args.parquet, "parquet")):
         if path:
             status |= _write_table(path, fmt, snap, prices, sizes)
@@ -677,27 +677,70 @@ def _print_rows(snap: Any, prices: Any, sizes: Any) -> None:
         print(f"  {sym:<10} {side:<5} {raw_text:>20}  {text:>14} {sizes[r]:>6}")
 
 
-def _write_fix(path: str, snap: Any, prices: Any, sizes: Any) -> int:
+def _write_fix(path: str, snap: Any, prices: Any, sizes: Any, msg_type: str = "W") -> int:
+    """The demo's book as FIX 4.4: snapshots (W), MassQuote (i) or incremental refreshes (X)."""
     from . import fix
 
-    msgs = fix.snapshots(
-        snap.symbols,
-        snap.entry_counts,
-        snap.entry_types,
-        prices,
-        sizes,
-        sender="VECFIX",
-        target="DEMO",
-        sending_time="20241129-14:30:00.000",
-    )
+    head = fix.Header("VECFIX", "DEMO")
+    when = "20241129-14:30:00.000"
+    start = time.perf_counter()
+    if msg_type == "i":
+        msgs = _mass_quotes(fix, head, when, snap, prices, sizes)
+    elif msg_type == "X":  # one refresh per instrument: its whole book as new entries
+        symbols = np.array(snap.symbols)[snap.instrument]
+        msgs = fix.incremental(
+            0, snap.entry_types, symbols, prices, sizes, entry_counts=snap.entry_counts,
+            header=head, sending_time=when,
+        )  # fmt: skip
+    else:
+        msgs = fix.snapshots(
+            snap.symbols, snap.entry_counts, snap.entry_types, prices, sizes, header=head,
+            sending_time=when,
+        )  # fmt: skip
+    built = time.perf_counter() - start
     try:
-        with open(path, "wb") as f:
-            msgs.write(f)
+        msgs.write(path)
     except OSError as exc:
         print(f"vecfix demo: cannot write {path!r}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    print(f"\nwrote {len(msgs):,} FIX 4.4 35=W messages ({msgs.nbytes:,} bytes) to {path}")
+    print(
+        f"\nwrote {len(msgs):,} FIX 4.4 35={msg_type} messages ({msgs.nbytes:,} bytes) to {path}"
+        f" (built in {built * 1e3:.1f} ms)"
+    )
     return 0
+
+
+def _mass_quotes(fix: Any, head: Any, when: str, snap: Any, prices: Any, sizes: Any) -> Any:
+    """The k-th bid and the k-th offer of an instrument as one two-sided quote entry; one
+    quote set per instrument; entries with no price on either side are left out."""
+    from ._result import Formatted
+
+    inst, side = snap.instrument, snap.entry_types
+    first = np.concatenate([[0], np.cumsum(snap.entry_counts)[:-1]])
+    n_inst = len(snap.symbols)
+    n_bids = np.bincount(inst[side == 0], minlength=n_inst)
+    n_offers = np.bincount(inst[side == 1], minlength=n_inst)
+    per_inst = np.maximum(n_bids, n_offers)
+    entry_first = np.concatenate([[0], np.cumsum(per_inst)[:-1]])
+    level = np.arange(len(snap)) - first[inst] - np.where(side == 1, n_bids[inst], 0)
+    entry = entry_first[inst] + level
+    rows = np.full((2, int(per_inst.sum())), -1, dtype=np.int64)  # bid row, offer row
+    rows[side, entry] = np.arange(len(snap))
+    cols = []
+    for r in rows:
+        for values in (prices, sizes):
+            taken = values[np.maximum(r, 0)]
+            ok = (r >= 0) & (np.ones(len(r), bool) if taken.valid is None else taken.valid)
+            cols.append(Formatted(taken.matrix, taken.lengths, ok))
+    (bid_px, bid_sz, offer_px, offer_sz) = cols
+    keep = np.flatnonzero(bid_px.valid | offer_px.valid)
+    entry_inst = np.repeat(np.arange(n_inst), per_inst)[keep]
+    set_counts = np.bincount(entry_inst, minlength=n_inst)
+    return fix.mass_quotes(
+        np.array(snap.symbols)[entry_inst], bid_px[keep], offer_px[keep], bid_sz[keep],
+        offer_sz[keep], set_counts=set_counts[set_counts > 0], max_entries=100, header=head,
+        sending_time=when,
+    )  # fmt: skip
 
 
 def _snapshot_table(snap: Any, prices: Any, sizes: Any) -> Any:
@@ -859,7 +902,16 @@ def build_parser() -> argparse.ArgumentParser:
         default=20_000,
         help="rows timed through the decimal loop (default 20,000)",
     )
-    demo.add_argument("--fix", metavar="OUT", help="write FIX 4.4 35=W messages, one per symbol")
+    demo.add_argument(
+        "--fix", metavar="OUT", help="write the book as FIX 4.4 messages (--fix-type)"
+    )
+    demo.add_argument(
+        "--fix-type",
+        choices=("W", "i", "X"),
+        default="W",
+        help="with --fix: W snapshots (one per symbol, the default), i MassQuote (bids and"
+        " offers paired into quotes, 100 a message), X one incremental refresh per symbol",
+    )
     demo.add_argument("--csv", metavar="OUT", help="write the formatted table as CSV")
     demo.add_argument("--parquet", metavar="OUT", help="write the formatted table as Parquet")
     demo.set_defaults(run=_demo)

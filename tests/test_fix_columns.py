@@ -1,0 +1,384 @@
+"""What vecfix.fix reads: text from every container, nulls, the exponent rule, timestamps.
+
+Expected bytes come from the inputs (Python's own formatting, ``ref_fixed``), never from
+vecfix; messages are checked with the independent helpers of ``fix_checks``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+
+import numpy as np
+import pytest
+
+import vecfix
+import vecfix.fix as fix
+from vecfix._io import write_all
+
+simplefix = pytest.importorskip("simplefix")
+pa = pytest.importorskip("pyarrow")
+pd = pytest.importorskip("pandas")
+pl = pytest.importorskip("polars")
+
+from fix_checks import pairs_of, ref_fixed  # noqa: E402
+
+WHEN = "20240102-14:30:00.000"
+NUMBERS = {"price_exponent": -9, "price_scale": 2, "size_exponent": 0, "size_scale": 0}
+HEAD = {"sender": "S", "target": "T", "sending_time": WHEN}
+PRICENULL9 = 2**63 - 1
+SYMBOLS = ["ESZ4", "NQZ4", "ESZ4", "6EZ4-6EH5"]
+
+
+# ---------------------------------------------------------------------------------------
+# Text columns
+# ---------------------------------------------------------------------------------------
+
+TEXT_SOURCES = {
+    "list": lambda v: list(v),
+    "numpy S": lambda v: np.array(v, dtype="S"),
+    "numpy U": lambda v: np.array(v),
+    "numpy object": lambda v: np.array(v, dtype=object),
+    "arrow string": lambda v: pa.array(v, pa.string()),
+    "arrow large_string": lambda v: pa.array(v, pa.large_string()),
+    "arrow string_view": lambda v: pa.array(v, pa.string_view()),
+    "arrow binary": lambda v: pa.array([s.encode() for s in v], pa.binary()),
+    "arrow dictionary": lambda v: pa.array(v).dictionary_encode(),
+    "arrow chunked": lambda v: pa.chunked_array([v[:1], v[1:]]),
+    "arrow sliced": lambda v: pa.array(["pad", *v])[1:],
+    "pandas str": lambda v: pd.Series(v, dtype="str"),
+    "pandas object": lambda v: pd.Series(v, dtype=object),
+    "pandas categorical": lambda v: pd.Series(v, dtype="category"),
+    "polars String": lambda v: pl.Series(v),
+    "polars Categorical": lambda v: pl.Series(v, dtype=pl.Categorical),
+}
+
+
+@pytest.mark.parametrize("source", sorted(TEXT_SOURCES))
+def test_symbols_from_every_container_give_the_same_messages(source):
+    symbols = TEXT_SOURCES[source](SYMBOLS)
+    msgs = fix.mass_quotes(
+        symbols, [1] * 4, [2] * 4, [3] * 4, [4] * 4, set_counts=[4], **NUMBERS, **HEAD
+    )
+    got = [v for m in msgs for tag, v in pairs_of(m) if tag == 55]
+    assert got == [s.encode() for s in SYMBOLS]
+    out = fix.fields(55, symbols)
+    assert out.to_list() == [b"55=" + s.encode() + b"\x01" for s in SYMBOLS]
+
+
+@pytest.mark.parametrize(
+    "source", ["list", "arrow string", "pandas str", "polars String", "arrow dictionary"]
+)
+def test_text_nulls_are_refused_where_required_and_left_out_in_fields(source):
+    values = ["A", None, "C"]
+    col = TEXT_SOURCES[source](values)
+    assert fix.fields(55, col).to_list() == [b"55=A\x01", b"", b"55=C\x01"]
+    with pytest.raises(ValueError, match=r"symbols\[1\] is null"):
+        fix.incremental(0, 0, col, [1, 2, 3], [1, 2, 3], **NUMBERS, **HEAD)
+
+
+@pytest.mark.parametrize("source", ["list", "numpy U", "arrow string", "polars String"])
+@pytest.mark.parametrize(
+    ("bad", "match"),
+    [
+        ("B\x01", r"symbols\[1\] = b'B\\x01' contains SOH"),
+        ("B=1", r"symbols\[1\] = b'B=1' contains '='"),
+        ("", r"symbols\[1\] = b'' is empty"),
+        ("B\tC", r"symbols\[1\] = b'B\\tC' contains a byte outside printable ASCII"),
+    ],
+)
+def test_text_is_validated_for_fix_naming_the_row(source, bad, match):
+    col = TEXT_SOURCES[source](["A", bad, "C"])
+    with pytest.raises(ValueError, match=match):
+        fix.incremental(0, 0, col, [1, 2, 3], [1, 2, 3], **NUMBERS, **HEAD)
+
+
+def test_text_errors():
+    with pytest.raises(ValueError, match=r"symbols\[1\] = 'é' is not ASCII"):
+        fix.incremental(0, 0, np.array(["a", "é"]), [1, 2], [1, 2], **NUMBERS, **HEAD)
+    with pytest.raises(TypeError, match="got dtype float64"):
+        fix.incremental(0, 0, np.zeros(2), [1, 2], [1, 2], **NUMBERS, **HEAD)
+    with pytest.raises(TypeError, match="got Arrow type double"):
+        fix.incremental(0, 0, pa.array([1.5, 2.5]), [1, 2], [1, 2], **NUMBERS, **HEAD)
+    with pytest.raises(TypeError, match="got dtype bool"):
+        fix.incremental(0, 0, pd.Series([True, False]), [1, 2], [1, 2], **NUMBERS, **HEAD)
+
+
+def test_integer_ids_from_every_container():
+    ids = [7, 10**12, 3]
+    want = [b"7", b"1000000000000", b"3"]
+    for col in (ids, np.array(ids), pa.array(ids), pd.Series(ids), pl.Series(ids)):
+        msgs = fix.mass_quotes(
+            ["A"] * 3, [1] * 3, [2] * 3, [3] * 3, [4] * 3, quote_entry_ids=col, **NUMBERS, **HEAD
+        )
+        assert [v for m in msgs for tag, v in pairs_of(m) if tag == 299] == want
+
+
+# ---------------------------------------------------------------------------------------
+# Null prices and sizes leave their field out, in every message type
+# ---------------------------------------------------------------------------------------
+
+PX = [5000_250000000, None, -1_125000000, None]
+SZ = [7, 3, None, None]
+NULL_SOURCES = {
+    "list": lambda v, fill: list(v),
+    "pandas Int64": lambda v, fill: pd.Series(v, dtype="Int64"),
+    "arrow": lambda v, fill: pa.array(v, pa.int64()),
+    "arrow chunked": lambda v, fill: pa.chunked_array([v[:2], v[2:]], pa.int64()),
+    "polars": lambda v, fill: pl.Series(v, dtype=pl.Int64),
+    "masked array": lambda v, fill: np.ma.masked_array(
+        [fill if x is None else x for x in v], mask=[x is None for x in v]
+    ),
+    "sentinel": lambda v, fill: np.array([PRICENULL9 if x is None else x for x in v]),
+}
+
+
+def _build(kind, px, sz, null):
+    args = {**NUMBERS, **HEAD, "null": null}
+    n = len(PX)
+    if kind == "W":
+        return fix.snapshots(["A"], [n], 0, px, sz, **args)
+    if kind == "S":
+        return fix.quotes(["A"] * n, px, px, sz, sz, quote_ids=list("abcd"), **args)
+    if kind == "i":  # an entry needs one price: the offer is always there
+        return fix.mass_quotes(["A"] * n, px, [1] * n, sz, sz, **args)
+    return fix.incremental(0, 0, ["A"] * n, px, sz, **args)
+
+
+@pytest.mark.parametrize("kind", ["W", "S", "i", "X"])
+@pytest.mark.parametrize("source", sorted(NULL_SOURCES))
+def test_null_prices_and_sizes_leave_their_field_out(kind, source):
+    null = PRICENULL9 if source == "sentinel" else None
+    px = NULL_SOURCES[source](PX, 10**30 if source != "masked array" else PRICENULL9)
+    sz = NULL_SOURCES[source](SZ, PRICENULL9)
+    msgs = _build(kind, px, sz, null)
+    price_tags, size_tags = (
+        {"W": (270,), "X": (270,), "S": (132, 133), "i": (132,)}[kind],
+        ({"W": (271,), "X": (271,), "S": (134, 135), "i": (134, 135)}[kind]),
+    )
+    data = msgs.to_bytes()
+    assert b"9223372037" not in data and b"9223372036" not in data
+    for tags, values, exp, scale in ((price_tags, PX, -9, 2), (size_tags, SZ, 0, 0)):
+        want = [ref_fixed(v, exp, scale).encode() for v in values if v is not None]
+        for tag in tags:
+            got = [v for m in msgs for t, v in pairs_of(m) if t == tag]  # no empty value
+            assert got == want, (tag, got)
+
+
+def test_masks_combine_with_container_nulls_and_hide_what_they_mask():
+    msgs = fix.snapshots(
+        ["A"], [4], 0, pd.Series(PX, dtype="Int64"), np.array([1, 2**62, 3, 4]),
+        price_valid=[True, True, False, True], size_valid=[True, False, True, True],
+        **NUMBERS, **HEAD,
+    )  # fmt: skip
+    pairs = pairs_of(msgs[0])
+    assert [v for t, v in pairs if t == 270] == [b"5000.25"]
+    assert [v for t, v in pairs if t == 271] == [b"1", b"3", b"4"]
+
+
+# ---------------------------------------------------------------------------------------
+# One rule with format_fixed
+# ---------------------------------------------------------------------------------------
+
+
+def test_exponent_is_required_for_integer_columns_as_in_format_fixed():
+    with pytest.raises(TypeError, match="exponents is required"):
+        vecfix.format_fixed([1, 2], scales=2)
+    for missing in ("price_exponent", "size_exponent"):
+        args = {**NUMBERS, missing: None}
+        with pytest.raises(
+            TypeError, match=f"(prices|sizes): {missing} is required for integer coeff"
+        ):
+            fix.snapshots(["A"], [2], 0, [1, 2], [3, 4], **args, **HEAD)
+        with pytest.raises(TypeError, match=f"{missing} is required"):
+            fix.incremental(0, 0, ["A", "B"], [1, 2], [3, 4], **args, **HEAD)
+    # values that carry their own exponent take none, in fix as in format_fixed
+    msgs = fix.snapshots(
+        ["A"], [2], 0, pa.array(["1.005", None]).cast(pa.decimal128(10, 3)), [3, 4],
+        price_scale=2, size_exponent=0, size_scale=0, **HEAD,
+    )  # fmt: skip
+    assert [v for t, v in pairs_of(msgs[0]) if t == 270] == [b"1.01"]
+    with pytest.raises(TypeError, match=r"prices: .* leave price_exponent=None"):
+        fix.snapshots(
+            ["A"], [2], 0, pa.array(["1.005", "2"]).cast(pa.decimal128(10, 3)), [3, 4],
+            **NUMBERS, **HEAD,
+        )  # fmt: skip
+
+
+def test_zero_rows_need_no_exponent_or_scale():
+    assert len(fix.snapshots([], [], [], [], [], **HEAD)) == 0
+    assert len(fix.incremental(0, 0, [], [], [], **HEAD)) == 0
+    assert len(fix.mass_quotes([], [], [], [], [], **HEAD)) == 0
+
+
+# ---------------------------------------------------------------------------------------
+# SendingTime from datetimes
+# ---------------------------------------------------------------------------------------
+
+MOMENTS = [
+    dt.datetime(2024, 1, 2, 3, 4, 5, 678901, tzinfo=dt.timezone.utc),
+    dt.datetime(1999, 12, 31, 23, 59, 59, 999999, tzinfo=dt.timezone.utc),
+    dt.datetime(2024, 2, 29, 0, 0, 0, 500, tzinfo=dt.timezone.utc),
+]
+
+
+def utc_text(moment: dt.datetime, digits: int) -> bytes:
+    """FIX UTCTimestamp the plain way: strftime, fractions truncated."""
+    text = moment.astimezone(dt.timezone.utc).strftime("%Y%m%d-%H:%M:%S")
+    if digits:
+        text += "." + f"{moment.microsecond:06d}"[:digits]
+    return text.encode()
+
+
+DATETIME_SOURCES = {
+    "numpy us": lambda v: np.array([m.replace(tzinfo=None) for m in v], "datetime64[us]"),
+    "numpy ns": lambda v: np.array([m.replace(tzinfo=None) for m in v], "datetime64[us]").astype(
+        "datetime64[ns]"
+    ),
+    "pandas naive": lambda v: pd.Series([m.replace(tzinfo=None) for m in v]),
+    "pandas aware": lambda v: pd.Series(v).dt.tz_convert("Asia/Tokyo"),
+    "pandas index": lambda v: pd.DatetimeIndex(v),
+    "arrow": lambda v: pa.array(v, pa.timestamp("us", tz="America/Chicago")),
+    "polars": lambda v: pl.Series(v).dt.convert_time_zone("Europe/Paris"),
+    "python list": lambda v: [m.astimezone(dt.timezone(dt.timedelta(hours=-5))) for m in v],
+}
+
+
+@pytest.mark.parametrize("precision", ["ms", "us", "s"])
+@pytest.mark.parametrize("source", sorted(DATETIME_SOURCES))
+def test_sending_time_from_datetime_columns(source, precision):
+    digits = {"s": 0, "ms": 3, "us": 6}[precision]
+    col = DATETIME_SOURCES[source](MOMENTS)
+    assert fix.sending_time(col, precision).to_list() == [
+        utc_text(m, digits).decode() for m in MOMENTS
+    ]
+    head = fix.Header("S", "T", precision=precision)
+    msgs = fix.snapshots(["A", "B", "C"], [0, 0, 0], [], [], [], header=head, sending_time=col)
+    assert [dict(pairs_of(m))[52] for m in msgs] == [utc_text(m, digits) for m in MOMENTS]
+
+
+def test_sending_time_scalars_and_errors():
+    assert fix.sending_time(np.datetime64("2024-01-02T03:04:05.6789", "us")).to_list() == [
+        "20240102-03:04:05.678"
+    ]
+    assert fix.sending_time("20240102-03:04:05.123456").to_list() == ["20240102-03:04:05.123456"]
+    with pytest.raises(TypeError, match="is a naive datetime"):
+        fix.sending_time(dt.datetime(2024, 1, 2))
+    with pytest.raises(ValueError, match="not a UTC timestamp"):
+        fix.sending_time("20240102-03:04:05.1234")
+    with pytest.raises(ValueError, match="precision must be one of"):
+        fix.sending_time(MOMENTS[0], "ns")
+    with pytest.raises(ValueError, match="year 10000 is outside"):
+        fix.sending_time(np.array(["10000-01-01"], "datetime64[D]"))
+    nat = np.array(["2024-01-02", "NaT"], "datetime64[ms]")
+    assert fix.sending_time(nat).to_list() == ["20240102-00:00:00.000", None]
+    with pytest.raises(ValueError, match=r"sending_time\[1\] is null"):
+        fix.snapshots(["A", "B"], [0, 0], [], [], [], sender="S", target="T", sending_time=nat)
+
+
+def test_sending_time_defaults_to_now():
+    before = dt.datetime.now(dt.timezone.utc)
+    msgs = fix.snapshots(["A"], [0], [], [], [], sender="S", target="T")
+    after = dt.datetime.now(dt.timezone.utc)
+    stamp = dict(pairs_of(msgs[0]))[52].decode()
+    sent = dt.datetime.strptime(stamp, "%Y%m%d-%H:%M:%S.%f").replace(tzinfo=dt.timezone.utc)
+    assert before - dt.timedelta(milliseconds=1) <= sent <= after
+
+
+# ---------------------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------------------
+
+
+class Trickle(io.RawIOBase):
+    """Accepts at most 3 bytes a call; ``None`` (would block) when ``stall`` is set."""
+
+    def __init__(self, stall: bool = False) -> None:
+        self.data = bytearray()
+        self.stall = stall
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b) -> int | None:
+        if self.stall:
+            return None
+        self.data += bytes(b[:3])
+        return len(b[:3])
+
+
+def test_write_all_to_paths_and_partial_writers(tmp_path):
+    data = np.frombuffer(b"8=FIX.4.4\x019=5\x01", np.uint8)
+    sink = Trickle()
+    assert write_all(sink, data) == data.size and bytes(sink.data) == data.tobytes()
+    assert write_all(tmp_path / "a.fix", data) == data.size
+    assert (tmp_path / "a.fix").read_bytes() == data.tobytes()
+    assert write_all(io.BytesIO(), b"") == 0
+    with pytest.raises(BlockingIOError, match="accepted no bytes"):
+        write_all(Trickle(stall=True), data)
+    msgs = fix.snapshots(["A"], [0], [], [], [], **HEAD)
+    assert msgs.write(str(tmp_path / "m.fix")) == msgs.nbytes
+    assert (tmp_path / "m.fix").read_bytes() == msgs.to_bytes()
+
+
+CODE_SOURCES = {
+    "ints": lambda v: list(v),
+    "numpy": lambda v: np.array(v),
+    "arrow": lambda v: pa.array(v),
+    "arrow chunked": lambda v: pa.chunked_array([v[:1], v[1:]]),
+    "pandas": lambda v: pd.Series(v),
+    "pandas Int64": lambda v: pd.Series(v, dtype="Int64"),
+    "polars": lambda v: pl.Series(v),
+    "strings": lambda v: [str(x) for x in v],
+    "polars strings": lambda v: pl.Series([str(x) for x in v]),
+}
+
+
+@pytest.mark.parametrize("source", sorted(CODE_SOURCES))
+def test_codes_from_every_container(source):
+    actions = CODE_SOURCES[source]([0, 2, 1])
+    msgs = fix.incremental(actions, 1, ["A", "B", "C"], [1, 2, 3], [4, 5, 6], **NUMBERS, **HEAD)
+    assert [v for m in msgs for t, v in pairs_of(m) if t == 279] == [b"0", b"2", b"1"]
+    with pytest.raises(ValueError, match=r"actions\[1\]"):
+        fix.incremental(
+            CODE_SOURCES[source]([0, 12, 1]), 1, ["A", "B", "C"], [1, 2, 3], [4, 5, 6],
+            **NUMBERS, **HEAD,
+        )  # fmt: skip
+
+
+SAME_RULE = [  # (prices, exponent, scale): what format_fixed refuses, fix refuses alike
+    ([1.5, 2.5], -2, 2),
+    ([True, False], -2, 2),
+    (["1.5", 2], None, 2),
+    ([1, 2], 2**40, 2),
+    ([1, 2], -2, 2**40),
+    (np.array([1, 2], dtype=np.float32), -2, 2),
+    (pl.Series([1.5, None]), -2, 2),
+    ([10**5000, 1], 0, 0),
+]
+
+
+@pytest.mark.parametrize(("prices", "exponent", "scale"), SAME_RULE)
+def test_prices_follow_format_fixed_rules(prices, exponent, scale):
+    """One rule: the error fix gives is format_fixed's, prefixed by the argument's name."""
+    try:
+        vecfix.format_fixed(prices, exponent, scale)
+    except (TypeError, ValueError) as exc:
+        want = exc
+    else:  # accepted by format_fixed: accepted by fix, same text
+        msgs = fix.snapshots(
+            ["A"], [2], 0, prices, [1, 2], price_exponent=exponent, price_scale=scale,
+            size_exponent=0, size_scale=0, **HEAD,
+        )  # fmt: skip
+        got = [v for t, v in pairs_of(msgs[0]) if t == 270]
+        assert got == [t.encode() for t in vecfix.format_fixed(prices, exponent, scale)]
+        return
+    with pytest.raises(type(want)) as info:
+        fix.snapshots(
+            ["A"], [2], 0, prices, [1, 2], price_exponent=exponent, price_scale=scale,
+            size_exponent=0, size_scale=0, **HEAD,
+        )  # fmt: skip
+    text = re.sub(r"\bexponents\b", "price_exponent", str(want))
+    text = re.sub(r"\bscales\b", "price_scale", text)
+    assert str(info.value) == f"prices: {text}"

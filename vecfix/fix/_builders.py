@@ -1,0 +1,503 @@
+"""The message builders: :func:`fields`, :func:`snapshots` (35=W) and :func:`quotes` (35=S).
+
+Each builder validates every input first (nothing is written, no sequence number taken,
+before that), measures each message's body, and hands the bodies' writer to
+:func:`~vecfix.fix._header.frame`, which writes the standard header and trailer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import _fix_kernels as _k
+from .._result import Formatted
+from ._buffers import FieldBuffer, Messages
+from ._columns import (
+    Null,
+    all_valid,
+    check_rows,
+    codes,
+    has_formatted_shape,
+    number_column,
+    require_all,
+    text_column,
+    valid_mask,
+)
+from ._header import Header, frame, resolve_header, times_for
+
+MAX_TAG: int = 2**31 - 1
+"""Largest tag number accepted (FIX tags are positive integers; engines hold them in int32)."""
+
+TimeLike = Any
+"""SendingTime: a str, a datetime, or a column of either (see :func:`sending_time`)."""
+
+
+def _asarray(values: object) -> np.ndarray:
+    """``np.asarray``, except that an empty list is int64 (NumPy makes it float64)."""
+    arr = np.asarray(values)
+    return arr.astype(np.int64) if arr.size == 0 and arr.dtype.kind == "f" else arr
+
+
+def _stack(cols: Sequence[Formatted]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Columns one under the other, padded to a common width: matrix, lengths, valid."""
+    width = max(1, *(c.matrix.shape[1] for c in cols))
+    matrix = np.empty((sum(len(c) for c in cols), width), dtype=np.uint8)
+    r = 0
+    for c in cols:
+        matrix[r : r + len(c), : c.matrix.shape[1]] = c.matrix
+        r += len(c)
+    lengths = np.concatenate([c.lengths for c in cols]).astype(np.int32)
+    return matrix, lengths, np.concatenate([all_valid(c) for c in cols])
+
+
+def _check_tag(tag: object) -> int:
+    if isinstance(tag, (bool, np.bool_)) or not isinstance(tag, (int, np.integer)):
+        raise TypeError(f"tag must be an int, got {type(tag).__name__} {tag!r}")
+    if not 1 <= tag <= MAX_TAG:
+        raise ValueError(f"tag must be between 1 and {MAX_TAG}, got {tag}")
+    return int(tag)
+
+
+def _tag_table(tags: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """``b"TAG="`` for every tag, as a byte matrix and lengths."""
+    rendered = [f"{t}=".encode() for t in tags]
+    table = np.array(rendered, dtype=f"S{max(map(len, rendered))}")
+    matrix = table.view(np.uint8).reshape(len(rendered), table.dtype.itemsize)
+    return matrix, np.array([len(t) for t in rendered], dtype=np.int64)
+
+
+_QUOTE_TAGS = _tag_table(_k.QUOTE_TAGS)
+
+
+def matrix_of(col: Formatted) -> np.ndarray:
+    """``col.matrix``, at least one byte wide (a kernel indexes a row's first byte)."""
+    return col.matrix if col.matrix.shape[1] else np.zeros((len(col), 1), np.uint8)
+
+
+def lengths_of(col: Formatted) -> np.ndarray:
+    return np.ascontiguousarray(col.lengths, dtype=np.int32)
+
+
+# ---------------------------------------------------------------------------------------
+# fields
+# ---------------------------------------------------------------------------------------
+
+
+def fields(
+    tag: int,
+    column: object,
+    *,
+    valid: object = None,
+    out: np.ndarray | None = None,
+    offsets: object = None,
+) -> FieldBuffer | np.ndarray:
+    """Write ``TAG=VALUE|`` (``|`` = SOH) for every present row of a column.
+
+    Parameters
+    ----------
+    tag : int
+        The FIX tag, ``1..MAX_TAG``.
+    column : Formatted or a column of str or bytes
+        The values: a :class:`vecfix.Formatted` (or any object with a ``matrix`` and
+        ``lengths`` laid out like one; its ``valid`` attribute, if any, marks present rows)
+        or text (a sequence, a NumPy ``S``/``U`` array, an Arrow, pandas or polars string
+        column), where ``None`` or a null marks a null row.
+    valid : array_like of bool, optional
+        ``True`` where the row is present; null rows produce no field. Combined (and) with
+        the column's own nulls.
+    out : numpy.ndarray, optional
+        A writeable 1-D ``uint8`` buffer to write into (append style) instead of a new one.
+        Requires ``offsets``.
+    offsets : array_like of int, optional
+        With ``out``: where each row's field starts in ``out``. Fields must not overlap.
+
+    Returns
+    -------
+    FieldBuffer or numpy.ndarray
+        Without ``out``, a :class:`FieldBuffer` holding all fields contiguously. With
+        ``out``, the ``int64`` offsets just past each written field (``offsets`` itself for
+        null rows), ready for the next call.
+
+    Raises
+    ------
+    TypeError
+        If ``tag`` is not an int, ``valid`` not boolean, or ``out``/``offsets`` have the
+        wrong type.
+    ValueError
+        If ``tag`` is out of range, a present value is empty or contains SOH, a field
+        would fall outside ``out`` or overlap another. Nothing is written then.
+
+    Examples
+    --------
+    >>> import numpy as np, vecfix, vecfix.fix as fix
+    >>> px = vecfix.format_fixed([5000_25, 4999_75, 0], -2, 2)
+    >>> fix.fields(270, px, valid=[True, True, False]).to_list()
+    [b'270=5000.25\\x01', b'270=4999.75\\x01', b'']
+
+    Appending into your own buffer, one cursor per row:
+
+    >>> buf = np.zeros(40, dtype=np.uint8)
+    >>> ends = fix.fields(55, ["ES", "NQ"], out=buf, offsets=[0, 20])
+    >>> ends = fix.fields(270, px[:2], out=buf, offsets=ends)
+    >>> ends.tolist(), buf[:ends[0]].tobytes()
+    ([18, 38], b'55=ES\\x01270=5000.25\\x01')
+    """
+    tag_bytes = np.frombuffer(f"{_check_tag(tag)}=".encode(), np.uint8)
+    if has_formatted_shape(column):
+        col = number_column("column", "column", column, None, None, valid=valid)
+    else:
+        col = text_column("column", column, identifier=False)
+        if valid is not None:
+            mask = valid_mask("valid", valid, len(col))
+            col = Formatted(col.matrix, col.lengths, all_valid(col) & mask)
+    n = len(col)
+    present = all_valid(col)
+    lengths = lengths_of(col)
+    sizes = np.where(present, tag_bytes.size + lengths.astype(np.int64) + 1, 0)
+    matrix = matrix_of(col)
+    if out is None:
+        if offsets is not None:
+            raise TypeError("offsets is only used together with out")
+        starts = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(sizes, out=starts[1:])
+        buf = np.empty(int(starts[-1]), dtype=np.uint8)
+        _k.write_fields(buf, starts, tag_bytes, matrix, lengths, present)
+        return FieldBuffer(buf, starts)
+    starts = _caller_offsets(out, offsets, n)
+    ends = starts + sizes
+    _check_fits(out, starts, ends)
+    _k.write_fields(out, starts, tag_bytes, matrix, lengths, present)
+    return ends
+
+
+def _caller_offsets(out: object, offsets: object, n: int) -> np.ndarray:
+    if not isinstance(out, np.ndarray) or out.dtype != np.uint8 or out.ndim != 1:
+        raise TypeError("out must be a 1-D uint8 numpy array")
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out must be contiguous and writeable")
+    if offsets is None:
+        raise TypeError("out needs offsets: where each row's field starts in out")
+    arr = _asarray(offsets)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"offsets must be integers, got dtype {arr.dtype}")
+    if arr.shape != (n,):
+        raise ValueError(f"offsets has shape {arr.shape}, expected ({n},): one per row")
+    if n and arr.min() < 0:
+        raise ValueError(f"offsets must be >= 0; row {int(np.argmin(arr))} is {int(arr.min())}")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def _check_fits(out: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
+    """Every field inside ``out`` and no two overlapping, or an error before any write."""
+    if not starts.size:
+        return
+    over = np.flatnonzero(ends > out.size)
+    if over.size:
+        r = int(over[0])
+        raise ValueError(
+            f"row {r}'s field needs out[{int(starts[r])}:{int(ends[r])}] but out has"
+            f" {out.size} bytes; nothing was written"
+        )
+    r = int(_k.check_disjoint(starts, ends))
+    if r == -2:  # not in order: check in sorted order
+        order = np.argsort(starts, kind="stable")
+        r = int(_k.check_disjoint(starts[order], ends[order]))
+        r = int(order[r]) if r >= 0 else r
+    if r >= 0:
+        raise ValueError(
+            f"row {r}'s field at out[{int(starts[r])}:{int(ends[r])}] overlaps another"
+            " row's field; nothing was written"
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# Shared by the message builders
+# ---------------------------------------------------------------------------------------
+
+
+def group_starts(name: str, counts: object, n: int, what: str, *, empty: bool) -> np.ndarray:
+    """Cumulative row boundaries of groups given by their sizes (``>= 0``, or ``>= 1``
+    when ``empty`` is False); ``n`` groups (any number if ``n < 0``); ``what`` names
+    what each size belongs to, for the errors."""
+    arr = _asarray(counts)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integers, got dtype {arr.dtype}")
+    if arr.ndim != 1 or (n >= 0 and arr.shape != (n,)):
+        raise ValueError(f"{name} has shape {arr.shape}, expected ({n},): one per {what}")
+    low = 0 if empty else 1
+    if arr.size and arr.min() < low:
+        i = int(np.argmax(arr < low))
+        words = "is negative" if arr[i] < 0 else f"is empty: every {what} needs an entry"
+        raise ValueError(f"{name}[{i}] = {int(arr[i])} {words}")
+    starts = np.zeros(arr.size + 1, dtype=np.int64)
+    np.cumsum(arr, out=starts[1:])
+    return starts
+
+
+def ndigits(v: np.ndarray) -> np.ndarray:
+    """Decimal digits of each ``v >= 0`` (int64)."""
+    d = np.ones(v.shape, dtype=np.int64)
+    for k in range(1, 19):
+        d += v >= 10**k
+    return d
+
+
+def field_lengths(col: Formatted, tag_len: int) -> np.ndarray:
+    """Bytes of ``TAG=VALUE|`` per row (0 where the row is null), int64."""
+    out = col.lengths.astype(np.int64) + (tag_len + 2)
+    if col.valid is not None:
+        out[~col.valid] = 0
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Snapshots (35=W)
+# ---------------------------------------------------------------------------------------
+
+
+def snapshots(
+    symbols: Any,
+    entry_counts: Any,
+    entry_types: Any,
+    prices: Any,
+    sizes: Any,
+    *,
+    price_exponent: Any = None,
+    price_scale: Any = None,
+    size_exponent: Any = None,
+    size_scale: Any = None,
+    price_valid: Any = None,
+    size_valid: Any = None,
+    null: Null = None,
+    header: Header | None = None,
+    sender: str | None = None,
+    target: str | None = None,
+    seq_start: int | None = None,
+    sending_time: TimeLike = None,
+    begin_string: str | None = None,
+) -> Messages:
+    """Build one MarketDataSnapshotFullRefresh (``35=W``) per symbol.
+
+    Message ``i`` is ``8|9|35=W|49|56|34|52|55=symbols[i]|268=K|`` followed by its
+    ``K = entry_counts[i]`` entries, each ``269=TYPE|270=PRICE|271=SIZE|``, then ``10``.
+    Entries are the flat columns ``entry_types``, ``prices`` and ``sizes``, taken in order:
+    message 0 owns the first ``entry_counts[0]`` rows, and so on. A null price or size
+    leaves its ``270`` or ``271`` out of the entry.
+
+    Parameters
+    ----------
+    symbols : column of str
+        Symbol (``55``) per message: printable ASCII, not empty, no ``=``. A NumPy
+        ``S``/``U`` array, an Arrow, pandas or polars string (or categorical) column, or a
+        sequence of ``str``.
+    entry_counts : array_like of int
+        Number of entries (``268``) per message, ``>= 0``; their sum is the entry count.
+    entry_types : array_like
+        MDEntryType (``269``) per entry: ints 0..9 or one-character strings (``"0"`` bid,
+        ``"1"`` offer, ``"2"`` trade, ...). A scalar applies to every entry.
+    prices, sizes : column of int or decimals, or Formatted
+        MDEntryPx (``270``) and MDEntrySize (``271``) per entry, formatted by
+        :func:`vecfix.format_fixed` with its rules (nulls from ``None``, Arrow, pandas or
+        polars nulls and ``null=`` leave the field out), or an already formatted
+        :class:`vecfix.Formatted`.
+    price_exponent, price_scale, size_exponent, size_scale : int or array_like of int
+        Exponents and scales as :func:`vecfix.format_fixed` takes them: the exponent is
+        required for integer columns and must be left out for decimals; both are left out
+        for a ``Formatted``.
+    price_valid, size_valid : array_like of bool, optional
+        ``True`` where the price (size) is present; what a masked row holds is not read.
+    null : int or sequence of int, optional
+        Sentinel coefficients meaning "no value" (e.g. ``2**63 - 1``, CME PRICENULL9) in
+        the price and size columns this call formats.
+    header : Header, optional
+        Sender, target, begin string and the next MsgSeqNum (``34``), shared across calls.
+        Without it, ``sender`` and ``target`` are required and numbering starts at
+        ``seq_start`` (default 1).
+    sender, target, seq_start, begin_string
+        The header as separate keywords (when ``header`` is not given).
+    sending_time : str, datetime or a column of either, optional
+        SendingTime (``52``), one for all messages or one per message: text
+        ``YYYYMMDD-HH:MM:SS[.sss]`` or datetimes (see :func:`sending_time`). Default: now.
+
+    Returns
+    -------
+    Messages
+        All messages in one buffer, with offsets.
+
+    Raises
+    ------
+    TypeError
+        If an input has the wrong type (the message names it).
+    ValueError
+        If column lengths disagree with ``entry_counts``, a symbol or header value contains
+        SOH or ``=``, a timestamp is malformed, a price cannot be printed (see
+        :class:`vecfix.RowTooLongError`), and so on. Nothing is returned half-built.
+
+    Examples
+    --------
+    >>> import vecfix.fix as fix
+    >>> msgs = fix.snapshots(
+    ...     ["AAPL", "MSFT"], [1, 2], [2, 0, 1], [189_9800, 402_1200, None], [100, 5, 7],
+    ...     price_exponent=-4, price_scale=2, size_exponent=0, size_scale=0,
+    ...     sender="MD", target="C", seq_start=7,
+    ...     sending_time=["20240102-14:30:00.000", "20240102-14:30:00.001"],
+    ... )
+    >>> for m in msgs:
+    ...     print(m.replace(b"\\x01", b"|").decode())
+    8=FIX.4.4|9=85|35=W|49=MD|56=C|34=7|52=20240102-14:30:00.000|55=AAPL|268=1|269=2|270=189.98|271=100|10=036|
+    8=FIX.4.4|9=95|35=W|49=MD|56=C|34=8|52=20240102-14:30:00.001|55=MSFT|268=2|269=0|270=402.12|271=5|269=1|271=7|10=235|
+    """
+    head = resolve_header(header, sender, target, seq_start, begin_string)
+    syms = text_column("symbols", symbols)
+    require_all("symbols", syms, "every message needs one")
+    n = len(syms)
+    entry_starts = group_starts("entry_counts", entry_counts, n, "symbol", empty=True)
+    n_entries = int(entry_starts[-1])
+    what = f"entry (entry_counts sums to {n_entries})"
+    types = codes("entry_types", entry_types, n_entries, what)
+    px = number_column(
+        "prices", "price", prices, price_exponent, price_scale, null=null, valid=price_valid,
+        valid_name="price_valid",
+    )  # fmt: skip
+    check_rows("prices", px, n_entries, what)
+    sz = number_column(
+        "sizes", "size", sizes, size_exponent, size_scale, null=null, valid=size_valid,
+        valid_name="size_valid",
+    )  # fmt: skip
+    check_rows("sizes", sz, n_entries, what)
+    times, tstep = times_for("sending_time", sending_time, head.precision, n, "messages")
+    body = np.empty(n, dtype=np.int64)
+    px_ok, sz_ok = all_valid(px), all_valid(sz)
+    sym_len, px_len, sz_len = lengths_of(syms), lengths_of(px), lengths_of(sz)
+    _k.snapshot_lengths(sym_len, entry_starts, px_len, px_ok, sz_len, sz_ok, body)
+
+    def write(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> int:
+        return _k.write_snapshot_bodies(
+            buf, starts, ends, matrix_of(syms), sym_len, entry_starts,
+            types, matrix_of(px), px_len, px_ok, matrix_of(sz), sz_len, sz_ok,
+        )  # fmt: skip
+
+    first = head.reserve(n).start
+    return frame(b"W", body, write, head, first, times, tstep)
+
+
+# ---------------------------------------------------------------------------------------
+# Quotes (35=S)
+# ---------------------------------------------------------------------------------------
+
+
+def quotes(
+    symbols: Any,
+    bid_px: Any,
+    offer_px: Any,
+    bid_size: Any,
+    offer_size: Any,
+    *,
+    quote_ids: Any,
+    price_exponent: Any = None,
+    price_scale: Any = None,
+    size_exponent: Any = None,
+    size_scale: Any = None,
+    bid_px_valid: Any = None,
+    offer_px_valid: Any = None,
+    bid_size_valid: Any = None,
+    offer_size_valid: Any = None,
+    null: Null = None,
+    header: Header | None = None,
+    sender: str | None = None,
+    target: str | None = None,
+    seq_start: int | None = None,
+    sending_time: TimeLike = None,
+    begin_string: str | None = None,
+) -> Messages:
+    """Build one Quote (``35=S``) per row.
+
+    Message ``i`` is ``8|9|35=S|49|56|34|52|117=quote_ids[i]|55=symbols[i]|`` then
+    ``132`` BidPx, ``133`` OfferPx, ``134`` BidSize, ``135`` OfferSize (each left out
+    when null), then ``10``. To publish many quotes in few messages, use
+    :func:`mass_quotes`.
+
+    Parameters
+    ----------
+    symbols : column of str
+        Symbol (``55``) per quote: printable ASCII, not empty, no ``=``.
+    bid_px, offer_px, bid_size, offer_size : column of int or decimals, or Formatted
+        One value per quote, formatted by :func:`vecfix.format_fixed` (a null, e.g. a
+        one-sided quote, leaves the field out), or an already formatted
+        :class:`vecfix.Formatted`.
+    quote_ids : column of str or int
+        QuoteID (``117``) per quote, same rules as symbols.
+    price_exponent, price_scale, size_exponent, size_scale : int or array_like of int
+        As :func:`vecfix.format_fixed` takes them (the exponent is required for integer
+        columns); left out for ``Formatted`` columns.
+    bid_px_valid, offer_px_valid, bid_size_valid, offer_size_valid : array_like of bool
+        ``True`` where the value is present.
+    null : int or sequence of int, optional
+        Sentinel coefficients meaning "no value", in every column this call formats.
+    header, sender, target, seq_start, sending_time, begin_string
+        The standard header, as for :func:`snapshots`.
+
+    Returns
+    -------
+    Messages
+        All quotes in one buffer, with offsets.
+
+    Raises
+    ------
+    TypeError, ValueError
+        As for :func:`snapshots`: bad types, lengths that disagree, identifiers with SOH
+        or ``=``, malformed timestamps, values that cannot be printed.
+
+    Examples
+    --------
+    >>> import vecfix.fix as fix
+    >>> msgs = fix.quotes(
+    ...     ["EURUSD"], [108_215], [None], [1_000_000], [None], quote_ids=["Q1"],
+    ...     price_exponent=-5, price_scale=5, size_exponent=0, size_scale=0,
+    ...     sender="S", target="T", sending_time="20240102-03:04:05",
+    ... )
+    >>> print(msgs[0].replace(b"\\x01", b"|").decode())
+    8=FIX.4.4|9=82|35=S|49=S|56=T|34=1|52=20240102-03:04:05|117=Q1|55=EURUSD|132=1.08215|134=1000000|10=252|
+    """
+    head = resolve_header(header, sender, target, seq_start, begin_string)
+    syms = text_column("symbols", symbols)
+    n = len(syms)
+    ids = text_column("quote_ids", quote_ids)
+    if len(ids) != n:
+        raise ValueError(f"quote_ids has {len(ids)} values for {n} symbols")
+    require_all("symbols", syms, "every quote needs one")
+    require_all("quote_ids", ids, "every quote needs one")
+    given = (
+        ("bid_px", "price", bid_px, bid_px_valid),
+        ("offer_px", "price", offer_px, offer_px_valid),
+        ("bid_size", "size", bid_size, bid_size_valid),
+        ("offer_size", "size", offer_size, offer_size_valid),
+    )
+    cols = []
+    for name, prefix, values, valid in given:
+        price = prefix == "price"
+        exponent, scale = (price_exponent, price_scale) if price else (size_exponent, size_scale)
+        col = number_column(
+            name, prefix, values, exponent, scale, null=null, valid=valid,
+            valid_name=f"{name}_valid",
+        )  # fmt: skip
+        check_rows(name, col, n, "quote")
+        cols.append(col)
+    times, tstep = times_for("sending_time", sending_time, head.precision, n, "messages")
+    matrix, lengths, valid = _stack(cols)
+    body = np.empty(n, dtype=np.int64)
+    tags, tag_lengths = _QUOTE_TAGS
+    id_len, sym_len = lengths_of(ids), lengths_of(syms)
+    _k.quote_lengths(tag_lengths, id_len, sym_len, lengths, valid, body)
+
+    def write(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> int:
+        return _k.write_quote_bodies(
+            buf, starts, ends, tags, tag_lengths, matrix_of(ids), id_len, matrix_of(syms),
+            sym_len, matrix, lengths, valid,
+        )  # fmt: skip
+
+    first = head.reserve(n).start
+    return frame(b"S", body, write, head, first, times, tstep)

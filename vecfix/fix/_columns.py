@@ -1,0 +1,447 @@
+"""Columns for the FIX builders, as :class:`vecfix.Formatted` byte matrices.
+
+Every column a builder writes becomes rows of bytes (``matrix[r, :lengths[r]]``) with a
+presence mask, validated before anything is written:
+
+* :func:`text_column` reads symbols and IDs from NumPy ``S``/``U`` arrays, Arrow string,
+  binary and dictionary arrays, pandas and polars string or categorical columns, integer
+  columns (printed as digits) and, for plain sequences, one Python object per row;
+* :func:`number_column` reads prices and sizes through :func:`vecfix.format_fixed` (its
+  rules, its ``null=``, its ``valid``), or takes an already :class:`~vecfix.Formatted` one;
+* :func:`codes` reads one-character codes (``269`` MDEntryType, ``279`` MDUpdateAction).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import _fix_kernels as _k
+from .._format import format_fixed
+from .._result import Formatted
+
+_EQUALS = ord("=")
+_ALNUM = np.frombuffer(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", np.uint8)
+
+Null = int | Sequence[int] | None
+"""A ``null=`` sentinel (or several), as :func:`vecfix.format_fixed` takes it."""
+
+
+# ---------------------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------------------
+
+
+def all_valid(col: Formatted) -> np.ndarray:
+    """The presence mask of ``col`` as a full bool array (``valid`` may be ``None``)."""
+    return np.ones(len(col), dtype=np.bool_) if col.valid is None else col.valid
+
+
+def _describe_bad(name: str, col: Formatted, r: int, identifier: bool) -> ValueError:
+    text = col.matrix[r, : col.lengths[r]].tobytes()
+    if not text:
+        why = "is empty (FIX forbids empty values: mark the row null instead)"
+    elif 1 in text:
+        why = "contains SOH (\\x01), the FIX field delimiter"
+    elif identifier and b"=" in text:
+        why = "contains '=', which a FIX parser would take for a tag separator"
+    else:
+        why = "contains a byte outside printable ASCII"
+    return ValueError(f"{name}[{r}] = {text!r} {why}")
+
+
+def check_bytes(name: str, col: Formatted, identifier: bool) -> None:
+    """Refuse empty rows and SOH anywhere; identifiers must be printable ASCII without '='."""
+    lo, hi, forbidden = (0x20, 0x7E, _EQUALS) if identifier else (0, 255, _k.SOH)
+    r = _k.first_bad_byte(col.matrix, col.lengths, all_valid(col), lo, hi, forbidden)
+    if r >= 0:
+        raise _describe_bad(name, col, int(r), identifier)
+
+
+def require_all(name: str, col: Formatted, what: str) -> None:
+    """Refuse null rows in a column every message or entry needs."""
+    if col.valid is not None and not col.valid.all():
+        raise ValueError(f"{name}[{int(np.argmin(col.valid))}] is null; {what}")
+
+
+def check_rows(name: str, col: Formatted, n: int, what: str) -> None:
+    if len(col) != n:
+        raise ValueError(f"{name} has {len(col)} rows, expected {n}: one per {what}")
+
+
+# ---------------------------------------------------------------------------------------
+# Text
+# ---------------------------------------------------------------------------------------
+
+
+def _module(values: object) -> str:
+    return type(values).__module__.partition(".")[0]
+
+
+def text_column(name: str, values: object, *, identifier: bool = True) -> Formatted:
+    """Strings, bytes or integers as rows of ASCII bytes, checked for FIX.
+
+    Identifiers (symbols, IDs, header values) must be printable ASCII without ``=``; any
+    value must be non-empty and free of SOH. Nulls (``None``, Arrow/pandas/polars nulls)
+    give rows with ``valid`` False. No Python object is made per row except for plain
+    sequences and object arrays, whose rows are Python objects already.
+    """
+    if isinstance(values, (str, bytes)):
+        raise TypeError(
+            f"{name} must be a sequence of strings, not a single {type(values).__name__}"
+        )
+    col = _read_text(name, values)
+    check_bytes(name, col, identifier)
+    return col
+
+
+def _read_text(name: str, values: object) -> Formatted:
+    if isinstance(values, Formatted):
+        return values
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got shape {values.shape}")
+        return _from_numpy(name, values)
+    module = _module(values)
+    if module == "pyarrow":
+        return _from_arrow(name, values)
+    if module == "pandas":
+        return _from_pandas(name, values)
+    if module == "polars":
+        return _from_polars(name, values)
+    try:
+        items = list(values)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a sequence of str or bytes, got {type(values).__name__}"
+        ) from None
+    return _from_objects(name, items)
+
+
+def _from_numpy(name: str, arr: np.ndarray) -> Formatted:
+    kind = arr.dtype.kind
+    if kind == "S":
+        width = arr.dtype.itemsize
+        matrix = np.ascontiguousarray(arr).view(np.uint8).reshape(arr.size, width)
+        return Formatted(matrix, np.strings.str_len(arr).astype(np.int32))
+    if kind == "U":
+        codes = np.ascontiguousarray(arr).view(np.uint32).reshape(arr.size, arr.dtype.itemsize // 4)
+        if codes.size and int(codes.max()) > 0x7F:
+            r = int(np.flatnonzero((codes > 0x7F).any(axis=1))[0])
+            raise ValueError(f"{name}[{r}] = {str(arr[r])!r} is not ASCII")
+        return Formatted(codes.astype(np.uint8), np.strings.str_len(arr).astype(np.int32))
+    if kind in "iu":
+        return _integers(name, arr)
+    if kind in "OT":
+        return _from_objects(name, arr.tolist())
+    raise TypeError(f"{name} must hold strings, bytes or integers, got dtype {arr.dtype}")
+
+
+def _integers(name: str, values: object) -> Formatted:
+    """Integer IDs as their decimal digits (nulls stay null)."""
+    try:
+        return format_fixed(values, 0, 0)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}: {exc}") from None
+
+
+def _from_objects(name: str, items: list[Any]) -> Formatted:
+    encoded = []
+    for i, v in enumerate(items):
+        if v is None:
+            encoded.append(b"")
+        elif isinstance(v, str):
+            try:
+                encoded.append(v.encode("ascii"))
+            except UnicodeEncodeError:
+                raise ValueError(f"{name}[{i}] = {v!r} is not ASCII") from None
+        elif isinstance(v, (bytes, bytearray)):
+            encoded.append(bytes(v))
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+            encoded.append(str(int(v)).encode())
+        else:
+            raise TypeError(f"{name}[{i}] must be str or bytes, got {type(v).__name__} {v!r}")
+    valid = np.fromiter((v is not None for v in items), dtype=np.bool_, count=len(items))
+    lengths = np.fromiter(map(len, encoded), dtype=np.int32, count=len(encoded))
+    width = max(1, int(lengths.max(initial=0)))
+    arr = np.array(encoded, dtype=f"S{width}").reshape(len(encoded))
+    matrix = arr.view(np.uint8).reshape(arr.size, width)
+    return Formatted(matrix, lengths, None if valid.all() else valid)
+
+
+def _from_arrow(name: str, values: Any) -> Formatted:
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        if values.num_chunks == 1:
+            values = values.chunk(0)
+        elif pa.types.is_dictionary(values.type):
+            values = values.unify_dictionaries().combine_chunks()
+        else:
+            values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        raise TypeError(f"{name} must be an Arrow array of strings, got {type(values).__name__}")
+    t = values.type
+    if pa.types.is_dictionary(t):
+        return _from_dictionary(name, values)
+    if pa.types.is_integer(t):
+        return _integers(name, values)
+    if pa.types.is_string_view(t) or pa.types.is_binary_view(t):
+        values = values.cast(pa.large_binary())
+        t = values.type
+    if not (
+        pa.types.is_string(t)
+        or pa.types.is_large_string(t)
+        or pa.types.is_binary(t)
+        or pa.types.is_large_binary(t)
+    ):
+        raise TypeError(f"{name} must hold strings, bytes or integers, got Arrow type {t}")
+    n = len(values)
+    _, off_buf, data_buf = values.buffers()
+    large = pa.types.is_large_string(t) or pa.types.is_large_binary(t)
+    offsets = np.frombuffer(off_buf, dtype=np.int64 if large else np.int32)
+    offsets = offsets[values.offset : values.offset + n + 1]
+    data = (
+        np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(1, np.uint8)
+    )
+    lengths = np.diff(offsets).astype(np.int32)
+    width = max(1, int(lengths.max(initial=0)))
+    matrix = np.empty((n, width), dtype=np.uint8)
+    _k.rows_to_matrix(data, offsets.astype(np.int64), matrix)
+    valid = _arrow_valid(values)
+    if valid is not None:  # a null's bytes (normally none) are never read
+        lengths[~valid] = 0
+    return Formatted(matrix, lengths, valid)
+
+
+def _arrow_valid(values: Any) -> np.ndarray | None:
+    if values.null_count == 0:
+        return None
+    return values.is_valid().to_numpy(zero_copy_only=False)
+
+
+def _from_dictionary(name: str, values: Any) -> Formatted:
+    """Dictionary-encoded text (Arrow dictionary, pandas categorical, polars categorical):
+    the dictionary is read once and its rows gathered by code."""
+    words = _read_text(name, values.dictionary)
+    indices = values.indices
+    valid = _arrow_valid(indices)
+    codes = indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.intp, copy=False)
+    if len(words) == 0:  # every row is null
+        return Formatted(np.zeros((len(codes), 1), np.uint8), np.zeros(len(codes), np.int32), valid)
+    matrix = words.matrix[codes]
+    lengths = words.lengths[codes]
+    inner = None if words.valid is None else words.valid[codes]
+    if inner is not None:
+        valid = inner if valid is None else valid & inner
+    return Formatted(matrix, lengths, valid)
+
+
+def _from_pandas(name: str, values: Any) -> Formatted:
+    import pandas as pd
+
+    dtype = getattr(values, "dtype", None)
+    if dtype is not None and pd.api.types.is_bool_dtype(dtype):
+        raise TypeError(f"{name} must hold strings, bytes or integers, got dtype {dtype}")
+    if dtype is not None and pd.api.types.is_integer_dtype(dtype):
+        return _integers(name, values)
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pandas >= 3 needs pyarrow for strings
+        return _from_objects(name, list(values))
+    try:
+        arr = pa.array(values, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return _from_objects(name, list(values))  # names the bad row
+    return _from_arrow(name, arr)
+
+
+def _from_polars(name: str, values: Any) -> Formatted:
+    import polars as pl
+
+    if isinstance(values, pl.DataFrame):
+        raise TypeError(f"{name} must be one column, got a polars DataFrame")
+    dtype = getattr(values, "dtype", None)
+    if dtype is not None and dtype.is_integer():
+        return _integers(name, values)
+    if dtype == pl.Boolean:
+        raise TypeError(f"{name} must hold strings, bytes or integers, got dtype {dtype}")
+    return _from_arrow(name, values.to_arrow())
+
+
+def identifier(name: str, value: object) -> bytes:
+    """One header value (sender, target, begin string): printable ASCII, no '='."""
+    if not isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
+    col = text_column(name, [value])
+    return col.matrix[0, : col.lengths[0]].tobytes()
+
+
+# ---------------------------------------------------------------------------------------
+# Numbers
+# ---------------------------------------------------------------------------------------
+
+
+def has_formatted_shape(values: object) -> bool:
+    return hasattr(values, "matrix") and hasattr(values, "lengths")
+
+
+def valid_mask(name: str, valid: object, n: int) -> np.ndarray:
+    """A boolean presence mask of length ``n``."""
+    arr = np.asarray(valid)
+    if arr.dtype != np.bool_:
+        raise TypeError(f"{name} must be booleans (True = present), got dtype {arr.dtype}")
+    if arr.shape != (n,):
+        raise ValueError(f"{name} has shape {arr.shape} but its column has {n} rows")
+    return np.ascontiguousarray(arr)
+
+
+def _rows(values: object) -> int:
+    try:
+        return len(values)  # type: ignore[arg-type]
+    except TypeError:
+        return 1
+
+
+def number_column(
+    name: str,
+    prefix: str,
+    values: object,
+    exponent: object,
+    scale: object,
+    *,
+    null: Null = None,
+    valid: object = None,
+    valid_name: str = "valid",
+) -> Formatted:
+    """A price or size column, formatted by :func:`vecfix.format_fixed` (its rules).
+
+    ``prefix`` names the builder's arguments (``price`` for ``price_exponent`` and
+    ``price_scale``). ``valid`` (the builder's ``*_valid`` mask) is combined with the
+    column's own nulls; masked rows are zeroed before formatting, so what they hide is
+    never read.
+    """
+    if has_formatted_shape(values):
+        if exponent is not None or scale is not None:
+            raise TypeError(
+                f"{name} is already formatted: leave {prefix}_exponent and {prefix}_scale unset"
+            )
+        matrix = np.ascontiguousarray(values.matrix, dtype=np.uint8)  # type: ignore[attr-defined]
+        lengths = np.ascontiguousarray(values.lengths, dtype=np.int32)  # type: ignore[attr-defined]
+        if matrix.ndim != 2 or lengths.shape != matrix.shape[:1]:
+            raise ValueError(f"{name}: matrix must be (n, width) and lengths (n,)")
+        if lengths.size and (lengths.min() < 0 or lengths.max() > matrix.shape[1]):
+            raise ValueError(f"{name}: lengths must lie within 0..width={matrix.shape[1]}")
+        mask = None if valid is None else valid_mask(valid_name, valid, lengths.size)
+        inner = getattr(values, "valid", None)
+        if inner is not None:
+            inner = valid_mask(f"{name}.valid", inner, lengths.size)
+            mask = inner if mask is None else mask & inner
+        col = Formatted(matrix, lengths, mask)
+        check_bytes(name, col, identifier=False)
+        return col
+    n = _rows(values)
+    mask = None if valid is None else valid_mask(valid_name, valid, n)
+    if n == 0:  # nothing to format: neither exponent nor scale is needed
+        return Formatted(np.zeros((0, 0), np.uint8), np.zeros(0, np.int32))
+    if scale is None:
+        raise TypeError(f"{prefix}_scale is required: the decimal places to print")
+    if isinstance(values, np.ma.MaskedArray):  # hidden values are nulls, never printed
+        hidden = np.ma.getmaskarray(values)
+        mask = ~hidden if mask is None else mask & ~hidden
+        values = values.data
+    if mask is not None:
+        values = _zero_masked(values, mask)
+    try:
+        out = format_fixed(values, exponent, scale, null=null)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}: {builder_words(str(exc), prefix)}") from None
+    if mask is not None:
+        out = Formatted(out.matrix, out.lengths, mask if out.valid is None else mask & out.valid)
+    return out
+
+
+def builder_words(message: str, prefix: str) -> str:
+    """format_fixed's message with its argument names as the builder calls them
+    (``exponents`` -> ``price_exponent`` for ``prefix="price"``)."""
+    message = re.sub(r"\bexponents\b", f"{prefix}_exponent", message)
+    return re.sub(r"\bscales\b", f"{prefix}_scale", message)
+
+
+def _zero_masked(values: object, mask: np.ndarray) -> object:
+    """Masked rows set to 0 (NumPy arrays, lists); other containers are formatted as they
+    are (their masked rows are formatted, then left out)."""
+    if mask.all():
+        return values
+    if isinstance(values, np.ndarray):
+        return np.where(mask, values, values.dtype.type(0))
+    if isinstance(values, (list, tuple)):
+        return [v if ok else 0 for v, ok in zip(values, mask.tolist(), strict=True)]
+    return values
+
+
+# ---------------------------------------------------------------------------------------
+# One-character codes
+# ---------------------------------------------------------------------------------------
+
+
+def codes(name: str, values: object, n: int, what: str) -> np.ndarray:
+    """One ASCII letter or digit per row: ints 0..9 or one-character strings; a scalar
+    applies to every row. ``what`` says what ``n`` counts, for the length error."""
+    if isinstance(values, (str, bytes, int, np.integer)) and not isinstance(values, bool):
+        values = np.broadcast_to(np.asarray(values), (n,))
+    if isinstance(values, np.ndarray) and values.ndim == 0:
+        values = np.broadcast_to(values, (n,))
+    if isinstance(values, (list, tuple)) and values and isinstance(values[0], (int, np.integer)):
+        values = np.asarray(values)
+    values = _plain_integers(values)
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        if values.shape != (n,):
+            raise ValueError(f"{name} has shape {values.shape}, expected ({n},): one per {what}")
+        if n and (values.min() < 0 or values.max() > 9):
+            i = int(np.flatnonzero((values < 0) | (values > 9))[0])
+            raise ValueError(f"{name}[{i}] = {int(values[i])}: integer codes must be 0..9")
+        return (values + ord("0")).astype(np.uint8)
+    if isinstance(values, np.ndarray) and values.dtype.kind not in "SUOT":
+        raise TypeError(
+            f"{name} must be ints 0..9 or one-character strings, got dtype {values.dtype}"
+        )
+    col = _read_text(name, values)
+    if len(col) != n:
+        raise ValueError(f"{name} has shape ({len(col)},), expected ({n},): one per {what}")
+    if col.matrix.shape[1] == 0:
+        col = Formatted(np.zeros((n, 1), np.uint8), col.lengths, col.valid)
+    first = col.matrix[:, 0]
+    ok = (col.lengths == 1) & np.isin(first, _ALNUM) & all_valid(col)
+    if not ok.all():
+        i = int(np.argmin(ok))
+        shown = (
+            None
+            if not all_valid(col)[i]
+            else col.matrix[i, : col.lengths[i]].tobytes().decode("ascii", "replace")
+        )
+        raise ValueError(f"{name}[{i}] = {shown!r} must be a single letter or digit")
+    return np.ascontiguousarray(first)
+
+
+def _plain_integers(values: object) -> object:
+    """An Arrow, pandas or polars integer column without nulls as a NumPy array (no copy
+    where the library allows); anything else as it is."""
+    module = _module(values)
+    try:
+        if module == "polars" and values.dtype.is_integer() and not values.null_count():  # type: ignore[attr-defined]
+            return values.to_numpy()  # type: ignore[attr-defined]
+        if module == "pandas" and getattr(values, "dtype", None) is not None:
+            if values.dtype.kind in "iu" and not values.hasnans:  # type: ignore[attr-defined]
+                return values.to_numpy()  # type: ignore[attr-defined]
+        if module == "pyarrow" and not values.null_count:  # type: ignore[attr-defined]
+            import pyarrow as pa
+
+            if pa.types.is_integer(values.type):  # type: ignore[attr-defined]
+                return values.to_numpy()  # type: ignore[attr-defined]
+    except (AttributeError, TypeError):  # not a column these attributes describe
+        pass
+    return values

@@ -1,0 +1,412 @@
+"""The standard header every builder writes, and FIX timestamps.
+
+:class:`Header` holds what stays the same from one batch to the next (BeginString,
+SenderCompID, TargetCompID) and hands out MsgSeqNum ranges, so that a publisher calling a
+builder once per batch never repeats or skips a number. :func:`sending_time` turns
+strings or datetimes (Python, NumPy, pandas, Arrow, polars) into FIX ``UTCTimestamp``
+text; :func:`frame` writes the header and trailer around the bodies a builder measured.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import _fix_kernels as _k
+from .._result import Formatted
+from ._buffers import Messages
+from ._columns import identifier, text_column
+
+_INT64_MAX = 2**63 - 1
+_PRECISIONS = {"s": 0, "ms": 3, "us": 6}
+_US_PER_DAY = 86_400_000_000
+_UNIT_US = {"D": None, "h": None, "m": None, "s": None, "ms": None, "us": 1, "ns": 1000}
+
+
+class Header:
+    """The standard header shared by every builder, with MsgSeqNum continuing across calls.
+
+    Pass one ``Header`` to :func:`snapshots`, :func:`quotes`, :func:`mass_quotes` and
+    :func:`incremental` (``header=``): each call takes the next ``len(messages)``
+    sequence numbers (``34``) from it, so consecutive batches are numbered without a gap
+    or a repeat. Numbers are taken only once a call has validated its inputs: a call that
+    raises takes none. Taking numbers is thread-safe.
+
+    Parameters
+    ----------
+    sender, target : str
+        SenderCompID (``49``) and TargetCompID (``56``): printable ASCII, no ``=``.
+    begin_string : str, default "FIX.4.4"
+        BeginString (``8``).
+    next_seq : int, default 1
+        MsgSeqNum of the next message.
+    precision : {"ms", "us", "s"}, default "ms"
+        Fractional seconds written in SendingTime (``52``) when it is given as a datetime.
+
+    Examples
+    --------
+    >>> import vecfix.fix as fix
+    >>> head = fix.Header("VECFIX", "CLIENT", next_seq=7)
+    >>> head.reserve(3), head.next_seq
+    (range(7, 10), 10)
+    >>> head
+    Header(sender='VECFIX', target='CLIENT', begin_string='FIX.4.4', next_seq=10, precision='ms')
+    """
+
+    __slots__ = ("_begin", "_lock", "_next", "_sender", "_target", "precision")
+
+    def __init__(
+        self,
+        sender: str,
+        target: str,
+        *,
+        begin_string: str = "FIX.4.4",
+        next_seq: int = 1,
+        precision: str = "ms",
+    ) -> None:
+        self._sender = identifier("sender", sender)
+        self._target = identifier("target", target)
+        self._begin = identifier("begin_string", begin_string)
+        self._next = _seq_number(next_seq)
+        self.precision = _precision(precision)
+        self._lock = threading.Lock()
+
+    @property
+    def sender(self) -> str:
+        """SenderCompID (``49``)."""
+        return self._sender.decode()
+
+    @property
+    def target(self) -> str:
+        """TargetCompID (``56``)."""
+        return self._target.decode()
+
+    @property
+    def begin_string(self) -> str:
+        """BeginString (``8``)."""
+        return self._begin.decode()
+
+    @property
+    def next_seq(self) -> int:
+        """MsgSeqNum the next message will get."""
+        return self._next
+
+    def reserve(self, count: int) -> range:
+        """Take the next ``count`` sequence numbers (``count >= 0``); returns them.
+
+        Raises
+        ------
+        ValueError
+            If ``count`` is negative or the numbers would pass ``2**63 - 1``.
+        """
+        if isinstance(count, (bool, np.bool_)) or not isinstance(count, (int, np.integer)):
+            raise TypeError(f"count must be an int, got {type(count).__name__}")
+        if count < 0:
+            raise ValueError(f"count must be >= 0, got {count}")
+        with self._lock:
+            first = self._next
+            if first + count - 1 > _INT64_MAX:
+                raise ValueError(f"{count} messages from MsgSeqNum {first} would pass 2**63 - 1")
+            self._next = first + int(count)
+        return range(first, first + int(count))
+
+    def __repr__(self) -> str:
+        return (
+            f"Header(sender={self.sender!r}, target={self.target!r},"
+            f" begin_string={self.begin_string!r}, next_seq={self._next},"
+            f" precision={self.precision!r})"
+        )
+
+    def _prefixes(self, msg_type: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """``8=BEGIN|9=`` and ``|35=TYPE|49=SENDER|56=TARGET|34=`` as byte arrays."""
+        begin = b"8=" + self._begin + b"\x019="
+        head = b"\x0135=" + msg_type + b"\x0149=" + self._sender + b"\x0156=" + self._target
+        head += b"\x0134="
+        return np.frombuffer(begin, np.uint8), np.frombuffer(head, np.uint8)
+
+
+def _seq_number(value: object) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"seq_start must be an int, got {type(value).__name__} {value!r}")
+    if not 1 <= value <= _INT64_MAX:
+        raise ValueError(f"seq_start must be >= 1 and within int64, got {value}")
+    return int(value)
+
+
+def _precision(value: object) -> str:
+    if value not in _PRECISIONS:
+        raise ValueError(f"precision must be one of {sorted(_PRECISIONS)}, got {value!r}")
+    return str(value)
+
+
+def resolve_header(
+    header: Header | None,
+    sender: str | None,
+    target: str | None,
+    seq_start: int | None,
+    begin_string: str | None,
+) -> Header:
+    """The builder's :class:`Header`: ``header=``, or one made from the separate keywords."""
+    if header is not None:
+        if not isinstance(header, Header):
+            raise TypeError(f"header must be a vecfix.fix.Header, got {type(header).__name__}")
+        given = [
+            k
+            for k, v in (("sender", sender), ("target", target), ("seq_start", seq_start),
+                         ("begin_string", begin_string))
+            if v is not None
+        ]  # fmt: skip
+        if given:
+            raise TypeError(f"pass either header= or {', '.join(given)}, not both")
+        return header
+    if sender is None or target is None:
+        raise TypeError("sender and target are required (or pass header=vecfix.fix.Header(...))")
+    return Header(
+        sender,
+        target,
+        begin_string="FIX.4.4" if begin_string is None else begin_string,
+        next_seq=1 if seq_start is None else seq_start,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Timestamps
+# ---------------------------------------------------------------------------------------
+
+
+def sending_time(values: Any, precision: str = "ms") -> Formatted:
+    """FIX ``UTCTimestamp`` text (``YYYYMMDD-HH:MM:SS[.sss[sss]]``) for SendingTime (``52``).
+
+    Parameters
+    ----------
+    values : str, datetime or a column of them
+        A timezone-aware :class:`datetime.datetime` (a naive one is refused: its zone is
+        unknown), a :class:`numpy.datetime64`, or a column of datetimes: NumPy
+        ``datetime64`` (any unit, taken as UTC), pandas (naive taken as UTC, aware
+        converted), Arrow timestamps, polars ``Datetime``. Strings are checked and kept as
+        they are (``YYYYMMDD-HH:MM:SS`` with 0, 3 or 6 decimals).
+    precision : {"ms", "us", "s"}, default "ms"
+        Fractional digits written for datetimes (truncated, not rounded, as clocks are).
+
+    Returns
+    -------
+    Formatted
+        One row of text per value; nulls (``NaT``, ``None``) are null rows.
+
+    Raises
+    ------
+    TypeError
+        For a naive Python datetime or a value that is neither text nor a datetime.
+    ValueError
+        For malformed text (naming the row) or a year outside 0001..9999.
+
+    Examples
+    --------
+    >>> import datetime as dt, numpy as np, vecfix.fix as fix
+    >>> fix.sending_time(np.array(["2024-01-02T03:04:05.678901"], "datetime64[us]")).to_list()
+    ['20240102-03:04:05.678']
+    >>> when = dt.datetime(2024, 1, 2, 4, 4, 5, 678901, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+    >>> fix.sending_time(when, precision="us").to_list()
+    ['20240102-03:04:05.678901']
+    """
+    return timestamps("sending_time", values, _precision(precision), time_only=False)
+
+
+def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Formatted:
+    if isinstance(values, (str, bytes)):
+        return _check_text(name, text_column(name, [values]), time_only)
+    if isinstance(values, _dt.datetime):
+        return _format_us(
+            name, np.array([_utc_us(name, values, 0)], np.int64), precision, time_only
+        )
+    if isinstance(values, np.datetime64):
+        values = np.array([values])
+    micros = _datetime_micros(name, values)
+    if micros is None:  # text (or a sequence holding datetimes)
+        items = None if isinstance(values, np.ndarray) else list(values)
+        if items is not None and any(isinstance(v, _dt.datetime) for v in items):
+            nulls = np.array([v is None for v in items], dtype=np.bool_)
+            us = np.array(
+                [0 if v is None else _utc_us(name, v, i) for i, v in enumerate(items)], np.int64
+            )
+            out = _format_us(name, us, precision, time_only)
+            return Formatted(out.matrix, out.lengths, ~nulls if nulls.any() else None)
+        return _check_text(name, text_column(name, values if items is None else items), time_only)
+    us, valid = micros
+    out = _format_us(name, us, precision, time_only)
+    return Formatted(out.matrix, out.lengths, valid)
+
+
+def _utc_us(name: str, value: _dt.datetime, row: int) -> int:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise TypeError(
+            f"{name}[{row}] = {value!r} is a naive datetime: its time zone is unknown; pass"
+            " an aware one (e.g. datetime.now(timezone.utc)) or a NumPy datetime64 in UTC"
+        )
+    delta = value - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _datetime_micros(name: str, values: Any) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """Microseconds since 1970 (UTC, floored) and validity, or None if not datetimes."""
+    module = type(values).__module__.partition(".")[0]
+    if module == "pyarrow":
+        import pyarrow as pa
+
+        if not pa.types.is_timestamp(values.type):
+            return None
+        values = values.to_numpy(zero_copy_only=False)  # UTC, NaT for nulls
+    elif module == "polars":
+        if not str(values.dtype).startswith("Datetime"):
+            return None
+        values = values.to_numpy()  # aware columns come out in UTC
+    elif module == "pandas":
+        tz = getattr(getattr(values, "dtype", None), "tz", None)
+        if tz is not None:
+            values = (
+                values.dt.tz_convert(None) if hasattr(values, "dt") else values.tz_convert(None)
+            )
+        values = np.asarray(values)
+    if not isinstance(values, np.ndarray) or values.dtype.kind != "M":
+        return None
+    if values.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {values.shape}")
+    unit, count = np.datetime_data(values.dtype)
+    raw = values.view(np.int64)
+    nat = raw == np.iinfo(np.int64).min
+    if unit in ("ns", "ps", "fs", "as"):
+        per_us = {"ns": 1000, "ps": 10**6, "fs": 10**9, "as": 10**12}[unit] // count
+        us = np.floor_divide(raw, per_us) if per_us > 1 else raw * (count // 1000)
+    else:
+        us = values.astype("datetime64[us]").view(np.int64)
+    us = np.where(nat, 0, us)
+    return us, (~nat if nat.any() else None)
+
+
+def _format_us(name: str, us: np.ndarray, precision: str, time_only: bool) -> Formatted:
+    """``YYYYMMDD-HH:MM:SS[.fff[fff]]`` (or the time alone) for microseconds since 1970."""
+    digits = _PRECISIONS[precision]
+    days = np.floor_divide(us, _US_PER_DAY)
+    in_day = us - days * _US_PER_DAY
+    date = days.astype("datetime64[D]")
+    years = date.astype("datetime64[Y]")
+    year = years.astype(np.int64) + 1970
+    if year.size and (year.min() < 1 or year.max() > 9999):
+        r = int(np.flatnonzero((year < 1) | (year > 9999))[0])
+        raise ValueError(f"{name}[{r}]: year {int(year[r])} is outside 0001..9999")
+    month = (date.astype("datetime64[M]") - years.astype("datetime64[M]")).astype(np.int64) + 1
+    day = (date - date.astype("datetime64[M]").astype("datetime64[D]")).astype(np.int64) + 1
+    secs, frac = np.divmod(in_day, 1_000_000)
+    parts: list[tuple[np.ndarray | bytes, int]] = []
+    if not time_only:
+        parts += [(year, 4), (month, 2), (day, 2), (b"-", 0)]
+    parts += [(secs // 3600, 2), (b":", 0), (secs // 60 % 60, 2), (b":", 0), (secs % 60, 2)]
+    if digits:
+        parts += [(b".", 0), (frac // 10 ** (6 - digits), digits)]
+    width = sum(len(p) if isinstance(p, bytes) else w for p, w in parts)
+    matrix = np.empty((us.size, width), dtype=np.uint8)
+    col = 0
+    for part, w in parts:
+        if isinstance(part, bytes):
+            matrix[:, col] = part[0]
+            col += 1
+            continue
+        for k in range(w):
+            matrix[:, col + k] = 48 + part // 10 ** (w - 1 - k) % 10
+        col += w
+    return Formatted(matrix, np.full(us.size, width, dtype=np.int32))
+
+
+_DATE_DIGITS = (*range(8), 9, 10, 12, 13, 15, 16)
+_TIME_DIGITS = (0, 1, 3, 4, 6, 7)
+
+
+def _check_text(name: str, col: Formatted, time_only: bool) -> Formatted:
+    """Check ``YYYYMMDD-HH:MM:SS[.sss[sss]]`` (or ``HH:MM:SS[.sss[sss]]``) row by row."""
+    shift = -9 if time_only else 0
+    base = 17 + shift
+    m = np.zeros((len(col), base + 7), dtype=np.uint8)
+    m[:, : min(m.shape[1], col.matrix.shape[1])] = col.matrix[:, : m.shape[1]]
+    d = m.astype(np.int64) - ord("0")
+    is_digit = (d >= 0) & (d <= 9)
+
+    def num(a: int, b: int) -> np.ndarray:
+        return sum(d[:, k + shift] * 10 ** (b - 1 - k) for k in range(a, b))
+
+    lengths = col.lengths
+    ms, us = lengths == base + 4, lengths == base + 7
+    ok = (lengths == base) | ms | us
+    digits = _TIME_DIGITS if time_only else _DATE_DIGITS
+    for k in digits:
+        ok &= is_digit[:, k]
+    ok &= is_digit[:, base + 1 : base + 4].all(axis=1) | ~(ms | us)
+    ok &= is_digit[:, base + 4 : base + 7].all(axis=1) | ~us
+    ok &= (m[:, 11 + shift] == ord(":")) & (m[:, 14 + shift] == ord(":"))
+    ok &= (m[:, base] == ord(".")) | ~(ms | us)
+    if not time_only:
+        ok &= m[:, 8] == ord("-")
+        ok &= (num(4, 6) >= 1) & (num(4, 6) <= 12) & (num(6, 8) >= 1) & (num(6, 8) <= 31)
+    ok &= (num(9, 11) <= 23) & (num(12, 14) <= 59) & (num(15, 17) <= 60)
+    if col.valid is not None:
+        ok |= ~col.valid
+    if not ok.all():
+        r = int(np.argmin(ok))
+        text = col.matrix[r, : col.lengths[r]].tobytes().decode("ascii")
+        form = "HH:MM:SS" if time_only else "a UTC timestamp YYYYMMDD-HH:MM:SS"
+        raise ValueError(f"{name}[{r}] = {text!r} is not {form}[.sss or .ssssss]")
+    return col
+
+
+def times_for(
+    name: str, values: Any, precision: str, n: int, what: str, *, time_only: bool = False
+) -> tuple[Formatted, int]:
+    """Timestamps for ``n`` rows: one for all (step 0) or one per row (step 1)."""
+    if values is None:
+        values = _dt.datetime.now(_dt.timezone.utc)
+    col = timestamps(name, values, precision, time_only=time_only)
+    scalar = isinstance(values, (str, bytes, _dt.datetime, np.datetime64))
+    if not scalar and len(col) != n:
+        raise ValueError(f"{name} has {len(col)} values for {n} {what}")
+    if col.valid is not None and not col.valid.all():
+        raise ValueError(f"{name}[{int(np.argmin(col.valid))}] is null; every row needs one")
+    return col, 0 if scalar else 1
+
+
+# ---------------------------------------------------------------------------------------
+# Framing
+# ---------------------------------------------------------------------------------------
+
+
+def frame(
+    msg_type: bytes,
+    body_lengths: np.ndarray,
+    write_bodies: Callable[[np.ndarray, np.ndarray, np.ndarray], int],
+    header: Header,
+    first_seq: int,
+    times: Formatted,
+    tstep: int,
+) -> Messages:
+    """Size and fill every message around its type body, MsgSeqNum from ``first_seq``."""
+    n = body_lengths.size
+    begin, head = header._prefixes(msg_type)
+    time_lengths = times.lengths.astype(np.int64)
+    msg_len = np.empty(n, dtype=np.int64)
+    bodies = np.empty(n, dtype=np.int64)
+    _k.frame_lengths(
+        body_lengths, begin.size, head.size, first_seq, time_lengths, tstep, msg_len, bodies
+    )
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(msg_len, out=offsets[1:])
+    buf = np.empty(int(offsets[-1]), dtype=np.uint8)
+    matrix = times.matrix if times.matrix.shape[1] else np.zeros((len(times), 1), np.uint8)
+    _k.write_heads(buf, offsets, bodies, begin, head, first_seq, matrix, time_lengths, tstep)
+    ends = offsets[1:] - 7
+    bad = int(write_bodies(buf, ends - body_lengths, ends))
+    if bad >= 0:  # pragma: no cover - a measure/fill disagreement is a bug in vecfix
+        raise RuntimeError(f"internal error: message {bad} was sized wrongly")
+    _k.write_trailers(buf, offsets)
+    return Messages(buf, offsets)

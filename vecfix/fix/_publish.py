@@ -1,0 +1,483 @@
+"""Batch publishing: MassQuote (35=i) and MarketDataIncrementalRefresh (35=X).
+
+Both take flat columns (one row per quote entry or market-data entry) and a grouping, and
+lay every message out in one buffer like the other builders. Their bodies are measured
+here with NumPy (sums of field lengths) and written by one kernel each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _fix_kernels as _k
+from .._format import format_fixed
+from .._result import Formatted
+from ._buffers import Messages
+from ._builders import (
+    TimeLike,
+    field_lengths,
+    group_starts,
+    lengths_of,
+    matrix_of,
+    ndigits,
+)
+from ._columns import (
+    Null,
+    all_valid,
+    check_rows,
+    codes,
+    identifier,
+    number_column,
+    require_all,
+    text_column,
+)
+from ._header import Header, frame, resolve_header, times_for, timestamps
+
+_Y, _N = ord("Y"), ord("N")
+
+
+def _limit(name: str, value: object) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return int(value)
+
+
+def _digits(values: np.ndarray) -> Formatted:
+    """Non-negative integers as their decimal digits."""
+    return format_fixed(np.ascontiguousarray(values, dtype=np.int64), 0, 0)
+
+
+def _prefixed(prefix: bytes, numbers: range) -> Formatted:
+    """``prefix`` followed by the digits of each number."""
+    digits = _digits(np.arange(numbers.start, numbers.stop, dtype=np.int64))
+    matrix = np.zeros((len(numbers), len(prefix) + digits.matrix.shape[1]), dtype=np.uint8)
+    matrix[:, : len(prefix)] = np.frombuffer(prefix, np.uint8)
+    matrix[:, len(prefix) :] = digits.matrix
+    return Formatted(matrix, (digits.lengths + len(prefix)).astype(np.int32))
+
+
+def _ids(name: str, values: object, n: int, what: str) -> Formatted:
+    col = text_column(name, values)
+    check_rows(name, col, n, what)
+    require_all(name, col, f"every {what} needs one")
+    return col
+
+
+def _digit_total(x: np.ndarray) -> np.ndarray:
+    """Decimal digits written for all of ``1, 2, ..., x`` (0 for ``x = 0``), for each ``x``:
+    every number ``>= 10**(d - 1)`` has a ``d``-th digit."""
+    total = np.zeros(x.shape, dtype=np.int64)
+    for d in range(19):
+        total += np.maximum(x - 10**d + 1, 0)
+    return total
+
+
+def _pack(set_total: np.ndarray, limit: int) -> tuple[np.ndarray, ...]:
+    """Quote sets into messages of at most ``limit`` entries (see :func:`pack_sets`).
+
+    Returns, per fragment (a set's part in one message): its set, its entry count, its
+    first entry (and the end, ``frag_entries[-1]``) and its LastFragment flag (``0`` for
+    a set not cut, else ``N``/``Y``); and per message its first fragment (and the end).
+    """
+    n_sets = set_total.size
+    cap = n_sets + int(set_total.sum()) // limit + 1
+    frag_set = np.empty(cap, np.int64)
+    frag_len = np.empty(cap, np.int64)
+    msg_frags = np.empty(cap + 1, np.int64)
+    counts = np.zeros(2, np.int64)
+    _k.pack_sets(set_total, limit, frag_set, frag_len, msg_frags, counts)
+    n_frags, m = int(counts[0]), int(counts[1])
+    frag_set, frag_len, msg_frags = frag_set[:n_frags], frag_len[:n_frags], msg_frags[: m + 1]
+    frag_entries = np.zeros(n_frags + 1, np.int64)
+    np.cumsum(frag_len, out=frag_entries[1:])
+    split = np.bincount(frag_set, minlength=n_sets)[frag_set] > 1
+    last = np.append(frag_set[1:] != frag_set[:-1], True) if n_frags else split
+    frag_flag = np.where(split, np.where(last, _Y, _N), 0).astype(np.uint8)
+    return frag_set, frag_len, frag_entries, frag_flag, msg_frags
+
+
+def _sums(lengths: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Sum of ``lengths[starts[g]:starts[g + 1]]`` for every group ``g``."""
+    total = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=total[1:])
+    return total[starts[1:]] - total[starts[:-1]]
+
+
+def _absent(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An optional column that was not given: no row present."""
+    return np.zeros((n, 1), np.uint8), np.zeros(n, np.int32), np.zeros(n, np.bool_)
+
+
+# ---------------------------------------------------------------------------------------
+# MassQuote (35=i)
+# ---------------------------------------------------------------------------------------
+
+
+def mass_quotes(
+    symbols: Any,
+    bid_px: Any,
+    offer_px: Any,
+    bid_size: Any,
+    offer_size: Any,
+    *,
+    set_counts: Any = None,
+    max_entries: int = 100,
+    quote_entry_ids: Any = None,
+    quote_set_ids: Any = None,
+    quote_ids: Any = None,
+    response_level: int | None = None,
+    price_exponent: Any = None,
+    price_scale: Any = None,
+    size_exponent: Any = None,
+    size_scale: Any = None,
+    null: Null = None,
+    header: Header | None = None,
+    sender: str | None = None,
+    target: str | None = None,
+    seq_start: int | None = None,
+    sending_time: TimeLike = None,
+    begin_string: str | None = None,
+) -> Messages:
+    """Build MassQuote (``35=i``) messages: a batch of two-sided quotes in few messages.
+
+    Rows are quote entries, grouped into quote sets (``set_counts``), and sets into
+    messages of at most ``max_entries`` entries: a set joins the current message if it
+    fits, else it starts the next one; a set larger than ``max_entries`` is cut across
+    messages, each part carrying the set's total in ``304`` and LastFragment ``893=N``
+    (``893=Y`` on its last part). Each message is::
+
+        8|9|35=i|49|56|34|52|117=QuoteID|[301=level|]296=NoQuoteSets|
+          302=QuoteSetID|304=TotNoQuoteEntries|[893=Y/N|]295=NoQuoteEntries|
+            299=QuoteEntryID|55=Symbol|132=BidPx|133=OfferPx|134=BidSize|135=OfferSize|
+        10
+
+    in FIX 4.4's order. A null price or size leaves its field out; an entry with neither
+    a bid nor an offer price is an error.
+
+    Parameters
+    ----------
+    symbols : column of str
+        Symbol (``55``) per entry (a NumPy, Arrow, pandas or polars string column, or a
+        sequence of ``str``): printable ASCII, no ``=``.
+    bid_px, offer_px, bid_size, offer_size : column of int or decimals, or Formatted
+        BidPx (``132``), OfferPx (``133``), BidSize (``134``), OfferSize (``135``) per
+        entry, formatted by :func:`vecfix.format_fixed` (nulls leave the field out), or
+        already :class:`vecfix.Formatted`.
+    set_counts : array_like of int, optional
+        Entries per quote set, each ``>= 1``, summing to the number of rows. Default:
+        sets of ``max_entries`` consecutive rows (one set per message).
+    max_entries : int, default 100
+        Most quote entries in one message (the sum of its ``295`` counts).
+    quote_entry_ids : column of str or int, optional
+        QuoteEntryID (``299``) per entry. Default: the entry's position in its set
+        (``1``, ``2``, ...).
+    quote_set_ids : column of str or int, optional
+        QuoteSetID (``302``) per set. Default: ``1``, ``2``, ... in the order of the sets.
+    quote_ids : str or column of str, optional
+        QuoteID (``117``): a prefix followed by each message's MsgSeqNum (the default
+        prefix is empty: the QuoteID is the MsgSeqNum), or one ID per message.
+    response_level : int, optional
+        QuoteResponseLevel (``301``), written in every message when given.
+    price_exponent, price_scale, size_exponent, size_scale : int or array_like of int
+        As :func:`vecfix.format_fixed` takes them (the exponent is required for integer
+        columns); left out for ``Formatted`` columns.
+    null : int or sequence of int, optional
+        Sentinel coefficients meaning "no value" in the columns this call formats.
+    header, sender, target, seq_start, sending_time, begin_string
+        The standard header, as for :func:`snapshots`.
+
+    Returns
+    -------
+    Messages
+        All messages in one buffer, with offsets.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad types, lengths that disagree, an empty quote set, an entry without a
+        price, identifiers with SOH or ``=``, malformed timestamps, values that cannot be
+        printed (the message names the argument and the row).
+
+    Examples
+    --------
+    >>> import vecfix.fix as fix
+    >>> head = fix.Header("MM", "VENUE", next_seq=5)
+    >>> msgs = fix.mass_quotes(
+    ...     ["ESZ4", "ESH5", "NQZ4"], [5000_25, 5010_50, None], [5000_50, 5011_00, 18000_25],
+    ...     [10, 5, None], [12, 5, 3], set_counts=[2, 1], price_exponent=-2, price_scale=2,
+    ...     size_exponent=0, size_scale=0, header=head, sending_time="20240102-14:30:00.000",
+    ... )
+    >>> print(msgs[0].replace(b"\\x01", b"|").decode())
+    8=FIX.4.4|9=233|35=i|49=MM|56=VENUE|34=5|52=20240102-14:30:00.000|117=5|296=2|302=1|304=2|295=2|299=1|55=ESZ4|132=5000.25|133=5000.50|134=10|135=12|299=2|55=ESH5|132=5010.50|133=5011.00|134=5|135=5|302=2|304=1|295=1|299=1|55=NQZ4|133=18000.25|135=3|10=212|
+
+    With at most two entries a message, the second set starts the next message:
+
+    >>> msgs = fix.mass_quotes(
+    ...     ["ESZ4", "ESH5", "NQZ4"], [5000_25, 5010_50, None], [5000_50, 5011_00, 18000_25],
+    ...     [10, 5, None], [12, 5, 3], set_counts=[2, 1], max_entries=2, price_exponent=-2,
+    ...     price_scale=2, size_exponent=0, size_scale=0, quote_ids="MQ-", header=head,
+    ...     sending_time="20240102-14:30:00.000",
+    ... )
+    >>> [m.split(b"\\x01")[7:10] for m in msgs]
+    [[b'117=MQ-6', b'296=1', b'302=1'], [b'117=MQ-7', b'296=1', b'302=2']]
+    """
+    head = resolve_header(header, sender, target, seq_start, begin_string)
+    syms = text_column("symbols", symbols)
+    require_all("symbols", syms, "every quote entry needs one")
+    n = len(syms)
+    limit = _limit("max_entries", max_entries)
+    cols = []
+    for name, prefix, values in (
+        ("bid_px", "price", bid_px),
+        ("offer_px", "price", offer_px),
+        ("bid_size", "size", bid_size),
+        ("offer_size", "size", offer_size),
+    ):
+        price = prefix == "price"
+        exponent, scale = (price_exponent, price_scale) if price else (size_exponent, size_scale)
+        col = number_column(name, prefix, values, exponent, scale, null=null)
+        check_rows(name, col, n, "quote entry")
+        cols.append(col)
+    oks = [all_valid(c) for c in cols]
+    priced = oks[0] | oks[1]
+    if not priced.all():
+        r = int(np.argmin(priced))
+        raise ValueError(
+            f"quote entry {r} has neither bid_px nor offer_px: a quote entry needs a price"
+            " on at least one side (leave the row out to send no quote)"
+        )
+
+    if set_counts is None:
+        full, rest = divmod(n, limit)
+        set_counts = np.array([limit] * full + ([rest] if rest else []), dtype=np.int64)
+    set_starts = group_starts("set_counts", set_counts, -1, "quote set", empty=False)
+    n_sets = set_starts.size - 1
+    if set_starts[-1] != n:
+        raise ValueError(f"set_counts sums to {int(set_starts[-1])}, but there are {n} entries")
+    set_total = np.diff(set_starts)
+    if quote_set_ids is None:
+        set_ids = _digits(np.arange(1, n_sets + 1))
+    else:
+        set_ids = _ids("quote_set_ids", quote_set_ids, n_sets, "quote set")
+    if quote_entry_ids is None:  # positions in the set, written by the kernel
+        entry_ids = Formatted(np.zeros((0, 1), np.uint8), np.zeros(0, np.int32))
+    else:
+        entry_ids = _ids("quote_entry_ids", quote_entry_ids, n, "quote entry")
+    level = b""
+    if response_level is not None:
+        if isinstance(response_level, bool) or not isinstance(response_level, (int, np.integer)):
+            raise TypeError(f"response_level must be an int, got {response_level!r}")
+        if response_level < 0:
+            raise ValueError(f"response_level must be >= 0, got {response_level}")
+        level = b"301=%d\x01" % int(response_level)
+
+    frag_set, frag_len, frag_entries, frag_flag, msg_frags = _pack(set_total, limit)
+    m = msg_frags.size - 1
+
+    if quote_ids is None or isinstance(quote_ids, (str, bytes)):
+        id_prefix = b"" if quote_ids is None else identifier("quote_ids", quote_ids)
+        qids = None
+    else:
+        qids = _ids("quote_ids", quote_ids, m, "message")
+    times, tstep = times_for("sending_time", sending_time, head.precision, m, "messages")
+
+    seqs = head.reserve(m)
+    if qids is None:
+        qids = _prefixed(id_prefix, seqs)
+    id_len, sym_len, set_id_len = lengths_of(entry_ids), lengths_of(syms), lengths_of(set_ids)
+    entry_bytes = 9 + sym_len.astype(np.int64)
+    if len(entry_ids):
+        entry_bytes += id_len
+    for col in cols:
+        entry_bytes += field_lengths(col, 3)
+    frag_bytes = _sums(entry_bytes, frag_entries) + 15 + ndigits(frag_len)
+    if not len(entry_ids):  # the digits of positions p0..p1 - 1 in the set
+        p0 = frag_entries[:-1] - set_starts[frag_set]
+        frag_bytes += _digit_total(p0 + frag_len) - _digit_total(p0)
+    frag_bytes += set_id_len[frag_set] + ndigits(set_total[frag_set]) + 6 * (frag_flag != 0)
+    n_in_msg = np.diff(msg_frags)
+    body = _sums(frag_bytes, msg_frags) + lengths_of(qids) + 10 + len(level) + ndigits(n_in_msg)
+    level_bytes = np.frombuffer(level, np.uint8)
+
+    def write(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> int:
+        (bp, op, bs, os_), (bo, oo, bso, oso) = cols, oks
+        return _k.write_mass_quote_bodies(
+            buf, starts, ends, matrix_of(qids), lengths_of(qids), level_bytes, msg_frags,
+            frag_set, frag_entries, frag_flag, matrix_of(set_ids), set_id_len, set_total,
+            set_starts,
+            matrix_of(entry_ids), id_len, matrix_of(syms), sym_len,
+            matrix_of(bp), lengths_of(bp), bo, matrix_of(op), lengths_of(op), oo,
+            matrix_of(bs), lengths_of(bs), bso, matrix_of(os_), lengths_of(os_), oso,
+        )  # fmt: skip
+
+    return frame(b"i", body, write, head, seqs.start, times, tstep)
+
+
+# ---------------------------------------------------------------------------------------
+# MarketDataIncrementalRefresh (35=X)
+# ---------------------------------------------------------------------------------------
+
+
+def incremental(
+    actions: Any,
+    entry_types: Any,
+    symbols: Any,
+    prices: Any,
+    sizes: Any,
+    *,
+    entry_counts: Any = None,
+    max_entries: int | None = None,
+    entry_times: Any = None,
+    position_nos: Any = None,
+    md_req_id: str | None = None,
+    price_exponent: Any = None,
+    price_scale: Any = None,
+    size_exponent: Any = None,
+    size_scale: Any = None,
+    null: Null = None,
+    header: Header | None = None,
+    sender: str | None = None,
+    target: str | None = None,
+    seq_start: int | None = None,
+    sending_time: TimeLike = None,
+    begin_string: str | None = None,
+) -> Messages:
+    """Build MarketDataIncrementalRefresh (``35=X``) messages: updates between snapshots.
+
+    Rows are ``NoMDEntries`` (``268``) entries, written in FIX 4.4's order::
+
+        8|9|35=X|49|56|34|52|[262=MDReqID|]268=K|
+          279=MDUpdateAction|269=MDEntryType|55=Symbol|270=MDEntryPx|271=MDEntrySize|
+          [273=MDEntryTime|][290=MDEntryPositionNo|]
+        10
+
+    By default the whole batch is one message; ``entry_counts`` makes one message per
+    group of rows and ``max_entries`` caps the entries of a message (longer groups go on
+    in the next message). A null price, size, time or position leaves its field out (a
+    delete, ``279=2``, often carries no price).
+
+    Parameters
+    ----------
+    actions : int, str or column of them
+        MDUpdateAction (``279``) per entry: ``0`` new, ``1`` change, ``2`` delete (ints
+        0..9 or one-character strings); a scalar applies to every entry.
+    entry_types : int, str or column of them
+        MDEntryType (``269``) per entry (``0`` bid, ``1`` offer, ``2`` trade, ...).
+    symbols : column of str
+        Symbol (``55``) per entry: printable ASCII, no ``=``.
+    prices, sizes : column of int or decimals, or Formatted
+        MDEntryPx (``270``) and MDEntrySize (``271``) per entry, formatted by
+        :func:`vecfix.format_fixed`, or already :class:`vecfix.Formatted`.
+    entry_counts : array_like of int, optional
+        Entries per message, each ``>= 1``, summing to the number of rows.
+    max_entries : int, optional
+        Most entries in one message.
+    entry_times : str, datetime or column of either, optional
+        MDEntryTime (``273``, UTCTimeOnly ``HH:MM:SS[.sss]``) per entry: text, or
+        datetimes written at the header's precision.
+    position_nos : column of int, optional
+        MDEntryPositionNo (``290``) per entry, ``>= 1`` (nulls leave it out).
+    md_req_id : str, optional
+        MDReqID (``262``) written in every message.
+    price_exponent, price_scale, size_exponent, size_scale, null
+        As for :func:`snapshots`.
+    header, sender, target, seq_start, sending_time, begin_string
+        The standard header, as for :func:`snapshots`.
+
+    Returns
+    -------
+    Messages
+        All messages in one buffer, with offsets.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For bad types, lengths that disagree, empty groups, bad codes, identifiers with
+        SOH or ``=``, malformed timestamps, values that cannot be printed.
+
+    Examples
+    --------
+    >>> import vecfix.fix as fix
+    >>> msgs = fix.incremental(
+    ...     [0, 2], [0, 1], ["ESZ4", "ESZ4"], [5000_25, None], [7, None],
+    ...     price_exponent=-2, price_scale=2, size_exponent=0, size_scale=0,
+    ...     sender="MD", target="C", sending_time="20240102-14:30:00.000",
+    ... )
+    >>> print(msgs[0].replace(b"\\x01", b"|").decode())
+    8=FIX.4.4|9=110|35=X|49=MD|56=C|34=1|52=20240102-14:30:00.000|268=2|279=0|269=0|55=ESZ4|270=5000.25|271=7|279=2|269=1|55=ESZ4|10=010|
+    """
+    head = resolve_header(header, sender, target, seq_start, begin_string)
+    syms = text_column("symbols", symbols)
+    require_all("symbols", syms, "every entry needs one")
+    n = len(syms)
+    acts = codes("actions", actions, n, "entry")
+    types = codes("entry_types", entry_types, n, "entry")
+    px = number_column("prices", "price", prices, price_exponent, price_scale, null=null)
+    check_rows("prices", px, n, "entry")
+    sz = number_column("sizes", "size", sizes, size_exponent, size_scale, null=null)
+    check_rows("sizes", sz, n, "entry")
+    optional = []
+    if entry_times is None:
+        times_col = None
+    else:
+        times_col = timestamps("entry_times", entry_times, head.precision, time_only=True)
+        if len(times_col) == 1 and n != 1:
+            times_col = Formatted(
+                np.repeat(times_col.matrix, n, axis=0), np.repeat(times_col.lengths, n)
+            )
+        check_rows("entry_times", times_col, n, "entry")
+    optional.append(times_col)
+    if position_nos is None:
+        pos = None
+    else:
+        pos = number_column("position_nos", "position", position_nos, 0, 0)
+        check_rows("position_nos", pos, n, "entry")
+        bad = all_valid(pos) & (
+            (pos.matrix[:, 0] == ord("-")) | ((pos.lengths == 1) & (pos.matrix[:, 0] == ord("0")))
+        )
+        if bad.any():
+            r = int(np.argmax(bad))
+            raise ValueError(f"position_nos[{r}] = {pos[r]} must be >= 1")
+    optional.append(pos)
+
+    if entry_counts is None:
+        sizes_of = np.array([n] if n else [], dtype=np.int64)
+        starts = group_starts("entry_counts", sizes_of, -1, "message", empty=False)
+    else:
+        starts = group_starts("entry_counts", entry_counts, -1, "message", empty=False)
+        if starts[-1] != n:
+            raise ValueError(f"entry_counts sums to {int(starts[-1])}, but there are {n} entries")
+    if max_entries is not None:
+        limit = _limit("max_entries", max_entries)
+        groups = np.diff(starts)
+        pieces = (groups + limit - 1) // limit
+        cut = np.full(int(pieces.sum()), limit, dtype=np.int64)
+        cut[np.cumsum(pieces) - 1] = groups - limit * (pieces - 1)
+        starts = np.zeros(cut.size + 1, np.int64)
+        np.cumsum(cut, out=starts[1:])
+    m = starts.size - 1
+    prefix = b"" if md_req_id is None else b"262=" + identifier("md_req_id", md_req_id) + b"\x01"
+    times, tstep = times_for("sending_time", sending_time, head.precision, m, "messages")
+
+    entry_bytes = 16 + lengths_of(syms).astype(np.int64)  # 279=A|269=T|55=SYM|
+    for col in (px, sz, *optional):
+        if col is not None:
+            entry_bytes += field_lengths(col, 3)
+    body = _sums(entry_bytes, starts) + len(prefix) + 5 + ndigits(np.diff(starts))
+    extra = [
+        _absent(n) if c is None else (matrix_of(c), lengths_of(c), all_valid(c)) for c in optional
+    ]
+    seqs = head.reserve(m)
+
+    def write(buf: np.ndarray, starts_: np.ndarray, ends: np.ndarray) -> int:
+        return _k.write_incremental_bodies(
+            buf, starts_, ends, np.frombuffer(prefix, np.uint8), starts, acts, types,
+            matrix_of(syms), lengths_of(syms), matrix_of(px), lengths_of(px), all_valid(px),
+            matrix_of(sz), lengths_of(sz), all_valid(sz), *extra[0], *extra[1],
+        )  # fmt: skip
+
+    return frame(b"X", body, write, head, seqs.start, times, tstep)

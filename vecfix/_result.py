@@ -9,6 +9,7 @@ from typing import IO, Any
 import numpy as np
 
 from . import _parse_kernels as _pk
+from ._io import write_all
 from .columns.column import Identity
 
 
@@ -254,13 +255,7 @@ class Formatted:
         >>> f.getvalue()
         b'1.0\\n22.0\\n'
         """
-        buf = self._joined(sep, end, null)
-        if isinstance(file, (str, os.PathLike)):
-            with open(file, "wb") as f:
-                _write_all(f, buf)
-        else:
-            _write_all(file, buf)
-        return int(buf.size)
+        return write_all(file, self._joined(sep, end, null))
 
     def _joined(self, sep: bytes, end: bytes, null: bytes) -> np.ndarray:
         s, e, z = _bytes_arg(sep, "sep"), _bytes_arg(end, "end"), _bytes_arg(null, "null")
@@ -370,20 +365,6 @@ def _bytes_arg(value: bytes, name: str) -> np.ndarray:
     if not isinstance(value, (bytes, bytearray, memoryview)):
         raise TypeError(f"{name} must be bytes, got {type(value).__name__} {value!r}")
     return np.frombuffer(bytes(value), dtype=np.uint8)
-
-
-def _write_all(file: IO[bytes], buf: np.ndarray) -> None:
-    """Write all of ``buf``, again from where a partial write stopped (raw files and
-    sockets may take less than they are given).
-
-    A minimal version of the project's write helper; the one in ``vecfix._io`` replaces it.
-    """
-    view = memoryview(buf.data).cast("B")
-    while view.nbytes:
-        written = file.write(view)
-        if written is None:  # a non-blocking raw file that would block: nothing taken
-            raise BlockingIOError("the file took no bytes (non-blocking and full)")
-        view = view[written:]
 
 
 def _require(module: str, method: str) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,12 @@ def warmup(*, everything: bool = True) -> float:
         text.to_bytes()
         text.rjust(6)
         head = fix.Header("S", "T")
-        numbers = {"price_exponent": 0, "price_scale": 1, "size_exponent": 0, "size_scale": 0}
+        numbers: dict[str, Any] = {
+            "price_exponent": 0,
+            "price_scale": 1,
+            "size_exponent": 0,
+            "size_scale": 0,
+        }
         when = "20260101-00:00:00.000"
         fix.snapshots(
             ["X"], [2], [0, 1], np.array([1, 2]), np.array([3, 4]), **numbers, header=head,
@@ -63,7 +69,8 @@ def warmup(*, everything: bool = True) -> float:
         fix.fields(35, small)
         fix.fields(35, small, out=np.empty(32, dtype=np.uint8), offsets=np.array([0, 16]))
         try:
-            small.to_arrow()
+            small.to_arrow()  # the packing kernel
+            small.to_arrow(view=True)  # the string_view records (to_polars)
         except ImportError:  # pyarrow is optional
             pass
     return time.perf_counter() - start

@@ -186,11 +186,49 @@ def _run_dask(case: Case) -> list[str | None]:
     return [None if v is pd.NA else v for v in column.tolist()]
 
 
+def _run_fix(case: Case) -> list[str | None]:
+    """The case's values as the prices of one incremental refresh (35=X), read back as
+    each entry's 270= (None where the entry has none). The builder names its arguments
+    ``prices`` / ``price_exponent``: its errors are compared with those words put back."""
+    import vecfix.fix as fix
+
+    values = case.values()
+    n = len(values)
+    if n == 0:
+        pytest.skip("a FIX group of no entries is refused (tests/test_fix_publish.py)")
+    try:
+        messages = fix.incremental(
+            0, 0, ["X"] * n, values, np.ones(n, dtype=np.int64), price_exponent=case.exponent,
+            price_scale=case.scale, size_exponent=0, size_scale=0, null=case.null,
+            sender="S", target="T", sending_time="20260101-00:00:00.000",
+        )  # fmt: skip
+    except Exception as exc:
+
+        def format_fixed_words(text: str) -> str:
+            text = text.removeprefix("prices: ").replace("prices row", "coefficients row")
+            return text.replace("price_exponent", "exponents").replace("price_scale", "scales")
+
+        if isinstance(exc, RowError):
+            exc.lead, exc.detail = format_fixed_words(exc.lead), format_fixed_words(exc.detail)
+        else:
+            exc.args = (format_fixed_words(str(exc)), *exc.args[1:])
+        raise
+    entries: list[str | None] = []
+    for field in messages.to_bytes().split(b"\x01"):
+        tag, _, value = field.partition(b"=")
+        if tag == b"279":
+            entries.append(None)
+        elif tag == b"270":
+            entries[-1] = value.decode("ascii")
+    return entries
+
+
 #: Entry point -> runner. Rows of a dask error count from the partition's start.
 RUNNERS: dict[str, Callable[[Case], list[str | None]]] = {
     "format_fixed": _run_format_fixed,
     "iter_format": _run_iter_format,
     "dask": _run_dask,
+    "fix": _run_fix,
 }
 
 

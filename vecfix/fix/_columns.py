@@ -22,6 +22,7 @@ import numpy as np
 from .. import _fix_kernels as _k
 from .._format import format_fixed
 from .._result import Formatted
+from ..columns.rules import RowError
 
 _EQUALS = ord("=")
 _ALNUM = np.frombuffer(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", np.uint8)
@@ -357,6 +358,11 @@ def number_column(
         values = _zero_masked(values, mask)
     try:
         out = format_fixed(values, exponent, scale, null=null)
+    except RowError as exc:  # keep the row (and the type) for the caller
+        same = exc.lead.strip() == exc.argument  # "coefficients row 2: ..."
+        lead = f"{name} " if same else f"{name}: {builder_words(exc.lead, prefix)}"
+        detail = builder_words(exc.detail, prefix)
+        raise type(exc)(detail, argument=name, row=exc.row, lead=lead) from None
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{name}: {builder_words(str(exc), prefix)}") from None
     if mask is not None:

@@ -258,3 +258,31 @@ def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: di
         machine_info["usable_cores"] = len(os.sched_getaffinity(0))
     machine_info["argv"] = list(getattr(sys, "orig_argv", sys.argv))
     machine_info["pythonpath"] = os.environ.get("PYTHONPATH")
+    machine_info["isa"] = cpu_isa()
+
+
+def cpu_isa() -> str:
+    """The instruction set Numba compiles for: ``AVX-512``, ``AVX2`` or ``SSE2 (generic)``,
+    with LLVM's CPU name (``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` change it).
+
+    Examples
+    --------
+    >>> cpu_isa().split()[0] in {"AVX-512", "AVX2", "SSE2", "other"}
+    True
+    """
+    import numba
+    from llvmlite import binding
+
+    name = numba.config.CPU_NAME or binding.get_host_cpu_name()
+    features = numba.config.CPU_FEATURES
+    if features is None:
+        features = binding.get_host_cpu_features().flatten() if name != "generic" else ""
+    if "+avx512f" in features:
+        isa = "AVX-512"
+    elif "+avx2" in features:
+        isa = "AVX2"
+    elif name == "generic" or "+sse2" in features:
+        isa = "SSE2"
+    else:
+        isa = "other"
+    return f"{isa} ({name})"

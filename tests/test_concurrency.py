@@ -4,7 +4,7 @@ cache directory, a cache directory that vanishes and corrupt or mismatched cache
 
 The process tests run small scripts in fresh interpreters with their own
 ``NUMBA_CACHE_DIR`` (one of them makes its first calls from 8 threads at once). They call
-the ``row_length`` kernel, which compiles in about a second; the same tests with a whole
+the ``_row_length`` kernel, which compiles in about a second; the same tests with a whole
 ``format_fixed`` call (whose ``format_rows`` kernel takes several seconds to compile cold)
 run when ``VECFIX_SLOW_TESTS=1`` (the CI does this in a step of its own).
 """
@@ -150,13 +150,13 @@ SCRIPT = textwrap.dedent(
         elif kind == "r":  # a read-only one: another signature
             c = coef.copy()
             c.flags.writeable = False
-        else:  # "i": int32 coefficients, yet another signature (row_length only)
+        else:  # "i": int32 coefficients, yet another signature (_row_length only)
             c = coef.astype(np.int32)
         if mode == "format":
             got = vecfix.format_fixed(c, e, s).to_list()
             ok = got == want
         else:
-            lengths = [k.row_length(v, e, s) for v in c]
+            lengths = [k._row_length(v, e, s) for v in c]
             expect = [len(reference_fixed(v, e, s)) for v in c.tolist()]
             ok = lengths == expect
         assert ok, kind
@@ -181,7 +181,7 @@ SCRIPT = textwrap.dedent(
     else:
         for kind in order:
             check(kind)
-    stats = k.row_length.stats if mode == "measure" else k.format_rows.stats
+    stats = k._row_length.stats if mode == "measure" else k.format_rows.stats
     print(json.dumps({"hits": sum(stats.cache_hits.values()),
                       "misses": sum(stats.cache_misses.values()),
                       "cache": stats.cache_path}))
@@ -303,8 +303,8 @@ def test_cache_entry_of_another_signature_is_not_used(tmp_path):
     int64_cache, int32_cache = tmp_path / "int64", tmp_path / "int32"
     _run("measure", "w", {"NUMBA_CACHE_DIR": str(int64_cache)})
     _run("measure", "i", {"NUMBA_CACHE_DIR": str(int32_cache)})
-    (data64,) = [p for p in int64_cache.rglob("*row_length*.nbc")]
-    (data32,) = [p for p in int32_cache.rglob("*row_length*.nbc")]
+    (data64,) = [p for p in int64_cache.rglob("*_row_length*.nbc")]
+    (data32,) = [p for p in int32_cache.rglob("*_row_length*.nbc")]
     shutil.copyfile(data32, data64)
     stats, _ = _run("measure", "w", {"NUMBA_CACHE_DIR": str(int64_cache)})
     assert stats["hits"] == 0 and stats["misses"] == 1  # compiled afresh: lengths are right

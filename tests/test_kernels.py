@@ -22,7 +22,7 @@ NOJIT = bool(numba.config.DISABLE_JIT)
 
 @pytest.mark.parametrize("name", ["grid", "prices"])
 def test_kernel_length_formula_agrees_with_decimal_and_golden(golden, name):
-    """``_kernels.row_length`` (the kernels' one formula, through ``_text_length``) and
+    """``_kernels._row_length`` (the kernels' one formula, through ``_text_length``) and
     ``_fallback.row_length`` give each golden row's length."""
     rows = list(golden[name].rows())
     if NOJIT:
@@ -30,7 +30,7 @@ def test_kernel_length_formula_agrees_with_decimal_and_golden(golden, name):
     bad = []
     for c, e, s, text in rows:
         if INT64_MIN <= c <= INT64_MAX:
-            got = (_kernels.row_length(c, e, s), row_length(c, e, s))
+            got = (_kernels._row_length(c, e, s), row_length(c, e, s))
             if got != (len(text), len(text)):
                 bad.append((c, e, s, text, got))
     assert bad[:5] == []

@@ -24,7 +24,7 @@ code:
 3. **place** (:func:`_place`): unaligned 8-byte stores of the words at each row's start
    offset, which spill at most 7 bytes into the next row before that row is written.
 
-Slow rows then go through :func:`row_length` and :func:`_write_row`, which take any int64
+Slow rows then go through :func:`_row_length` and :func:`_write_row`, which take any int64
 row, digit by digit (rows beyond int64 never reach a kernel: the decimal fallback does
 them). :func:`_text_length` is the one place the kernels state a row's length.
 """
@@ -107,7 +107,7 @@ def _ndigits(m):
 
 
 @kernel
-def row_length(c, e, s):
+def _row_length(c, e, s):
     """Printed length of any row ``(c, e, s)`` with an int64 ``c`` (and int32 ``e``, ``s``)."""
     m, z = _rounded(c, e, s)
     return _text_length(_ndigits(m), z, c < 0, _I64(s))
@@ -408,7 +408,7 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
                 i = i0 + j
                 c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
                 if measure:
-                    n = min(row_length(c, e, s), cap)
+                    n = min(_row_length(c, e, s), cap)
                 else:
                     n = _write_row(buf, i * width, width, c, e, s)
                 size[j] = _U32(n)

@@ -44,11 +44,12 @@ _DOT = np.uint8(46)  # b"."
 _MINUS = np.uint8(45)  # b"-"
 _ASCII4 = _U32(0x30303030)
 _TWO50 = float(2**50)
+_ONES = ~np.uint64(0)  # all 64 bits set; masks are _ONES * flag (nothing wraps)
 
 #: Rows of the staging arrays (see :func:`scratch`): uint64, float64 and uint32 ones.
 _P, _D, _H, _M, _W0, _W1, _W2, _AT = range(8)
 _PF, _HF, _RD = range(3)
-_S, _OK, _FAST, _HI, _LO, _SG, _LEN = range(7)
+_E, _SC, _S, _OK, _FAST, _HI, _LO, _SG, _LEN = range(9)
 
 
 def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -56,7 +57,7 @@ def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (
         np.empty((8, block), dtype=np.uint64),
         np.empty((3, block), dtype=np.float64),
-        np.empty((7, block), dtype=np.uint32),
+        np.empty((9, block), dtype=np.uint32),
     )
 
 
@@ -73,9 +74,9 @@ def _text_length(nd, z, neg, s):
 
 @helper
 def _magnitude(c):
-    """``|c|`` of an int64 as uint64, exact for the most negative int64 too, no branch."""
-    sign = _U64(c >> 63)
-    return (_U64(c) ^ sign) - sign
+    """``|c|`` of an int64 as uint64, exact for the most negative int64 too."""
+    u = _U64(c)
+    return u if c >= 0 else ~u + _U64(1)
 
 
 @helper
@@ -154,51 +155,45 @@ def _pow10f(k):
 
 
 @helper
-def _pow10u(k):
-    """``10**k`` for ``0 <= k < 20`` as uint64, with selects: no table, no loop."""
-    p = _U64(10) if k & 1 else _U64(1)
-    p *= _U64(100) if k & 2 else _U64(1)
-    p *= _U64(10**4) if k & 4 else _U64(1)
-    p *= _U64(10**8) if k & 8 else _U64(1)
-    return p * (_U64(10**16) if k & 16 else _U64(1))
+def _layout_floats(e, s):
+    """``(P, H, 1 / D)`` of layout ``(e, s)`` in float64 (see :func:`_layouts`)."""
+    d = _I64(e) + _I64(s)
+    k = min(max(-d, 0), 18)
+    q = _pow10f(k)
+    p = _pow10f(min(max(d, 0), 15)) * (0.0 if d <= -20 else 1.0)
+    return p, q * (0.5 if k > 0 else 0.0), 1.0 / q
 
 
-@helper
-def _layouts(exps, scales, nb, estep, sstep, wide, real, narrow):
-    """The constants of each row's layout ``(e, s)`` (``exps[j * estep]``, ``scales[j *
-    sstep]``): ``P = 10**max(d, 0)`` (0 when ``d <= -20``: every digit is dropped), ``D =
-    10**k``, ``H = D // 2`` (0 for ``k = 0``), the same three in float64 with ``1 / D``
-    for ``D``, ``s``, and whether the block passes may take the layout. Two loops, each
-    writing few arrays, so that LLVM vectorizes both."""
+@kernel
+def _layouts(nb, wide, real, narrow):
+    """The constants of each row's layout ``(e, s)`` (rows ``E`` and ``SC`` of ``narrow``,
+    as uint32): ``P = 10**max(d, 0)`` (0 when ``d <= -20``: every digit is dropped), ``D =
+    10**k``, ``H = D // 2`` (0 for ``k = 0``), the same in float64 with ``1 / D`` for
+    ``D``, ``s``, and whether the block passes may take the layout. Two loops that each
+    write few arrays, so that LLVM vectorizes both."""
+    exps, scales = narrow[_E], narrow[_SC]
     pf, hf, rd = real[_PF], real[_HF], real[_RD]
     for j in range(nb):
-        e, s = _I64(exps[j * estep]), _I64(scales[j * sstep])
-        d = e + s
-        k = min(max(-d, 0), 18)
-        pf[j] = _pow10f(min(max(d, 0), 15)) * (0.0 if d <= -20 else 1.0)
-        q = _pow10f(k)
-        hf[j] = q * (0.5 if k > 0 else 0.0)
-        rd[j] = 1.0 / q
+        pf[j], hf[j], rd[j] = _layout_floats(np.int32(exps[j]), np.int32(scales[j]))
     p, dd, h, sc, ok = wide[_P], wide[_D], wide[_H], narrow[_S], narrow[_OK]
-    for j in range(nb):
-        e, s = _I64(exps[j * estep]), _I64(scales[j * sstep])
+    for j in range(nb):  # the same as integers (exact: powers of ten below 2**53)
+        e, s = _I64(np.int32(exps[j])), _I64(np.int32(scales[j]))
         d = e + s
-        q = _pow10u(min(max(-d, 0), 18))
-        p[j] = _pow10u(min(max(d, 0), 15)) * _U64(d > -20)
-        dd[j] = q
-        h[j] = q >> _U64(1)
+        p[j] = _U64(pf[j])
+        h[j] = _U64(hf[j])
+        dd[j] = max(_U64(hf[j]) * _U64(2), _U64(1))
         sc[j] = _U32(s)
         ok[j] = _U32((s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20)))
 
 
-@helper
+@kernel
 def _round(coef, nb, wide, real, narrow):
     """``M`` of each row of a block and its sign; return how many rows are slow (their
     ``M`` is left 0, their ``FAST`` 0).
 
     ``q = trunc((|c| * P + H) / D)`` in float64 is within one of the exact quotient while
     it is below ``2**50`` (a few roundings of relative size ``2**-53``); the remainder
-    ``|c| * P + H - q * D``, exact in wrapping uint64 arithmetic, fixes it up.
+    ``|c| * P + H - q * D`` (compared, not computed: nothing wraps) fixes it up.
     """
     pf, hf, rd, ok_layout = real[_PF], real[_HF], real[_RD], narrow[_OK]
     p, dd, h, mm, sg, fast = wide[_P], wide[_D], wide[_H], wide[_M], narrow[_SG], narrow[_FAST]
@@ -210,8 +205,9 @@ def _round(coef, nb, wide, real, narrow):
         ok = (ok_layout[j] != _U32(0)) & (qf < _TWO50)
         q = _U64(_I64(qf if ok else 0.0))
         d = dd[j]
-        r = _I64(a * p[j] + h[j] - q * d)
-        q = q + _U64(r >= _I64(d)) - _U64(r < 0)
+        t = (a if ok else _U64(0)) * p[j] + h[j]  # < 2**64, and so is q * d + d
+        qd = q * d
+        q = q + _U64(t >= qd + d) - _U64(t < qd)
         q = q if ok else _U64(0)
         mm[j] = q
         sg[j] = _U32((c < 0) & (q != _U64(0)))
@@ -235,10 +231,10 @@ def _digits8(x):
     )
 
 
-@helper
+@kernel
 def _count(nb, wide, narrow):
     """Split each ``M < 2**51`` into 8-digit halves ``HI``, ``LO`` (float64 divide and a
-    fix-up in uint32) and write the row's length."""
+    fix-up) and write the row's length."""
     mm, his, los, sc, sg, size = (
         wide[_M],
         narrow[_HI],
@@ -249,14 +245,15 @@ def _count(nb, wide, narrow):
     )
     for j in range(nb):
         m = mm[j]
-        hi = _U32(_I64(float(_I64(m)) * 1e-8))
-        lo = _U32(_U32(m) - _U32(hi * _U32(100_000_000)))  # exact modulo 2**32
-        under = np.int32(lo) < 0  # the true remainder is in (-1e8, 2e8)
-        hi = _U32(hi - _U32(under))
-        lo = _U32(lo + (_U32(100_000_000) if under else _U32(0)))
-        over = lo >= _U32(100_000_000)
-        hi = _U32(hi + _U32(over))
-        lo = _U32(lo - (_U32(100_000_000) if over else _U32(0)))
+        hi = _I64(float(_I64(m)) * 1e-8)
+        lo = _I64(m) - hi * 100_000_000  # in (-1e8, 2e8)
+        under = lo < 0
+        hi -= _I64(under)
+        lo += 100_000_000 if under else 0
+        over = lo >= 100_000_000
+        hi += _I64(over)
+        lo -= 100_000_000 if over else 0
+        hi, lo = _U32(hi), _U32(lo)
         his[j] = hi
         los[j] = lo
         nd = _digits8(hi) + _U32(8) if hi != _U32(0) else _digits8(lo)
@@ -286,22 +283,22 @@ def _ascii8(x):
 @helper
 def _shr(x, n):
     """``x >> n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
-    return (x >> _U64(n & 63)) & (_U64(0) - _U64(_U64(n) < _U64(64)))
+    return (x >> _U64(n & 63)) & (_ONES * _U64(_U64(n) < _U64(64)))
 
 
 @helper
 def _shl(x, n):
     """``x << n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
-    return (x << _U64(n & 63)) & (_U64(0) - _U64(_U64(n) < _U64(64)))
+    return (x << _U64(n & 63)) & (_ONES * _U64(_U64(n) < _U64(64)))
 
 
 @helper
 def _low_bytes(n):
     """A mask of the low ``n`` bytes of a word, for any int64 ``n``."""
-    return _U64(0) - _U64(1) if n >= 8 else _shl(_U64(1), 8 * max(n, 0)) - _U64(1)
+    return _ONES if n >= 8 else _shl(_U64(1), 8 * max(n, 0)) - _U64(1)
 
 
-@helper
+@kernel
 def _compose(nb, wide, narrow):
     """Each row's text in three little-endian words ``W0 W1 W2`` (zeros past the text).
 
@@ -329,13 +326,13 @@ def _compose(nb, wide, narrow):
         p1 = (e1 & m1) | (h1 << _U64(8)) | (h0 >> _U64(56)) | _shl(dot, 8 * i - 64)
         p2 = h1 >> _U64(56)  # the 17th byte (16 digits and a point)
         up = _U64(8 * sg)
-        carry = _U64(0) - _U64(sg)
+        carry = _ONES * _U64(sg)
         w0[j] = (p0 << up) | (_U64(_MINUS) & carry)
         w1[j] = (p1 << up) | ((p0 >> _U64(56)) & carry)
         w2[j] = (p2 << up) | ((p1 >> _U64(56)) & carry)
 
 
-@helper
+@kernel
 def _place(buf, nb, fast, width, zero, wide):
     """Store each row's words at its start ``AT`` in ``buf``, ``ceil(width / 8)`` words.
 
@@ -374,13 +371,32 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     ``exps`` and ``scales`` one a row (step 1) or one for every row (step 0). ``lengths``
     gets each row's length and has a slot for each row from row 0 of these arrays to the
     last one of the column (so ``stop == len(lengths)`` says that the slack after the
-    matrix may take spills). ``wide``, ``real``, ``narrow``: the staging arrays (:func:`scratch`).
+    matrix may take spills). ``wide``, ``real``, ``narrow``: the staging arrays
+    (:func:`scratch`).
 
     With ``measure``, nothing is written but the lengths: ``widest`` is the longest row
     within ``limit`` and ``first`` the first row beyond it (-1 if none), whose length is
     set to 0. Else row ``i`` is written at ``buf[i * width:][:width]``, zero-padded
-    (``first`` is -1); the caller has checked that every row fits.
+    (``first`` is -1); the caller has checked that every row fits. A ``width`` below 0
+    means the widest row's: the rows are measured first (a few rows, in one call; ``buf``
+    must then hold rows as long as any row can be, and ``limit`` must not be exceeded).
     """
+    widest = 0
+    first = -1
+    auto = width < 0
+    for phase in range(2 if auto else 1):
+        if auto and phase == 1:
+            width = widest
+        widest, first = _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width,
+                                lengths, limit, measure or (auto and phase == 0),
+                                wide, real, narrow)  # fmt: skip
+    return widest, first
+
+
+@helper
+def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, measure,
+            wide, real, narrow):  # fmt: skip
+    """:func:`format_rows`' passes over rows ``start:stop``, a block at a time."""
     block = wide.shape[1]
     widest = 0
     first = -1
@@ -390,11 +406,9 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     at, fast_rows, size = wide[_AT], narrow[_FAST], narrow[_LEN]
     for i0 in range(start, stop, block):
         nb = min(block, stop - i0)
-        es, ss = exps[i0 * estep :], scales[i0 * sstep :]
-        if estep == 1 and sstep == 1:  # constant steps: LLVM vectorizes this copy
-            _layouts(es, ss, nb, 1, 1, wide, real, narrow)
-        elif i0 == start or estep or sstep:  # one layout: the first block's stay
-            _layouts(es, ss, nb, estep, sstep, wide, real, narrow)
+        if i0 == start or estep or sstep:  # one layout: the first block's stay
+            _stage_layouts(exps[i0 * estep :], estep, scales[i0 * sstep :], sstep, nb, narrow)
+            _layouts(nb, wide, real, narrow)
         slow = _round(coef[i0 : i0 + nb], nb, wide, real, narrow)
         _count(nb, wide, narrow)
         if not measure:
@@ -428,18 +442,13 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     return widest, first
 
 
-@kernel
-def format_small(coef, exps, scales, buf, lengths, wide, real, narrow):
-    """Measure and write the rows of ``coef`` under one exponent and scale (1-element
-    ``exps``, ``scales``) in one call, for a few rows; return the width, the longest row.
-
-    ``buf`` must hold ``len(coef)`` rows of the longest length any int64 can print under
-    the layout, plus 8 bytes; the rows are written at the returned width.
-    """
-    n = coef.shape[0]
-    big = np.int64(2**31 - 1)
-    width, _ = format_rows(0, n, coef, 1, exps, 0, scales, 0, buf, 0, lengths, big, True,
-                           wide, real, narrow)  # fmt: skip
-    format_rows(0, n, coef, 1, exps, 0, scales, 0, buf, width, lengths, big, False,
-                wide, real, narrow)  # fmt: skip
-    return width
+@helper
+def _stage_layouts(exps, estep, scales, sstep, nb, narrow):
+    """Copy the block's exponents and scales (``exps[j * estep]``) into ``E`` and ``SC``."""
+    ev, sv = narrow[_E], narrow[_SC]
+    if estep == 1 and sstep == 1:  # constant steps: a vectorized copy
+        for j in range(nb):
+            ev[j], sv[j] = _U32(exps[j]), _U32(scales[j])
+    else:
+        for j in range(nb):
+            ev[j], sv[j] = _U32(exps[j * estep]), _U32(scales[j * sstep])

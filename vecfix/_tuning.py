@@ -20,6 +20,6 @@ NULL_BLOCK = 65_536
 #: Inputs shorter than this run on one thread: a thread's start costs more than it saves.
 MIN_ROWS_PER_THREAD = 65_536
 
-#: Below this many rows one kernel call measures and fills (``format_small``); above it
+#: Below this many rows one kernel call measures and fills (``format_rows`` with no width);
 #: the widest row of a one-layout column comes from its smallest and largest coefficient.
 MEASURE_BELOW = 512

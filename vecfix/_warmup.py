@@ -33,7 +33,7 @@ def warmup(*, everything: bool = True) -> float:
     from ._format import format_fixed
 
     start = time.perf_counter()
-    small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # format_small
+    small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # format_rows, measuring first
     exponents = np.arange(600, dtype=np.int32) % 3 - 1  # format_rows: measure, then fill
     format_fixed(np.arange(600, dtype=np.int64), exponents, 1)
     if everything:

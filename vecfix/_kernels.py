@@ -49,7 +49,7 @@ _ONES = ~np.uint64(0)  # all 64 bits set; masks are _ONES * flag (nothing wraps)
 #: Rows of the staging arrays (see :func:`scratch`): uint64, float64 and uint32 ones.
 _P, _D, _H, _M, _W0, _W1, _W2, _AT = range(8)
 _PF, _HF, _RD = range(3)
-_E, _SC, _S, _OK, _FAST, _HI, _LO, _SG, _LEN = range(9)
+_E, _SC, _S, _OK, _FAST, _HI, _LO, _SG, _LEN, _G0, _G1, _G2, _G3 = range(13)
 
 
 def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -57,7 +57,7 @@ def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (
         np.empty((8, block), dtype=np.uint64),
         np.empty((3, block), dtype=np.float64),
-        np.empty((9, block), dtype=np.uint32),
+        np.empty((13, block), dtype=np.uint32),
     )
 
 
@@ -218,17 +218,14 @@ def _round(coef, nb, wide, real, narrow):
 
 @helper
 def _digits8(x):
-    """Digits of ``x < 10**8`` (1 for 0), by comparisons."""
-    return (
-        _U32(1)
-        + _U32(x >= _U32(10))
-        + _U32(x >= _U32(100))
-        + _U32(x >= _U32(1000))
-        + _U32(x >= _U32(10_000))
-        + _U32(x >= _U32(100_000))
-        + _U32(x >= _U32(1_000_000))
-        + _U32(x >= _U32(10_000_000))
-    )
+    """Digits of ``x < 10**8`` (1 for 0), by comparisons (in uint32 lanes)."""
+    n = _U32(_U32(1) + _U32(x >= _U32(10)))
+    n = _U32(n + _U32(x >= _U32(100)))
+    n = _U32(n + _U32(x >= _U32(1000)))
+    n = _U32(n + _U32(x >= _U32(10_000)))
+    n = _U32(n + _U32(x >= _U32(100_000)))
+    n = _U32(n + _U32(x >= _U32(1_000_000)))
+    return _U32(n + _U32(x >= _U32(10_000_000)))
 
 
 @kernel
@@ -306,11 +303,26 @@ def _compose(nb, wide, narrow):
     the bytes from the ``L - s``-th on move up one for the point, and everything moves up
     one more for the sign.
     """
-    his, los, sc, signs, size = narrow[_HI], narrow[_LO], narrow[_S], narrow[_SG], narrow[_LEN]
+    his, los, g0, g1, g2, g3 = (
+        narrow[_HI],
+        narrow[_LO],
+        narrow[_G0],
+        narrow[_G1],
+        narrow[_G2],
+        narrow[_G3],
+    )
+    for j in range(nb):  # uint32 lanes only: 16 rows a vector
+        hi, lo = his[j], los[j]
+        top, bottom = _U32(hi // _U32(10_000)), _U32(lo // _U32(10_000))
+        g0[j] = _ascii4(top)
+        g1[j] = _ascii4(_U32(hi - top * _U32(10_000)))
+        g2[j] = _ascii4(bottom)
+        g3[j] = _ascii4(_U32(lo - bottom * _U32(10_000)))
+    sc, signs, size = narrow[_S], narrow[_SG], narrow[_LEN]
     w0, w1, w2 = wide[_W0], wide[_W1], wide[_W2]
     for j in range(nb):
-        a = _ascii8(his[j])
-        b = _ascii8(los[j])
+        a = _U64(g0[j]) | (_U64(g1[j]) << _U64(32))
+        b = _U64(g2[j]) | (_U64(g3[j]) << _U64(32))
         s = _I64(sc[j])
         sg = _I64(signs[j])
         point = _I64(s > 0)

@@ -54,7 +54,9 @@ def _rows(seed: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[s
 def test_block_boundaries(n):
     n = min(n, 70) if NOJIT else n
     coef, exps, scales, want = _rows(n, n)
-    assert vecfix.format_fixed(coef, exps, scales).to_list() == want
+    got = vecfix.format_fixed(coef, exps, scales)
+    assert got.to_list() == want
+    assert got.width == max(map(len, want))  # the extremes of each layout decide it
     assert vecfix.format_fixed(coef, -9, scales).to_list() == [
         reference_fixed(c, -9, s) for c, s in zip(coef.tolist(), scales.tolist(), strict=True)
     ]
@@ -104,3 +106,18 @@ def test_edges_of_the_block_passes(c, e, s):
     want = [reference_fixed(c, e, s)] * 3 + [reference_fixed(1, e, s)]
     assert vecfix.format_fixed(coef, e, s).to_list() == want
     assert vecfix.format_fixed(coef, np.full(4, e), np.full(4, s)).to_list() == want
+
+
+@pytest.mark.parametrize("where", [0, 599, 1500])
+def test_row_too_long_among_many_per_row_layouts(where):
+    """With per-row layouts the widest row comes from each layout's extremes; a row over
+    the length limit is still found and named."""
+    n = 2_000
+    coef = np.arange(1, n + 1, dtype=np.int64)
+    exps = np.full(n, -2, dtype=np.int32)
+    exps[::7] = -3
+    exps[where] = 100_000
+    with pytest.raises(
+        ValueError, match=rf"row {where} \(coefficient={where + 1}, exponent=100000"
+    ):
+        vecfix.format_fixed(coef, exps, 1)

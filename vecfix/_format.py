@@ -136,6 +136,8 @@ def format_fixed(
     passes = _Passes(rows, valid, _thread_count(rows.n, threads))
     lengths = np.empty(rows.n, dtype=np.int32)
     widest = passes.uniform_widest()
+    if widest is None and rows.n >= _MEASURE_BELOW:
+        widest = passes.layouts_widest()
     measured = widest is None or widest > MAX_ROW_LENGTH  # measure() raises for too long
     if measured:
         widest = _measure(passes, lengths)
@@ -255,6 +257,18 @@ class _Passes:
             return _widest_of_extremes(rows.coef, e, s, self.threads)
         parts = self.run(lambda _: (), kernel=_block_extremes)
         return _widest_of([r for _, r in parts], e, s)
+
+    def layouts_widest(self) -> int:
+        """The longest row (or one over the length limit) when exponents or scales vary,
+        from the extremes of each layout."""
+        parts = self.run(lambda _: (MAX_ROW_LENGTH,), kernel=_widest_of_layouts)
+        return max((w for _, w in parts), default=0)
+
+
+def _widest_of_layouts(start: int, stop: int, *args: object) -> int:
+    """:func:`vecfix._kernels.widest_of_layouts` with a table of its own."""
+    table = np.empty((_kernels.LAYOUTS, 2), dtype=np.int64)
+    return _kernels.widest_of_layouts(start, stop, *args, table)
 
 
 def _staging() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

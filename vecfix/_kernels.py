@@ -464,3 +464,46 @@ def _stage_layouts(exps, estep, scales, sstep, nb, narrow):
     else:
         for j in range(nb):
             ev[j], sv[j] = _U32(exps[j * estep]), _U32(scales[j * sstep])
+
+
+#: :func:`widest_of_layouts` keeps the extremes of the layouts ``0 <= s < 16``, ``-20 <= d
+#: < 16`` in a table of this many rows (``(d + 20) * 16 + s``).
+LAYOUTS = 36 * 16
+
+
+@kernel
+def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limit, table):
+    """The longest row among rows ``start:stop`` (capped at ``limit + 1``), for rows whose
+    exponents or scales vary: a row's length only grows with ``|c|`` under one layout, so
+    the smallest and the largest coefficient of each layout decide; rows of other layouts
+    are measured one by one. ``table``: an int64 ``(LAYOUTS, 2)`` array to work in.
+
+    One scalar pass, much cheaper than measuring every row (``format_rows`` writes the
+    lengths as it writes the rows).
+    """
+    cap = max(limit, 0) + 1
+    for t in range(table.shape[0]):
+        table[t, 0] = np.iinfo(np.int64).max
+        table[t, 1] = np.iinfo(np.int64).min
+    widest = 0
+    last, low, high = 0, table[0, 0], table[0, 1]  # the current run's layout in registers
+    for i in range(start, stop):
+        c = coef[i]
+        e, s = _I64(exps[i * estep]), _I64(scales[i * sstep])
+        d = e + s
+        if (s >= 0) & (s < 16) & (d >= -20) & (d < 16):
+            t = (d + 20) * 16 + s
+            if t != last:
+                table[last, 0], table[last, 1] = low, high
+                last, low, high = t, table[t, 0], table[t, 1]
+            low, high = min(low, c), max(high, c)
+        else:
+            widest = max(widest, min(_row_length(c, e, s), cap))
+    table[last, 0], table[last, 1] = low, high
+    for t in range(table.shape[0]):
+        if table[t, 0] <= table[t, 1]:
+            s = t % 16
+            e = t // 16 - 20 - s
+            widest = max(widest, min(_row_length(table[t, 0], e, s), cap))
+            widest = max(widest, min(_row_length(table[t, 1], e, s), cap))
+    return widest

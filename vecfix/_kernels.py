@@ -53,12 +53,17 @@ _E, _SC, _S, _OK, _FAST, _HI, _LO, _SG, _LEN, _G0, _G1, _G2, _G3 = range(13)
 
 
 def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The staging arrays :func:`format_rows` works in: one set per thread."""
-    return (
-        np.empty((8, block), dtype=np.uint64),
-        np.empty((3, block), dtype=np.float64),
-        np.empty((13, block), dtype=np.uint32),
-    )
+    """The staging arrays :func:`format_rows` works in: one set per thread.
+
+    They hold the layout constants of exponent 0 and scale 0 in every column, as
+    :func:`_layouts` would write them: the kernel recomputes a column's constants only
+    when its exponent or scale changes.
+    """
+    wide = np.zeros((8, block), dtype=np.uint64)
+    real = np.zeros((3, block), dtype=np.float64)
+    narrow = np.zeros((13, block), dtype=np.uint32)
+    wide[_P], wide[_D], real[_PF], real[_RD], narrow[_OK] = 1, 1, 1.0, 1.0, 1
+    return wide, real, narrow
 
 
 # --- the general path: any int64 row, digit by digit ------------------------------------
@@ -418,8 +423,8 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
     at, fast_rows, size = wide[_AT], narrow[_FAST], narrow[_LEN]
     for i0 in range(start, stop, block):
         nb = min(block, stop - i0)
-        if i0 == start or estep or sstep:  # one layout: the first block's stay
-            _stage_layouts(exps[i0 * estep :], estep, scales[i0 * sstep :], sstep, nb, narrow)
+        es, ss = exps[i0 * estep :], scales[i0 * sstep :]
+        if _stage_layouts(es, estep, ss, sstep, nb, narrow):  # else the constants stay
             _layouts(nb, wide, real, narrow)
         slow = _round(coef[i0 : i0 + nb], nb, wide, real, narrow)
         _count(nb, wide, narrow)
@@ -456,14 +461,22 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
 
 @helper
 def _stage_layouts(exps, estep, scales, sstep, nb, narrow):
-    """Copy the block's exponents and scales (``exps[j * estep]``) into ``E`` and ``SC``."""
+    """Copy the block's exponents and scales (``exps[j * estep]``) into ``E`` and ``SC``;
+    return whether any changed (one layout, or runs of layouts longer than a block, keep
+    the staged constants)."""
     ev, sv = narrow[_E], narrow[_SC]
+    changed = _U32(0)
     if estep == 1 and sstep == 1:  # constant steps: a vectorized copy
         for j in range(nb):
-            ev[j], sv[j] = _U32(exps[j]), _U32(scales[j])
+            e, s = _U32(exps[j]), _U32(scales[j])
+            changed |= (ev[j] ^ e) | (sv[j] ^ s)
+            ev[j], sv[j] = e, s
     else:
         for j in range(nb):
-            ev[j], sv[j] = _U32(exps[j * estep]), _U32(scales[j * sstep])
+            e, s = _U32(exps[j * estep]), _U32(scales[j * sstep])
+            changed |= (ev[j] ^ e) | (sv[j] ^ s)
+            ev[j], sv[j] = e, s
+    return changed != _U32(0)
 
 
 #: :func:`widest_of_layouts` keeps the extremes of the layouts ``0 <= s < 16``, ``-20 <= d

@@ -285,13 +285,13 @@ def _ascii8(x):
 @helper
 def _shr(x, n):
     """``x >> n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
-    return (x >> _U64(n & 63)) & (_ONES * _U64(_U64(n) < _U64(64)))
+    return x >> _U64(n) if _U64(n) < _U64(64) else _U64(0)  # one vpsrlvq
 
 
 @helper
 def _shl(x, n):
     """``x << n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
-    return (x << _U64(n & 63)) & (_ONES * _U64(_U64(n) < _U64(64)))
+    return x << _U64(n) if _U64(n) < _U64(64) else _U64(0)  # one vpsllvq
 
 
 @helper
@@ -471,9 +471,14 @@ def _stage_layouts(exps, estep, scales, sstep, nb, narrow):
             e, s = _U32(exps[j]), _U32(scales[j])
             changed |= (ev[j] ^ e) | (sv[j] ^ s)
             ev[j], sv[j] = e, s
-    else:
+    elif estep == 0 and sstep == 0:  # one layout
+        e, s = _U32(exps[0]), _U32(scales[0])
         for j in range(nb):
-            e, s = _U32(exps[j * estep]), _U32(scales[j * sstep])
+            changed |= (ev[j] ^ e) | (sv[j] ^ s)
+            ev[j], sv[j] = e, s
+    else:  # unsigned indices: no wraparound for negative ones
+        for j in range(nb):
+            e, s = _U32(exps[_U64(j * estep)]), _U32(scales[_U64(j * sstep)])
             changed |= (ev[j] ^ e) | (sv[j] ^ s)
             ev[j], sv[j] = e, s
     return changed != _U32(0)

@@ -336,7 +336,9 @@ def _format_int64(coef: np.ndarray, exponent: int, scale: int) -> Formatted | No
         bound = _longest_row(exponent, scale)
         if bound <= _SMALL_ROW_BOUND:  # one kernel call measures and fills
             flat = np.empty(n * bound + _SLACK, dtype=np.uint8)
-            widest, _ = _format_rows(0, n, coef, 1, e, 0, s, 0, flat, -1, lengths, bound, False)
+            wide, real, narrow = _staging()
+            widest, _ = _kernels.format_rows(0, n, coef, 1, e, 0, s, 0, flat, -1, lengths, bound,
+                                             False, wide, real, narrow)  # fmt: skip
             return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
         return None
     widest = _widest_of_extremes(coef, exponent, scale)

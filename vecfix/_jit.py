@@ -167,3 +167,44 @@ def readonly(array: np.ndarray) -> np.ndarray:
     view = array.view()
     view.setflags(write=False)  # faster than view.flags.writeable = False
     return view
+
+
+def _bits_python(x):
+    """Pure-Python ``bits`` for ``NUMBA_DISABLE_JIT=1``."""
+    return np.float64(x).view(np.uint64)
+
+
+def _double_python(x):
+    """Pure-Python ``double`` for ``NUMBA_DISABLE_JIT=1``."""
+    return np.uint64(x).view(np.float64)
+
+
+@intrinsic
+def _bits_intrinsic(typingctx, x):
+    """The IEEE bits of the float64 ``x`` as a uint64 (a bitcast, no instruction)."""
+    if x != types.float64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return types.uint64(x), codegen
+
+
+@intrinsic
+def _double_intrinsic(typingctx, x):
+    """The float64 whose IEEE bits are the uint64 ``x`` (a bitcast, no instruction)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(x), codegen
+
+
+#: ``bits(x)`` / ``double(x)``: reinterpret a float64 as uint64 and back. With them an
+#: integer below ``2**52`` converts to and from float64 by an ``or`` and a subtraction,
+#: which AVX2 and SSE2 do in vector registers (they have no int64 <-> float64 conversion).
+bits = _bits_python if numba.config.DISABLE_JIT else _bits_intrinsic
+double = _double_python if numba.config.DISABLE_JIT else _double_intrinsic

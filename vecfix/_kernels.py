@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import helper, kernel, store8
+from ._jit import bits, double, helper, kernel, store8
 from ._tuning import BLOCK
 
 _U64 = np.uint64
@@ -45,6 +45,21 @@ _MINUS = np.uint8(45)  # b"-"
 _ASCII4 = _U32(0x30303030)
 _TWO50 = float(2**50)
 _ONES = ~np.uint64(0)  # all 64 bits set; masks are _ONES * flag (nothing wraps)
+_EXP52 = np.uint64(0x4330000000000000)  # the bits of 2.0**52
+_TWO52 = 2.0**52
+
+
+@helper
+def _to_double(x):
+    """The uint64 ``x < 2**52`` as float64, exactly: its bits under 2**52's exponent."""
+    return double(x | _EXP52) - _TWO52
+
+
+@helper
+def _to_int(x):
+    """The float64 ``0 <= x < 2**51`` rounded to the nearest integer, as uint64."""
+    return bits(x + _TWO52) ^ _EXP52
+
 
 #: Rows of the staging arrays (see :func:`scratch`): uint64, float64 and uint32 ones.
 _P, _D, _H, _M, _W0, _W1, _W2, _AT = range(8)
@@ -206,9 +221,10 @@ def _round(coef, nb, wide, real, narrow):
     for j in range(nb):
         c = coef[j]
         a = _magnitude(c)
-        qf = (abs(float(c)) * pf[j] + hf[j]) * rd[j]
+        af = _to_double(a >> _U64(32)) * 4294967296.0 + _to_double(a & _U64(0xFFFFFFFF))
+        qf = (af * pf[j] + hf[j]) * rd[j]
         ok = (ok_layout[j] != _U32(0)) & (qf < _TWO50)
-        q = _U64(_I64(qf if ok else 0.0))
+        q = _to_int(qf if ok else 0.0)  # within one of the quotient, like trunc(qf)
         d = dd[j]
         t = (a if ok else _U64(0)) * p[j] + h[j]  # < 2**64, and so is q * d + d
         qd = q * d
@@ -223,14 +239,16 @@ def _round(coef, nb, wide, real, narrow):
 
 @helper
 def _digits8(x):
-    """Digits of ``x < 10**8`` (1 for 0), by comparisons (in uint32 lanes)."""
-    n = _U32(_U32(1) + _U32(x >= _U32(10)))
-    n = _U32(n + _U32(x >= _U32(100)))
-    n = _U32(n + _U32(x >= _U32(1000)))
-    n = _U32(n + _U32(x >= _U32(10_000)))
-    n = _U32(n + _U32(x >= _U32(100_000)))
-    n = _U32(n + _U32(x >= _U32(1_000_000)))
-    return _U32(n + _U32(x >= _U32(10_000_000)))
+    """Digits of ``x < 10**8`` (1 for 0), by signed comparisons in int32 lanes (AVX2 has
+    no unsigned ones)."""
+    x = np.int32(x)
+    n = np.int32(np.int32(1) + np.int32(x >= np.int32(10)))
+    n = np.int32(n + np.int32(x >= np.int32(100)))
+    n = np.int32(n + np.int32(x >= np.int32(1000)))
+    n = np.int32(n + np.int32(x >= np.int32(10_000)))
+    n = np.int32(n + np.int32(x >= np.int32(100_000)))
+    n = np.int32(n + np.int32(x >= np.int32(1_000_000)))
+    return np.int32(n + np.int32(x >= np.int32(10_000_000)))
 
 
 @kernel
@@ -247,18 +265,17 @@ def _count(nb, wide, narrow):
     )
     for j in range(nb):
         m = mm[j]
-        hi = _I64(float(_I64(m)) * 1e-8)
-        lo = _I64(m) - hi * 100_000_000  # in (-1e8, 2e8)
-        under = lo < 0
-        hi -= _I64(under)
-        lo += 100_000_000 if under else 0
-        over = lo >= 100_000_000
-        hi += _I64(over)
-        lo -= 100_000_000 if over else 0
-        hi, lo = _U32(hi), _U32(lo)
+        hi = _U32(_to_int(_to_double(m) * 1e-8))
+        lo = np.int32(_I64(m) - _I64(hi) * 100_000_000)  # in (-1e8, 1e8]: int32 lanes
+        under = lo < np.int32(0)
+        hi = _U32(hi - _U32(under))
+        lo = np.int32(lo + (np.int32(100_000_000) if under else np.int32(0)))
+        over = lo >= np.int32(100_000_000)
+        hi = _U32(hi + _U32(over))
+        lo = _U32(lo - (np.int32(100_000_000) if over else np.int32(0)))
         his[j] = hi
         los[j] = lo
-        nd = _digits8(hi) + _U32(8) if hi != _U32(0) else _digits8(lo)
+        nd = _digits8(hi) + np.int32(8) if hi != _U32(0) else _digits8(lo)
         size[j] = _U32(_text_length(_I64(nd), 0, sg[j] != _U32(0), _I64(sc[j])))
 
 

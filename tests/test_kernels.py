@@ -88,8 +88,8 @@ def test_one_layout_after_per_row_layouts_in_one_thread():
 @pytest.mark.parametrize(
     ("c", "e", "s"),
     [
-        (2**50, 0, 0),  # M just at the block passes' limit
-        (2**50 - 1, 0, 0),
+        (2**49, 0, 0),  # M just at the block passes' limit
+        (2**49 - 1, 0, 0),
         (10**15 - 1, 0, 1),  # 16 digits printed
         (-(10**15) + 1, -15, 15),  # "-0.999..." with a 15-digit fraction
         (999_999_999_999_999, -18, 15),
@@ -121,3 +121,20 @@ def test_row_too_long_among_many_per_row_layouts(where):
         ValueError, match=rf"row {where} \(coefficient={where + 1}, exponent=100000"
     ):
         vecfix.format_fixed(coef, exps, 1)
+
+
+def test_quotients_near_the_float_division_limit():
+    """Rounded quotients around ``2**49``, where the float64 division hands over to the
+    general path, on and next to ties, both signs, every number of dropped digits that
+    keeps the coefficient in int64."""
+    rows = []
+    for k in range(1, 5):
+        p = 10**k
+        for q in (2**49 - 2, 2**49 - 1, 2**49, 2**49 + 1, 10**14 - 1, 10**14):
+            for r in (0, 1, p // 2 - 1, p // 2, p // 2 + 1, p - 1):
+                for sign in (1, -1):
+                    rows.append((sign * (q * p + r), -k - 2, 2))
+    c, e, s = (list(col) for col in zip(*rows, strict=True))
+    want = [reference_fixed(*row) for row in rows]
+    got = vecfix.format_fixed(np.array(c, dtype=np.int64), np.array(e), np.array(s))
+    assert got.to_list() == want

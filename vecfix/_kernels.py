@@ -16,8 +16,8 @@ code:
 1. **layout & round** (:func:`_layouts`, :func:`_round`): each row's constants ``10**d``,
    ``10**k`` and ``1 / 10**k``, computed arithmetically from ``e`` and ``s`` (small-table
    gathers keep LLVM from vectorizing); then ``M``, by a float64 multiply with an integer
-   ``±1`` fix-up, exact while ``M < 2**50``. Rows outside ``0 <= s <= 15``, ``-18 <= d <=
-   15`` (or ``d <= -20``, where ``M = 0``) and ``M < 2**50`` are flagged *slow*;
+   ``±1`` fix-up, exact while ``M < 2**49``. Rows outside ``0 <= s <= 15``, ``-18 <= d <=
+   15`` (or ``d <= -20``, where ``M = 0``) and ``M < 2**49`` are flagged *slow*;
 2. **digits** (:func:`_count`, :func:`_compose`): ``M`` as 16 ASCII digits (two
    8-digit halves, four 4-digit SWAR groups in uint32 lanes), its length, then the row's
    text in three little-endian words: leading zeros stripped, sign, point;
@@ -43,7 +43,7 @@ _ZERO = np.uint8(48)  # b"0"
 _DOT = np.uint8(46)  # b"."
 _MINUS = np.uint8(45)  # b"-"
 _ASCII4 = _U32(0x30303030)
-_TWO50 = float(2**50)
+_TWO49 = float(2**49)
 _ONES = ~np.uint64(0)  # all 64 bits set; masks are _ONES * flag (nothing wraps)
 _EXP52 = np.uint64(0x4330000000000000)  # the bits of 2.0**52
 _TWO52 = 2.0**52
@@ -211,9 +211,10 @@ def _round(coef, nb, wide, real, narrow):
     """``M`` of each row of a block and its sign; return how many rows are slow (their
     ``M`` is left 0, their ``FAST`` 0).
 
-    ``q = trunc((|c| * P + H) / D)`` in float64 is within one of the exact quotient while
-    it is below ``2**50`` (a few roundings of relative size ``2**-53``); the remainder
-    ``|c| * P + H - q * D`` (compared, not computed: nothing wraps) fixes it up.
+    ``(|c| * P + H) / D`` in float64, rounded to an integer, is the exact quotient or one
+    more while it is below ``2**49`` (at most four roundings of relative size ``2**-53``
+    move it by less than 0.25); the remainder ``|c| * P + H - q * D`` (compared, not
+    computed: nothing wraps) fixes it up.
     """
     pf, hf, rd, ok_layout = real[_PF], real[_HF], real[_RD], narrow[_OK]
     p, dd, h, mm, sg, fast = wide[_P], wide[_D], wide[_H], wide[_M], narrow[_SG], narrow[_FAST]
@@ -223,7 +224,7 @@ def _round(coef, nb, wide, real, narrow):
         a = _magnitude(c)
         af = _to_double(a >> _U64(32)) * 4294967296.0 + _to_double(a & _U64(0xFFFFFFFF))
         qf = (af * pf[j] + hf[j]) * rd[j]
-        ok = (ok_layout[j] != _U32(0)) & (qf < _TWO50)
+        ok = (ok_layout[j] != _U32(0)) & (qf < _TWO49)
         q = _to_int(qf if ok else 0.0)  # within one of the quotient, like trunc(qf)
         d = dd[j]
         t = (a if ok else _U64(0)) * p[j] + h[j]  # < 2**64, and so is q * d + d

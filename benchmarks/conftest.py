@@ -197,37 +197,6 @@ def price9_10m(enabled: bool) -> np.ndarray:
     return price9_mantissas(THREAD_ROWS)
 
 
-def cpu_isa() -> str:
-    """The widest x86 vector ISA the kernels are compiled for: that of the CPU, or of
-    ``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` when set (an AVX2 or generic build on an
-    AVX-512 host), with LLVM's name for the target."""
-    name = os.environ.get("NUMBA_CPU_NAME")
-    features = os.environ.get("NUMBA_CPU_FEATURES")
-    if features is None and name is None:
-        try:
-            with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
-                flags = next((line for line in f if line.startswith("flags")), "")
-            features = " ".join("+" + flag for flag in flags.split(":")[-1].split())
-        except OSError:
-            features = ""
-    features = features or ""
-    if "+avx512f" in features:
-        isa = "AVX-512"
-    elif "+avx2" in features:
-        isa = "AVX2"
-    elif name == "generic" or not features:
-        isa = "generic (SSE2)"
-    else:
-        isa = "SSE4 or older"
-    try:
-        import llvmlite.binding as llvm
-
-        target = name or llvm.get_host_cpu_name()
-    except Exception:  # the ISA line is informative only
-        target = name or "?"
-    return f"{isa} (LLVM target {target})"
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _warm_vecfix() -> None:
     """Compile (or load) the kernels before any timing."""
@@ -247,6 +216,33 @@ def pytest_benchmark_update_machine_info(config: pytest.Config, machine_info: di
     machine_info["versions"] = versions
     if hasattr(os, "sched_getaffinity"):
         machine_info["usable_cores"] = len(os.sched_getaffinity(0))
-    machine_info["isa"] = cpu_isa()
     machine_info["argv"] = list(getattr(sys, "orig_argv", sys.argv))
     machine_info["pythonpath"] = os.environ.get("PYTHONPATH")
+    machine_info["isa"] = cpu_isa()
+
+
+def cpu_isa() -> str:
+    """The instruction set Numba compiles for: ``AVX-512``, ``AVX2`` or ``SSE2 (generic)``,
+    with LLVM's CPU name (``NUMBA_CPU_NAME`` / ``NUMBA_CPU_FEATURES`` change it).
+
+    Examples
+    --------
+    >>> cpu_isa().split()[0] in {"AVX-512", "AVX2", "SSE2", "other"}
+    True
+    """
+    import numba
+    from llvmlite import binding
+
+    name = numba.config.CPU_NAME or binding.get_host_cpu_name()
+    features = numba.config.CPU_FEATURES
+    if features is None:
+        features = binding.get_host_cpu_features().flatten() if name != "generic" else ""
+    if "+avx512f" in features:
+        isa = "AVX-512"
+    elif "+avx2" in features:
+        isa = "AVX2"
+    elif name == "generic" or "+sse2" in features:
+        isa = "SSE2"
+    else:
+        isa = "other"
+    return f"{isa} ({name})"

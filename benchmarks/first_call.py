@@ -24,6 +24,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 
 FIRST_CALL = r"""
@@ -52,6 +53,22 @@ vecfix.format_fixed(np.array([1], dtype=np.int64), -9, 4)
 t1 = time.perf_counter()
 print(json.dumps({"warmup": seconds, "call_after": t1 - t0}))
 """
+
+
+def run_demo(cache_dir: str, cache: bool) -> dict[str, float]:
+    """``python -m vecfix demo`` in a fresh process: seconds to its first line and to its end."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, VECFIX_NUMBA_CACHE="1" if cache else "0")
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vecfix", "demo"], env=env, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    proc.stdout.readline()
+    first = time.perf_counter() - start
+    proc.stdout.read()
+    if proc.wait() != 0:
+        raise RuntimeError(f"vecfix demo failed ({proc.returncode})")
+    return {"first_line": first, "done": time.perf_counter() - start}
 
 
 def run_child(code: str, cache_dir: str, cache: bool) -> dict[str, float]:
@@ -106,6 +123,8 @@ def measure(cache_dir: str, repeat: int) -> Iterator[tuple[str, dict[str, float]
         run_child(WARMUP, cache_dir, cache=True),
     )
     yield "vecfix.warmup(), cache warm", median_of(WARMUP, True)
+    yield "python -m vecfix demo, cold (VECFIX_NUMBA_CACHE=0)", run_demo(cache_dir, cache=False)
+    yield "python -m vecfix demo, cache warm", run_demo(cache_dir, cache=True)
 
 
 def _vecfix_file() -> str:

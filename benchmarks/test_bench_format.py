@@ -110,6 +110,21 @@ def test_mixed(benchmark, mixed) -> None:
 
 
 @pytest.mark.benchmark(group="mixed")
+def test_mixed_runs(benchmark, mixed) -> None:
+    """The mix sorted by exponent and scale: per-row arrays in long runs of one layout (a
+    table grouped by instrument); the target is 1.2x uniform."""
+    coef, exp, scale, expected = mixed
+    order = np.lexsort((scale, exp))
+    coef, exp, scale, expected = coef[order], exp[order], scale[order], expected[order]
+    out = benchmark(vecfix.format_fixed, coef, exp, scale)
+    bad = np.flatnonzero(out.to_numpy() != expected)
+    assert bad.size == 0, f"{bad.size} rows differ from the golden text, first row {bad[0]}"
+    benchmark.extra_info.update(
+        rows=len(coef), label="runs: the mix sorted by exponent and scale", baseline=False
+    )
+
+
+@pytest.mark.benchmark(group="mixed")
 def test_mixed_one_layout(benchmark, mixed, decimal_reference: Callable) -> None:
     """The mix's coefficients under one exponent and scale: what their spread of digit
     counts (1 to 15) costs without per-row layouts, next to PRICE9's 14 digits."""

@@ -4,9 +4,9 @@ cache directory, a cache directory that vanishes and corrupt or mismatched cache
 
 The process tests run small scripts in fresh interpreters with their own
 ``NUMBA_CACHE_DIR`` (one of them makes its first calls from 8 threads at once). They call
-the ``measure`` kernel, which compiles in about a second; the same tests with a whole
-``format_fixed`` call (whose ``fill`` kernel takes about 30 s of CPU to compile cold) run
-when ``VECFIX_SLOW_TESTS=1`` (the CI does this in a step of its own).
+the ``_row_length`` kernel, which compiles in about a second; the same tests with a whole
+``format_fixed`` call (whose ``format_rows`` kernel takes several seconds to compile cold)
+run when ``VECFIX_SLOW_TESTS=1`` (the CI does this in a step of its own).
 """
 
 from __future__ import annotations
@@ -150,17 +150,15 @@ SCRIPT = textwrap.dedent(
         elif kind == "r":  # a read-only one: another signature
             c = coef.copy()
             c.flags.writeable = False
-        else:  # "i": int32 coefficients, yet another signature (measure only)
+        else:  # "i": int32 coefficients, yet another signature (_row_length only)
             c = coef.astype(np.int32)
         if mode == "format":
             got = vecfix.format_fixed(c, e, s).to_list()
             ok = got == want
         else:
-            lengths = np.empty(len(c), dtype=np.int32)
-            k.measure(0, len(c), c, 1, np.array([e], np.int32), 0, np.array([s], np.int32),
-                      0, lengths, 65536, k.TABLES.half, k.TABLES.pow10)
+            lengths = [k._row_length(v, e, s) for v in c]
             expect = [len(reference_fixed(v, e, s)) for v in c.tolist()]
-            ok = lengths.tolist() == expect
+            ok = lengths == expect
         assert ok, kind
 
     threads = int(os.environ.get("VECFIX_TEST_THREADS", "0"))
@@ -183,7 +181,7 @@ SCRIPT = textwrap.dedent(
     else:
         for kind in order:
             check(kind)
-    stats = k.measure.stats if mode == "measure" else k.fill.stats
+    stats = k._row_length.stats if mode == "measure" else k.format_rows.stats
     print(json.dumps({"hits": sum(stats.cache_hits.values()),
                       "misses": sum(stats.cache_misses.values()),
                       "cache": stats.cache_path}))
@@ -238,7 +236,7 @@ def test_concurrent_first_calls_share_one_cache_directory(tmp_path):
     _concurrent_first_calls(tmp_path, "measure", ["wr", "rw", "wr", "rw"])
 
 
-@pytest.mark.skipif(NOJIT or not SLOW, reason="set VECFIX_SLOW_TESTS=1 (compiles fill 5 times)")
+@pytest.mark.skipif(NOJIT or not SLOW, reason="set VECFIX_SLOW_TESTS=1 (compiles 5 times)")
 def test_concurrent_first_calls_of_format_fixed(tmp_path):
     _concurrent_first_calls(tmp_path, "format", ["w", "r", "w", "r"])
 
@@ -272,7 +270,7 @@ def test_no_usable_cache_directory_compiles_in_memory(tmp_path):
     assert stats["cache"] is None and stats["hits"] == 0  # compiled with no cache at all
 
 
-@pytest.mark.skipif(NOJIT or not SLOW, reason="set VECFIX_SLOW_TESTS=1 (compiles fill)")
+@pytest.mark.skipif(NOJIT or not SLOW, reason="set VECFIX_SLOW_TESTS=1 (compiles format_rows)")
 def test_no_usable_cache_directory_format_fixed(tmp_path):
     home, env = _package_without_cache_dirs(tmp_path)
     _, err = _run("format", "w", env, home)
@@ -305,8 +303,8 @@ def test_cache_entry_of_another_signature_is_not_used(tmp_path):
     int64_cache, int32_cache = tmp_path / "int64", tmp_path / "int32"
     _run("measure", "w", {"NUMBA_CACHE_DIR": str(int64_cache)})
     _run("measure", "i", {"NUMBA_CACHE_DIR": str(int32_cache)})
-    (data64,) = [p for p in int64_cache.rglob("*measure*.nbc")]
-    (data32,) = [p for p in int32_cache.rglob("*measure*.nbc")]
+    (data64,) = [p for p in int64_cache.rglob("*_row_length*.nbc")]
+    (data32,) = [p for p in int32_cache.rglob("*_row_length*.nbc")]
     shutil.copyfile(data32, data64)
     stats, _ = _run("measure", "w", {"NUMBA_CACHE_DIR": str(int64_cache)})
     assert stats["hits"] == 0 and stats["misses"] == 1  # compiled afresh: lengths are right

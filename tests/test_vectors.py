@@ -11,7 +11,7 @@ from conftest import INT64_MAX, INT64_MIN, VECTOR_FILES, Vectors
 from reference import reference_fixed
 
 import vecfix
-from vecfix._kernels import _RUN
+from vecfix._tuning import BLOCK
 
 # The examples of SPEC.md "The rules, with examples", copied as literal data:
 # (coefficient, exponent, scale, text).
@@ -204,21 +204,20 @@ def test_format_fixed_grouped_scalar_broadcast(golden, name):
 @pytest.mark.parametrize("threads", [1, 2])
 def test_format_fixed_runs_of_layouts(golden, threads):
     """Golden rows in runs of one exponent and scale, as a table sorted by instrument
-    comes: runs of every length around the fill's hand-over to the one-layout loop, and
-    layouts outside the fast path (grid). Long enough for the runs kernel and two threads."""
+    comes: runs of every length around the kernel's block of rows, and layouts outside
+    the block passes (grid). Long enough for two threads."""
     rng = random.Random(3)
     by_layout: dict[tuple[int, int], list[tuple]] = {}
     for name in ("grid", "prices"):
         for row in golden[name].rows():
             by_layout.setdefault((row[1], row[2]), []).append(row)
     layouts = sorted(by_layout)
-    lengths = [1, 2, _RUN - 1, _RUN, _RUN + 1, 4 * _RUN, 300, 2000]
+    lengths = [1, 2, 15, 16, 17, 64, 300, BLOCK - 1, BLOCK + 1, 2000]
     rows: list[tuple] = []
     while len(rows) < 2 * vecfix._format.MIN_ROWS_PER_THREAD + 10_000:
         pool = by_layout[rng.choice(layouts)]
         rows += rng.choices(pool, k=rng.choice(lengths))
     c, e, s, want = (list(col) for col in zip(*rows, strict=True))
-    assert vecfix._format._in_runs(vecfix._inputs.prepare(np.array(c), np.array(e), np.array(s)))
     coef = np.array(c, dtype=np.int64)
     exps, scales = np.array(e, dtype=np.int32), np.array(s, dtype=np.int32)
     assert_formatted(vecfix.format_fixed(coef, exps, scales, threads=threads), want)
@@ -226,16 +225,15 @@ def test_format_fixed_runs_of_layouts(golden, threads):
 
 @pytest.mark.parametrize("longest", [-(10**15), 10**15])
 def test_format_fixed_runs_longest_row_inside_a_run(longest):
-    """The longest row deep inside a long run of one layout: its length comes from the
-    run's extremes (the runs kernel), whichever its sign."""
-    n = 3 * vecfix._format._RUN_SAMPLE
+    """The longest row deep inside a long run of one layout, whichever its sign, in a
+    block of its own."""
+    n = 12 * BLOCK
     coef = np.arange(n, dtype=np.int64) % 1000 * 10**6
     exps = np.where(np.arange(n) < n // 2, -9, -8).astype(np.int32)
     scales = np.full(n, 2, dtype=np.int32)
     coef[n // 4] = longest
     rows = zip(coef.tolist(), exps.tolist(), scales.tolist(), strict=True)
     want = [reference_fixed(c, e, s) for c, e, s in rows]
-    assert vecfix._format._in_runs(vecfix._inputs.prepare(coef, exps, scales))
     assert_formatted(vecfix.format_fixed(coef, exps, scales), want)
 
 

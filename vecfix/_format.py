@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import functools
-import itertools
 import os
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -17,12 +16,15 @@ from ._fallback import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
 from ._jit import readonly
 from ._result import Formatted
+from ._threads import run_split as _run
+from ._tuning import MEASURE_BELOW as _MEASURE_BELOW
+from ._tuning import MIN_ROWS_PER_THREAD, NULL_BLOCK
 from .columns.rules import show_int
 
-_T = _kernels.TABLES
-_TABLES = tuple(_T)
-_WORDS, _DIGITS4 = _kernels.WORDS, _T.digits4
+#: Bytes after our matrix, so that the kernel writes its last rows with 8-byte stores.
 _SLACK = 8
+_NO_BYTES = np.empty(0, dtype=np.uint8)
+_LOCAL = threading.local()
 
 
 def format_fixed(
@@ -126,37 +128,25 @@ def format_fixed(
         if done is not None:
             return done
     inputs = read_inputs(coefficients, exponents, scales, null)
-    rows, valid = _one_layout_if_constant(inputs.rows), inputs.valid
+    rows, valid = _for_kernels(inputs.rows), inputs.valid
     if valid is not None:
         rows = _without_null_big_rows(rows, valid)
-    threads = _thread_count(rows.n, threads)
+    passes = _Passes(rows, valid, _thread_count(rows.n, threads))
     lengths = np.empty(rows.n, dtype=np.int32)
-    passes = _Passes(rows, valid, threads)
     widest = passes.uniform_widest()
-    if widest is None and (rows.estep or rows.sstep):  # the fill reads the plans in lengths
-        plan = _kernels.plan_runs if _in_runs(rows) else _kernels.plan_rows
-        parts = passes.run(plan, lambda r: (lengths[r:], _T.half, _T.pow10))
-        widest = max((w for _, w in parts), default=0)
+    if widest is None and rows.n >= _MEASURE_BELOW:
+        widest = passes.layouts_widest()
     measured = widest is None or widest > MAX_ROW_LENGTH  # measure() raises for too long
     if measured:
         widest = _measure(passes, lengths)
     big_text = _fallback_rows(rows) if rows.big_values else []
-    big_lengths = [len(t) for t in big_text]
-    if big_lengths:
-        widest = max(widest, *big_lengths)
+    widest = max(widest, *map(len, big_text)) if big_text else widest
     matrix, flat = _output_matrix(rows.n, widest, width, out)
     if matrix.shape[1] < widest:
         if not measured:
             _measure(passes, lengths)
-        lengths[rows.big_rows] = big_lengths
-        i = int(np.flatnonzero(lengths > matrix.shape[1])[0])
-        c, e, s = rows.row(i)
-        raise RowTooLongError(
-            f" (coefficient={show_int(c)}, exponent={e}, scale={s}) needs {int(lengths[i])}"
-            f" bytes but the width is {matrix.shape[1]}; widest row needs {widest}",
-            argument="coefficients",
-            row=i,
-        )
+        lengths[rows.big_rows] = [len(t) for t in big_text]
+        _raise_too_narrow(rows, lengths, matrix.shape[1], widest)
     passes.fill(matrix, flat, lengths)
     for i, text in zip(rows.big_rows.tolist() if big_text else (), big_text, strict=True):
         lengths[i] = len(text)
@@ -166,16 +156,16 @@ def format_fixed(
 
 
 class _Passes:
-    """Runs the row kernels over every row, split over threads.
+    """Runs :func:`vecfix._kernels.format_rows` over every row, split over threads.
 
-    A kernel is called as ``kernel(start, stop, coef, cstep, exps, estep, scales, sstep,
-    *tail)``. Without null rows it sees the whole columns. With them, it sees
-    :data:`NULL_BLOCK` rows at a time, from copies in which the null rows' coefficients
-    (and per-row scales) are 0: each null row is formatted as a placeholder zero, never
-    wider than a real row and never sent to the fallback, then blanked. The copies are a
-    block long, so the peak memory stays that of the output (a whole-column copy would add
-    12 bytes a row). The per-row arrays of ``tail`` (``lengths``, and the fill's flat
-    buffer) are passed from the block's first row on.
+    The kernel is called as ``format_rows(start, stop, coef, cstep, exps, estep, scales,
+    sstep, *tail, *staging)``. Without null rows it sees the whole columns. With them, it
+    sees :data:`NULL_BLOCK` rows at a time, from copies in which the null rows'
+    coefficients (and per-row scales) are 0: each null row is formatted as a placeholder
+    zero, never wider than a real row and never sent to the fallback, then blanked. The
+    copies are a block long, so the peak memory stays that of the output. The per-row
+    arrays of ``tail`` (``lengths``, and the fill's flat buffer) are passed from the
+    block's first row on.
     """
 
     def __init__(self, rows: Rows, valid: np.ndarray | None, threads: int) -> None:
@@ -183,15 +173,17 @@ class _Passes:
 
     def run(
         self,
-        kernel: Callable,
         tail: Callable[[int], tuple],
         blank: Callable[[np.ndarray], None] | None = None,
+        kernel: Callable | None = None,
     ) -> list[tuple[int, object]]:
         """``[(first_row, result)]`` of each call. ``tail(r)`` gives the arguments after the
-        first six for a call whose row 0 is row ``r``: its per-row arrays from row ``r`` on.
-        A result's row numbers count from its ``first_row``. ``blank``, if given, gets the
-        null rows of each block once the kernel has run over it."""
+        first eight for a call whose row 0 is row ``r``: its per-row arrays from row ``r``
+        on. A result's row numbers count from its ``first_row``. ``blank``, if given, gets
+        the null rows of each block once the kernel has run over it. ``kernel`` replaces
+        ``format_rows`` (then no staging arrays are passed)."""
         rows = self.rows
+        kernel = kernel or _format_rows
         if self.valid is None:
             head = (readonly(rows.coef), rows.cstep, readonly(rows.exps), rows.estep)
             head += (readonly(rows.scales), rows.sstep)
@@ -221,8 +213,7 @@ class _Passes:
             lengths[nulls] = 0
             matrix[nulls] = 0
 
-        tail = lambda r: (flat[r * w :], w, lengths[r:], _TABLES)  # noqa: E731
-        self.run(_kernels.fill, tail, blank)
+        self.run(lambda r: (flat[r * w :], w, lengths[r:], _INT32_MAX, False), blank)
 
     def scratch(self, size: int) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Room for a block's copy of the per-row coefficients and scales (None: not per
@@ -262,12 +253,46 @@ class _Passes:
         e, s = int(rows.exps[0]), int(rows.scales[0])
         if self.valid is None:
             return _widest_of_extremes(rows.coef, e, s, self.threads)
-        return _widest_of([r for _, r in self.run(_block_extremes, lambda _: ())], e, s)
+        parts = self.run(lambda _: (), kernel=_block_extremes)
+        return _widest_of([r for _, r in parts], e, s)
+
+    def layouts_widest(self) -> int:
+        """The longest row (or one over the length limit) when exponents or scales vary,
+        from the extremes of each layout."""
+        parts = self.run(lambda _: (MAX_ROW_LENGTH,), kernel=_widest_of_layouts)
+        return max((w for _, w in parts), default=0)
 
 
-#: Rows a block when some rows are null (:class:`_Passes`): a block's copies stay in the
-#: cache, and the Python work per block is small next to the kernels' work.
-NULL_BLOCK = 65_536
+def _widest_of_layouts(start: int, stop: int, *args: object) -> int:
+    """:func:`vecfix._kernels.widest_of_layouts` with a table of its own."""
+    table = np.empty((_kernels.LAYOUTS, 2), dtype=np.int64)
+    return _kernels.widest_of_layouts(start, stop, *args, table)
+
+
+def _staging() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """This thread's staging arrays for :func:`vecfix._kernels.format_rows`."""
+    arrays = getattr(_LOCAL, "staging", None)
+    if arrays is None:
+        arrays = _LOCAL.staging = _kernels.scratch()
+    return arrays
+
+
+def _format_rows(start: int, stop: int, *args: object) -> tuple[int, int]:
+    """:func:`vecfix._kernels.format_rows` with this thread's staging arrays."""
+    return _kernels.format_rows(start, stop, *args, *_staging())
+
+
+def _for_kernels(rows: Rows) -> Rows:
+    """``rows`` as :func:`vecfix._kernels.format_rows` takes them: a coefficient a row (a
+    broadcast one repeated), and an exponent or scale array whose values are all one value
+    taken as that value (step 0), so that the kernel computes the layout once."""
+    if rows.estep and _constant(rows.exps):
+        rows = rows._replace(exps=rows.exps[:1], estep=0)
+    if rows.sstep and _constant(rows.scales):
+        rows = rows._replace(scales=rows.scales[:1], sstep=0)
+    if rows.n > 1 and not rows.cstep:
+        rows = rows._replace(coef=np.full(rows.n, rows.coef[0], dtype=np.int64), cstep=1)
+    return rows
 
 
 def _zeroed(values: np.ndarray, nulls: np.ndarray, room: np.ndarray) -> np.ndarray:
@@ -297,31 +322,28 @@ def _without_null_big_rows(rows: Rows, valid: np.ndarray) -> Rows:
 def _format_int64(coef: np.ndarray, exponent: int, scale: int) -> Formatted | None:
     """The common call (an int64 column, one exponent and scale, no options), lean.
 
-    The same kernels as the general path with nothing else around them, so that a call
-    on a handful of values costs microseconds. Returns None for a row over the length
-    limit, which the general path then reports.
+    The same kernel as the general path with nothing else around it, so that a call on a
+    handful of values costs microseconds. Returns None for a row over the length limit,
+    which the general path then reports.
     """
     n = coef.shape[0]
     coef = readonly(coef)
+    e, s = _int32_constant(exponent), _int32_constant(scale)
+    lengths = np.empty(n, dtype=np.int32)
     if n < _MEASURE_BELOW:
         bound = _longest_row(exponent, scale)
         if bound <= _SMALL_ROW_BOUND:  # one kernel call measures and fills
             flat = np.empty(n * bound + _SLACK, dtype=np.uint8)
-            lengths = np.empty(n, dtype=np.int32)
-            widest = _kernels.format_small(coef, exponent, scale, flat, lengths, _WORDS, _DIGITS4)
+            wide, real, narrow = _staging()
+            widest, _ = _kernels.format_rows(0, n, coef, 1, e, 0, s, 0, flat, -1, lengths, bound,
+                                             False, wide, real, narrow)  # fmt: skip
             return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
-    e, s = _int32_constant(exponent), _int32_constant(scale)
-    lengths = np.empty(n, dtype=np.int32)
-    if n < _MEASURE_BELOW:
-        widest, first = _kernels.measure(0, n, coef, 1, e, 0, s, 0, lengths, MAX_ROW_LENGTH,
-                                         _T.half, _T.pow10)  # fmt: skip
-    else:  # the fill writes the lengths
-        widest = _widest_of_extremes(coef, exponent, scale)
-        first = 0 if widest > MAX_ROW_LENGTH else -1
-    if first >= 0:
+        return None
+    widest = _widest_of_extremes(coef, exponent, scale)
+    if widest > MAX_ROW_LENGTH:
         return None
     matrix, flat = _output_matrix(n, widest, None, None)
-    _kernels.fill(0, n, coef, 1, e, 0, s, 0, flat, widest, lengths, _TABLES)
+    _format_rows(0, n, coef, 1, e, 0, s, 0, flat, widest, lengths, _INT32_MAX, False)
     return Formatted._trusted(matrix, lengths)
 
 
@@ -339,47 +361,17 @@ def _longest_row(exponent: int, scale: int) -> int:
 
 def _measure(passes: _Passes, lengths: np.ndarray) -> int:
     """Write every row's length (the kernel's view: big rows as 0); return the widest."""
-    parts = passes.run(_kernels.measure, lambda r: (lengths[r:], MAX_ROW_LENGTH, _T.half, _T.pow10))
+    parts = passes.run(lambda r: (_NO_BYTES, 0, lengths[r:], MAX_ROW_LENGTH, True))
     too_long = [start + first for start, (_, first) in parts if first >= 0]
     if too_long:
         _raise_too_long(passes.rows, min(too_long))
     return max((w for _, (w, _) in parts), default=0)
 
 
-#: Below this many rows the measuring kernel is cheaper than finding the extremes.
-_MEASURE_BELOW = 512
-
-
-def _one_layout_if_constant(rows: Rows) -> Rows:
-    """``rows`` with an exponent or scale array whose values are all one value taken as
-    that value (step 0), so that the fill runs the one-layout loop."""
-    if rows.estep and _constant(rows.exps):
-        rows = rows._replace(exps=rows.exps[:1], estep=0)
-    if rows.sstep and _constant(rows.scales):
-        rows = rows._replace(scales=rows.scales[:1], sstep=0)
-    return rows
-
-
 def _constant(values: np.ndarray) -> bool:
     """Whether the 1-D ``values`` are all equal (first and last compared first: a column
     that varies rarely costs a full pass)."""
     return len(values) > 1 and values[0] == values[-1] and values.min() == values.max()
-
-
-#: :func:`_in_runs` looks at this many rows.
-_RUN_SAMPLE = 4096
-
-
-def _in_runs(rows: Rows) -> bool:
-    """Whether the rows come in runs of one exponent and scale (a table sorted by
-    instrument), judged on the first rows: then the kernel ``plan_runs`` is faster."""
-    if rows.n < _RUN_SAMPLE:
-        return False
-    changes = np.zeros(_RUN_SAMPLE - 1, dtype=bool)
-    for values, step in ((rows.exps, rows.estep), (rows.scales, rows.sstep)):
-        if step:
-            changes |= values[1:_RUN_SAMPLE] != values[: _RUN_SAMPLE - 1]
-    return int(np.count_nonzero(changes)) * 4 * _kernels._RUN < _RUN_SAMPLE
 
 
 def _widest_of_extremes(coef: np.ndarray, exponent: int, scale: int, threads: int = 1) -> int:
@@ -404,10 +396,6 @@ def _extremes(start: int, stop: int, coef: np.ndarray) -> tuple[int, int]:
     return int(part.min()), int(part.max())
 
 
-#: Inputs shorter than this run on one thread: a thread's start costs more than it saves.
-MIN_ROWS_PER_THREAD = 65_536
-
-
 def _thread_count(n: int, threads: int | None) -> int:
     """How many threads to use for ``n`` rows when the caller asks for ``threads``."""
     if threads == 1 and type(threads) is int:
@@ -421,19 +409,6 @@ def _thread_count(n: int, threads: int | None) -> int:
     return int(min(threads, max(n // MIN_ROWS_PER_THREAD, 1)))
 
 
-def _run(kernel: Callable, n: int, threads: int, *args: object) -> list:
-    """Run ``kernel(start, stop, *args)`` over rows ``0:n`` in ``threads`` even chunks.
-
-    The kernels release the GIL, so the chunks run in parallel; returns their results.
-    """
-    if threads == 1:
-        return [kernel(0, n, *args)]
-    bounds = np.linspace(0, n, threads + 1).astype(np.int64).tolist()
-    with ThreadPoolExecutor(threads, thread_name_prefix="vecfix") as pool:
-        jobs = [pool.submit(kernel, lo, hi, *args) for lo, hi in itertools.pairwise(bounds)]
-        return [job.result() for job in jobs]
-
-
 def _fallback_rows(rows: Rows) -> list[bytes]:
     """Format the rows whose coefficient is beyond int64 with the decimal fallback."""
     texts = []
@@ -444,6 +419,18 @@ def _fallback_rows(rows: Rows) -> list[bytes]:
         except RowTooLongError as exc:
             raise RowTooLongError(f": {exc}", argument="coefficients", row=i) from None
     return texts
+
+
+def _raise_too_narrow(rows: Rows, lengths: np.ndarray, width: int, widest: int) -> None:
+    """Refuse a ``width`` narrower than the ``widest`` row, naming the first such row."""
+    i = int(np.flatnonzero(lengths > width)[0])
+    c, e, s = rows.row(i)
+    raise RowTooLongError(
+        f" (coefficient={show_int(c)}, exponent={e}, scale={s}) needs {int(lengths[i])}"
+        f" bytes but the width is {width}; widest row needs {widest}",
+        argument="coefficients",
+        row=i,
+    )
 
 
 def _raise_too_long(rows: Rows, i: int) -> None:

@@ -154,74 +154,6 @@ def _store8_intrinsic(typingctx, buf, offset, value):
 store8 = _store8_python if numba.config.DISABLE_JIT else _store8_intrinsic
 
 
-def _mulhi_python(a, b):
-    """Pure-Python ``mulhi`` for ``NUMBA_DISABLE_JIT=1``."""
-    return np.uint64((int(a) * int(b)) >> 64)
-
-
-@intrinsic
-def _mulhi_intrinsic(typingctx, a, b):
-    """High 64 bits of the 128-bit product of two uint64 (one ``mul`` instruction)."""
-    if a != types.uint64 or b != types.uint64:
-        return None
-
-    def codegen(context, builder, sig, args):
-        wide = ir.IntType(128)
-        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
-        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
-
-    return types.uint64(a, b), codegen
-
-
-#: ``mulhi(a, b)``: the high 64 bits of ``a * b`` for two uint64.
-mulhi = _mulhi_python if numba.config.DISABLE_JIT else _mulhi_intrinsic
-
-
-def _bit_length_python(x):
-    """Pure-Python ``bit_length`` for ``NUMBA_DISABLE_JIT=1``."""
-    return int(x).bit_length()
-
-
-@intrinsic
-def _bit_length_intrinsic(typingctx, x):
-    """Bits needed for the uint64 ``x`` (0 for 0): ``64 - lzcnt(x)``."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, sig, args):
-        zeros = builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
-        bits = builder.sub(ir.Constant(ir.IntType(64), 64), zeros)
-        return bits
-
-    return types.int64(x), codegen
-
-
-#: ``bit_length(x)``: bits needed for the uint64 ``x``, as int64 (0 for 0).
-bit_length = _bit_length_python if numba.config.DISABLE_JIT else _bit_length_intrinsic
-
-
-def _trailing_zeros_python(x):
-    """Pure-Python ``trailing_zeros`` for ``NUMBA_DISABLE_JIT=1``."""
-    x = int(x)
-    return np.uint64((x & -x).bit_length() - 1 if x else 64)
-
-
-@intrinsic
-def _trailing_zeros_intrinsic(typingctx, x):
-    """Trailing zero bits of the uint64 ``x`` (64 for 0): one ``tzcnt``."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return types.uint64(x), codegen
-
-
-#: ``trailing_zeros(x)``: trailing zero bits of the uint64 ``x``, as uint64 (64 for 0).
-trailing_zeros = _trailing_zeros_python if numba.config.DISABLE_JIT else _trailing_zeros_intrinsic
-
-
 def readonly(array: np.ndarray) -> np.ndarray:
     """A read-only view of ``array`` (O(1)), for a kernel input.
 
@@ -237,25 +169,42 @@ def readonly(array: np.ndarray) -> np.ndarray:
     return view
 
 
-def _opaque_python(x):
-    """Pure-Python ``opaque`` for ``NUMBA_DISABLE_JIT=1``: the identity."""
-    return x
+def _bits_python(x):
+    """Pure-Python ``bits`` for ``NUMBA_DISABLE_JIT=1``."""
+    return np.float64(x).view(np.uint64)
+
+
+def _double_python(x):
+    """Pure-Python ``double`` for ``NUMBA_DISABLE_JIT=1``."""
+    return np.uint64(x).view(np.float64)
 
 
 @intrinsic
-def _opaque_intrinsic(typingctx, x):
-    """``x`` unchanged, through an empty inline-assembly block LLVM cannot see into."""
-    if x not in (types.int64, types.uint64):
+def _bits_intrinsic(typingctx, x):
+    """The IEEE bits of the float64 ``x`` as a uint64 (a bitcast, no instruction)."""
+    if x != types.float64:
         return None
 
     def codegen(context, builder, sig, args):
-        word = ir.IntType(64)
-        return builder.asm(ir.FunctionType(word, [word]), "", "=r,0", [args[0]], False, "opaque")
+        return builder.bitcast(args[0], ir.IntType(64))
 
-    return x(x), codegen
+    return types.uint64(x), codegen
 
 
-#: ``opaque(x)``: the int64 or uint64 ``x``, hidden from LLVM's pattern matching. A mask
-#: made opaque keeps ``x & mask`` an ``and``: LLVM would otherwise see a ``max`` or a
-#: select and may turn it into a jump, mispredicted when the data varies row to row.
-opaque = _opaque_python if numba.config.DISABLE_JIT else _opaque_intrinsic
+@intrinsic
+def _double_intrinsic(typingctx, x):
+    """The float64 whose IEEE bits are the uint64 ``x`` (a bitcast, no instruction)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(x), codegen
+
+
+#: ``bits(x)`` / ``double(x)``: reinterpret a float64 as uint64 and back. With them an
+#: integer below ``2**52`` converts to and from float64 by an ``or`` and a subtraction,
+#: which AVX2 and SSE2 do in vector registers (they have no int64 <-> float64 conversion).
+bits = _bits_python if numba.config.DISABLE_JIT else _bits_intrinsic
+double = _double_python if numba.config.DISABLE_JIT else _double_intrinsic

@@ -1,843 +1,545 @@
-"""The Numba kernels: shift, round half away from zero, measure and fill.
-
-Every kernel is a plain loop over rows, arrays in and arrays out. Lookup tables are built
-once in Python (:data:`TABLES`) and passed in as arguments, never read as globals, so a
-cached compile never freezes a table into machine code.
+"""The Numba kernels: round half away from zero, measure and write, a block of rows at a time.
 
 A row is ``(c, e, s)``: an int64 coefficient, an exponent and a scale. Its text is that of
 the integer ``M = round_half_away(|c| * 10**(e + s))`` followed by ``Z`` zeros, with a
-decimal point ``s`` digits from the right when ``s > 0``, a ``-`` in front when ``c < 0``
-and ``M != 0``. With ``d = e + s``:
+decimal point ``s`` digits from the right when ``s > 0`` (the digits zero-padded to at
+least ``s + 1``), and a ``-`` in front when ``c < 0`` and ``M != 0``. With ``d = e + s``:
 
 * ``d >= 0``: nothing is dropped, ``M = |c|`` and ``Z = d + max(0, -s)``;
 * ``d < 0``: ``k = -d`` digits are dropped, ``M = (|c| + 5 * 10**(k-1)) // 10**k`` and
   ``Z = max(0, -s)`` (for ``s < 0`` the dropped digits come back as zeros).
 
-``M`` never exceeds ``2**63 + 5 * 10**18 < 2**64``, so every int64 row is exact in uint64
-arithmetic: nothing overflows, whatever the exponent and scale. Divisions by a power of ten
-chosen per row are done by multiplying with a precomputed reciprocal (Granlund-Montgomery),
-never by the slow hardware divider.
+:func:`format_rows` works on blocks of :data:`~vecfix._tuning.BLOCK` rows held in small
+staging arrays, in passes whose loops have no branches, so that LLVM turns them into vector
+code:
+
+1. **layout & round** (:func:`_layouts`, :func:`_round`): each row's constants ``10**d``,
+   ``10**k`` and ``1 / 10**k``, computed arithmetically from ``e`` and ``s`` (small-table
+   gathers keep LLVM from vectorizing); then ``M``, by a float64 multiply with an integer
+   ``±1`` fix-up, exact while ``M < 2**49``. Rows outside ``0 <= s <= 15``, ``-18 <= d <=
+   15`` (or ``d <= -20``, where ``M = 0``) and ``M < 2**49`` are flagged *slow*;
+2. **digits** (:func:`_count`, :func:`_compose`): ``M`` as 16 ASCII digits (two
+   8-digit halves, four 4-digit SWAR groups in uint32 lanes), its length, then the row's
+   text in three little-endian words: leading zeros stripped, sign, point;
+3. **place** (:func:`_place`): unaligned 8-byte stores of the words at each row's start
+   offset, which spill at most 7 bytes into the next row before that row is written.
+
+Slow rows then go through :func:`_row_length` and :func:`_write_row`, which take any int64
+row, digit by digit (rows beyond int64 never reach a kernel: the decimal fallback does
+them). :func:`_text_length` is the one place the kernels state a row's length.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
-from ._jit import bit_length, helper, kernel, mulhi, opaque, store8
+from ._jit import bits, double, helper, kernel, store8
+from ._tuning import BLOCK
 
 _U64 = np.uint64
-_S32 = np.uint64(32)
+_U32 = np.uint32
+_I64 = np.int64
 _ZERO = np.uint8(48)  # b"0"
 _DOT = np.uint8(46)  # b"."
 _MINUS = np.uint8(45)  # b"-"
-_P8 = np.uint64(10**8)
-_P16 = np.uint64(10**16)
-_INT32_MAX = 2**31 - 1
-
-
-class Tables(NamedTuple):
-    """Lookup tables handed to every kernel."""
-
-    pow10: np.ndarray  # uint64[20]: 10**k
-    fits: np.ndarray  # uint64[20]: the largest x with x * 10**k < 2**64
-    half: np.ndarray  # uint64[20]: 5 * 10**(k-1) (0 for k = 0), added before dropping k digits
-    magic: np.ndarray  # uint64[20]: reciprocal of 5**k for 64 - k bit dividends
-    shift: np.ndarray  # uint64[20]: final right shift after the high multiply
-    digits4: np.ndarray  # uint32[10000]: the four ASCII digits of 0000..9999, first lowest
-    plans: np.ndarray  # uint64[_PLANS * _PLAN_WORDS]: the fast path's plan of each (d, s)
-
-
-def make_tables() -> tuple[Tables, np.ndarray]:
-    """Build the tables; every magic number is checked against exact integer division.
-
-    Returns the tables and :data:`WORDS`, one 64-byte aligned buffer the uint64 tables are
-    views into, so that a kernel called on a few rows takes them as one argument (see
-    :func:`format_small`).
-    """
-    words = _aligned_words(_W_PLANS + _PLANS * _PLAN_WORDS)
-    pow10, fits, half, magic, shift = (words[20 * t : 20 * t + 20] for t in range(5))
-    pow10[:] = [10**k for k in range(20)]
-    half[:] = [0] + [5 * 10 ** (k - 1) for k in range(1, 20)]
-    for k in range(1, 20):
-        # x // 10**k == (x >> k) // 5**k, and x >> k has n = 64 - k bits. With
-        # 2**(l-1) < d = 5**k < 2**l and m = ceil(2**(n+l) / d) < 2**64,
-        # floor(y / d) == floor(y * m / 2**(n+l)) for every y < 2**n (Granlund-Montgomery
-        # 1994, theorem 4.2), i.e. mulhi(y, m) >> (l - k).
-        d, n = 5**k, 64 - k
-        bits = d.bit_length()
-        m = -(-(1 << (n + bits)) // d)
-        assert m < 1 << 64 and (m * d - (1 << (n + bits))) <= 1 << bits
-        magic[k], shift[k] = m, bits - k
-    digits4 = np.frombuffer("".join(f"{v:04d}" for v in range(10_000)).encode(), dtype="<u4")
-    fits[:] = [(2**64 - 1) // 10**k for k in range(20)]
-    plans = words[_W_PLANS:]
-    _make_plans(plans.reshape(_PLANS, _PLAN_WORDS), pow10, fits, half, magic, shift)
-    return Tables(pow10, fits, half, magic, shift, digits4.astype(np.uint32), plans), words
-
-
-def _aligned_words(n: int) -> np.ndarray:
-    """``n`` zeroed uint64 words starting on a 64-byte boundary (a cache line)."""
-    raw = np.zeros(n + 8, dtype=np.uint64)
-    skip = (-raw.ctypes.data % 64) // 8
-    return raw[skip : skip + n]
-
-
-#: The fast path's layouts: ``0 <= s <= _S_MAX`` and ``|d| <= 19`` with ``d = e + s``;
-#: plan ``(d + 19) * (_S_MAX + 1) + s``, then one that says "not here".
-_S_MAX = 16
-_PLANS = 39 * (_S_MAX + 1) + 1
-_PLAN_WORDS = 16  # two cache lines a plan, fields as in _Plan
-
-
-def _make_plans(plans, pow10, fits, half, magic, shift) -> None:
-    """Write one :class:`_Plan` a layout into ``plans`` (``_PLANS`` rows of 16 words)."""
-    ones = 2**64 - 1
-    for d in range(-19, 20):
-        for s in range(_S_MAX + 1):
-            k, dp = max(-d, 0), max(d, 0)
-            plans[(d + 19) * (_S_MAX + 1) + s] = [
-                0,  # ok: 0 means the fast path may take the layout
-                half[k],
-                k,
-                magic[k] if k else pow10[dp],  # mul_k: m = low or high word of x * mul_k
-                shift[k],
-                0 if k else ones,  # low_k: keep the low word (k = 0) or not
-                fits[dp],
-                s,
-                magic[s] if s else 1,  # mul_s: top = m // 10**s the same way
-                shift[s],
-                0 if s else ones,
-                pow10[s],
-                (64 - 8 * s if s <= 8 else 128 - 8 * s) if s else 63,  # frac_shift
-                46 if s else 0,  # the point, or nothing
-                1 if s else 0,
-                0,
-            ]
-    plans[-1, 0] = 1  # not ok
-
-
-#: Where the plans start in :data:`WORDS` (after five tables of 20 words, on a cache line).
-_W_PLANS = 104
-
-#: The tables, and the uint64 ones in one buffer: ``pow10``, ``fits``, ``half``, ``magic``,
-#: ``shift`` (20 words each from word 0), then ``plans`` from word ``_W_PLANS``.
-TABLES, WORDS = make_tables()
+_ASCII4 = _U32(0x30303030)
+_TWO49 = float(2**49)
+_ONES = ~np.uint64(0)  # all 64 bits set; masks are _ONES * flag (nothing wraps)
+_EXP52 = np.uint64(0x4330000000000000)  # the bits of 2.0**52
+_TWO52 = 2.0**52
 
 
 @helper
-def _div_pow10(x, k, magic, shift):
-    """``x // 10**k`` for a uint64 ``x`` and ``1 <= k <= 19``, without a divide."""
-    return mulhi(x >> _U64(k), magic[k]) >> shift[k]
+def _to_double(x):
+    """The uint64 ``x < 2**52`` as float64, exactly: its bits under 2**52's exponent."""
+    return double(x | _EXP52) - _TWO52
 
 
 @helper
-def _ndigits(x, pow10):
-    """Number of decimal digits of the uint64 ``x`` (0 for 0), without a branch.
+def _to_int(x):
+    """The float64 ``0 <= x < 2**51`` rounded to the nearest integer, as uint64."""
+    return bits(x + _TWO52) ^ _EXP52
 
-    ``bits * 1233 >> 12`` is ``floor(bits * log10(2))``, at most one short of the answer.
+
+#: Rows of the staging arrays (see :func:`scratch`): uint64, float64 and uint32 ones.
+_P, _D, _H, _M, _W0, _W1, _W2, _AT = range(8)
+_PF, _HF, _RD = range(3)
+_E, _SC, _S, _OK, _FAST, _HI, _LO, _SG, _LEN, _G0, _G1, _G2, _G3 = range(13)
+
+
+def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The staging arrays :func:`format_rows` works in: one set per thread.
+
+    They hold the layout constants of exponent 0 and scale 0 in every column, as
+    :func:`_layouts` would write them: the kernel recomputes a column's constants only
+    when its exponent or scale changes.
     """
-    t = (bit_length(x) * 1233) >> 12
-    return t + (1 if x >= pow10[_U64(t)] else 0)
+    wide = np.zeros((8, block), dtype=np.uint64)
+    real = np.zeros((3, block), dtype=np.float64)
+    narrow = np.zeros((13, block), dtype=np.uint32)
+    wide[_P], wide[_D], real[_PF], real[_RD], narrow[_OK] = 1, 1, 1.0, 1.0, 1
+    return wide, real, narrow
+
+
+# --- the general path: any int64 row, digit by digit ------------------------------------
+
+
+@helper
+def _text_length(nd, z, neg, s):
+    """Length of a row whose ``M`` has ``nd`` digits (0 for ``M = 0``) followed by ``z``
+    zeros, with scale ``s``; ``neg``: ``c < 0``. The kernels' one length formula."""
+    body = (nd + z) * _I64(nd > 0)
+    return max(body, max(s, 0) + 1) + _I64(s > 0) + (_I64(neg) & _I64(nd > 0))
 
 
 @helper
 def _magnitude(c):
-    """``|c|`` of an int64 as uint64 (exact for the most negative int64 too)."""
-    if c < 0:
-        return _U64(-(c + 1)) + _U64(1)
-    return _U64(c)
+    """``|c|`` of an int64 as uint64, exact for the most negative int64 too."""
+    u = _U64(c)
+    return u if c >= 0 else ~u + _U64(1)
 
 
 @helper
-def _row_length(c, e, s, half, pow10):
-    """Printed length of row ``(c, e, s)`` (see :func:`make_tables` for the tables)."""
-    a = _magnitude(c)
-    d = e + s
-    nd = 0  # digits of M; 0 means M == 0
-    z = 0
-    if d >= 0:
-        if a != 0:
-            nd = _ndigits(a, pow10)
-            z = d + max(0, -s)
-    elif d > -20:
-        ndx = _ndigits(a + half[-d], pow10)  # M = (a + half) // 10**k has k digits fewer
-        if ndx > -d:
-            nd = ndx + d
-            z = max(0, -s)
-    if nd == 0:
-        return 1 if s <= 0 else s + 2
-    sign = 1 if c < 0 else 0
-    if s <= 0:
-        return sign + nd + z
-    return sign + max(nd + z - s, 1) + 1 + s
-
-
-@helper
-def _plan_length(c, d, s, k, half_k, z, point, pow10):
-    """Printed length of row ``c`` when ``d = e + s >= -19``, without a branch.
-
-    ``k = max(-d, 0)`` digits are dropped and ``half_k`` is added first, so ``M`` has
-    ``max(digits(|c| + half_k) - k, 0)`` digits; ``z = max(d, 0) + max(-s, 0)`` zeros
-    follow a nonzero ``M``. The text has ``max(digits(M) + Z, max(s, 0) + 1)`` digits, a
-    point when ``s > 0`` (``point``) and a sign when ``c < 0`` and ``M != 0``.
-    """
-    nd = _ndigits(_magnitude(c) + half_k, pow10) - k
-    nz = opaque(-np.int64(nd > 0))  # all ones when M != 0
-    body = nd + (z & nz)
-    body += _clamp0(max(s, 0) + 1 - body)  # max(body, s + 1) without a branch
-    return body + point + (np.int64(c < 0) & nz & 1)
-
-
-@helper
-def _clamp0(x):
-    """``max(x, 0)`` as ``x & ~(x >> 63)``: LLVM keeps it free of branches (a ``max`` may
-    become a mispredicted jump)."""
-    return x & ~opaque(x >> 63)
-
-
-@kernel
-def measure(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, limit, half, pow10):
-    """Write the printed length of rows ``start:stop`` into ``lengths``.
-
-    ``coef``, ``exps`` and ``scales`` are read at ``i * step`` (step 0 broadcasts a single
-    value). Returns ``(widest, first)``: the longest length among rows within ``limit``,
-    and the first row whose length exceeds ``limit`` (-1 if none; such rows get 0).
-    """
-    widest = 0
-    first = -1
-    cap = max(limit, 0) + 1
-    if estep == 0 and sstep == 0:  # one layout: its constants stay in registers
-        e, s = np.int64(exps[0]), np.int64(scales[0])
-        widest = _measure_layout(start, stop, coef, cstep, e, s, lengths, cap, half, pow10)
-    else:
-        for i in range(start, stop):
-            e = np.int64(exps[_U64(i * estep)])
-            s = np.int64(scales[_U64(i * sstep)])
-            n = _planned_length(coef[_U64(i * cstep)], e, s, half, pow10)
-            n = min(n, cap)  # an int32 length, and > limit for the rows beyond it
-            lengths[_U64(i)] = n
-            widest = max(widest, n)
-    if widest > limit:  # rare: find the rows beyond the limit after the fact
-        widest = 0
-        for i in range(start, stop):
-            n = np.int64(lengths[i])
-            if n > limit:
-                if first < 0:
-                    first = i
-                lengths[i] = 0
-            else:
-                widest = max(widest, n)
-    return widest, first
-
-
-@helper
-def _measure_layout(start, stop, coef, cstep, e, s, lengths, cap, half, pow10):
-    """:func:`measure` for rows that share exponent ``e`` and scale ``s``; return the widest."""
-    d = e + s
-    k = min(max(-d, 0), 19)
-    z = max(d, 0) + max(-s, 0)
-    point = np.int64(s > 0)
-    if d < -19:  # everything rounds to zero
-        k, z = 20, 0
-    half_k = half[min(k, 19)]
-    widest = 0
-    for i in range(start, stop):
-        n = _plan_length(coef[_U64(i * cstep)], d, s, k, half_k, z, point, pow10)
-        n = min(n, cap)  # an int32 length, and > the limit for the rows beyond it
-        lengths[_U64(i)] = n
-        widest = max(widest, n)
-    return widest
-
-
-@kernel
-def plan_rows(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, half, pow10):
-    """Return the longest length among rows ``start:stop`` and write each row's plan (its
-    row of ``plans``, see :func:`_plan_index`) and length into ``lengths``, for :func:`fill`.
-
-    The first pass over rows whose exponents and scales vary row to row: with the plans
-    and lengths found here, :func:`fill`'s rows wait neither on their exponent and scale
-    nor on counting digits. Unlike :func:`measure` it leaves no plain lengths behind and
-    does not look for rows over a limit.
-    """
-    widest = 0
-    for i in range(start, stop):
-        e = np.int64(exps[_U64(i * estep)])
-        s = np.int64(scales[_U64(i * sstep)])
-        n = _planned_length(coef[_U64(i * cstep)], e, s, half, pow10)
-        widest = max(widest, n)
-        lengths[_U64(i)] = _packed_plan(e, s, n)
-    return widest
-
-
-@kernel
-def plan_runs(start, stop, coef, cstep, exps, estep, scales, sstep, lengths, half, pow10):
-    """:func:`plan_rows` for rows in runs of one layout (a table sorted by instrument).
-
-    After the first ``_RUN`` rows of a run, which :func:`_mixed_rows` writes, :func:`fill`
-    hands the rest of the run to :func:`_fill_layout`: those rows get their plan alone
-    (length 0), and their widest row is found from the run's smallest and largest
-    coefficient, as the length grows with ``|c|``. Slower than :func:`plan_rows` where the
-    layout changes every few rows.
-    """
-    widest = 0
-    same = 0
-    last = np.int64(-1)
-    i = start
-    while i < stop:
-        e = np.int64(exps[_U64(i * estep)])
-        s = np.int64(scales[_U64(i * sstep)])
-        c = coef[_U64(i * cstep)]
-        j = np.int64(_plan_index(e, s) // _U64(_PLAN_WORDS))
-        same = (same + 1) if j == last else 0  # counted as _mixed_rows counts
-        last = j
-        if (same >= _RUN) & (j != _PLANS - 1):  # one plan is one layout: to the run's end
-            low = high = c
-            while i < stop and exps[_U64(i * estep)] == e and scales[_U64(i * sstep)] == s:
-                c = coef[_U64(i * cstep)]
-                low, high = min(low, c), max(high, c)
-                lengths[_U64(i)] = np.int32(j)
-                i += 1
-            widest = max(widest, _extremes_length(low, high, e, s, half, pow10))
-            continue  # the next row has another plan: its count starts again, as in fill
-        n = _planned_length(c, e, s, half, pow10)
-        widest = max(widest, n)
-        lengths[_U64(i)] = _packed_plan(e, s, n)
-        i += 1
-    return widest
-
-
-@helper
-def _planned_length(c, e, s, half, pow10):
-    """The length of row ``(c, e, s)`` (exact: see :func:`_plan_length`), branch-free."""
-    d = e + s
-    k = min(max(-d, 0), 20)  # 20: every digit dropped, M is 0 (digits(|c| + half) <= 20)
-    nd = _ndigits(_magnitude(c) + half[_U64(min(k, 19))], pow10)  # M has nd - k digits
-    nz = opaque(-np.int64(nd > k))  # all ones when M != 0
-    body = (nd + d + max(-s, 0)) & nz  # digits of M and the zeros after it
-    return max(body, max(s, 0) + 1) + np.int64(s > 0) + (np.int64(c < 0) & nz & 1)
-
-
-@helper
-def _packed_plan(e, s, n):
-    """Row ``(e, s)``'s plan and its length ``n``, packed into an int32 for :func:`fill`."""
-    j = np.int64(_plan_index(e, s) // _U64(_PLAN_WORDS))
-    return np.int32(j | ((n & _SIZE_MASK) << _PLAN_BITS))
-
-
-@kernel
-def _extremes_length(low, high, e, s, half, pow10):
-    """The longest row among coefficients ``low..high`` under ``(e, s)``: that of ``low`` or
-    of ``high`` (a function of its own: called once a run)."""
-    return max(_row_length(low, e, s, half, pow10), _row_length(high, e, s, half, pow10))
-
-
-#: How :func:`plan_rows` packs a row's plan and length into an int32 for :func:`fill`: the
-#: plan in the low bits, the length (exact for every row the fast path takes) above.
-_PLAN_BITS = 10
-_PLAN_MASK = (1 << _PLAN_BITS) - 1
-_SIZE_MASK = (1 << (31 - _PLAN_BITS)) - 1
-assert _PLANS <= 1 << _PLAN_BITS
-
-
-@helper
-def _put_group(buf, q, v, n, digits4):
-    """Write the ``n`` (1..8) digits of ``v < 10**n`` at ``buf[q:q+n]``, byte by byte.
-
-    The digits come four at a time from the ``digits4`` table (faster here than any
-    arithmetic digit splitting).
-    """
-    if n <= 4:
-        word = _U64(digits4[v]) >> _U64(8 * (4 - n))
-    else:
-        hi = v // _U64(10_000)
-        word = _U64(digits4[hi]) | (_U64(digits4[v - hi * _U64(10_000)]) << _S32)
-        word >>= _U64(8 * (8 - n))
-    for t in range(n):
-        buf[q + t] = np.uint8(word & _U64(0xFF))
-        word >>= _U64(8)
-
-
-@helper
-def _put_digits(buf, q, v, nd, digits4):
-    """Write the ``nd`` low digits of ``v`` (zero-padded) at ``buf[q:q+nd]``; return the end."""
-    if nd > 16:
-        head = v // _P16
-        _put_group(buf, q, head, nd - 16, digits4)
-        v -= head * _P16
-        q += nd - 16
-        nd = 16
-    if nd > 8:
-        head = v // _P8
-        _put_group(buf, q, head, nd - 8, digits4)
-        v -= head * _P8
-        q += nd - 8
-        nd = 8
-    if nd > 0:
-        _put_group(buf, q, v, nd, digits4)
-    return q + nd
-
-
-@helper
-def _put_run(buf, q, n, byte):
-    """Write ``n`` copies of ``byte`` at ``buf[q:q+n]``; return the end."""
-    for j in range(n):
-        buf[q + j] = byte
-    return q + n
-
-
-@kernel
-def _fill_row(buf, base, width, c, e, s, tables):
-    """Write one row at ``buf[base:base+width]``, byte by byte and zero-padded; return its
-    length.
-
-    Any row, for the rows :func:`fill`'s fast path leaves. A function of its own, not
-    inlined: compiled once for :func:`fill` and :func:`format_small` alike.
-    """
-    pow10, fits, half, magic, shift, digits4, _ = tables
-    a = _magnitude(c)
-    d = e + s
-    if 0 <= s <= 19 and d <= 19 and (d <= 0 or a <= fits[d]):
-        # The common case: the text is M = round(|c| * 10**d) with a point s digits from
-        # the right (M < 2**64).
-        m = _U64(0)
-        if d >= 0:
-            m = a * pow10[d]
-        elif d > -20:
-            m = _div_pow10(a + half[-d], -d, magic, shift)
-        q = base
-        if c < 0 and m != 0:  # never a negative zero
-            buf[q] = _MINUS
-            q += 1
-        top = _div_pow10(m, s, magic, shift) if s > 0 else m
-        q = _put_digits(buf, q, top, max(_ndigits(top, pow10), 1), digits4)
-        if s > 0:
-            buf[q] = _DOT
-            q = _put_digits(buf, q + 1, m - top * pow10[s], s, digits4)
-    else:
-        q = _fill_general(buf, base, c, e, s, pow10, half, magic, shift, digits4)
-    _put_run(buf, q, base + width - q, np.uint8(0))
-    return q - base
-
-
-@helper
-def _fill_general(buf, base, c, e, s, pow10, half, magic, shift, digits4):
-    """Write a row with appended zeros (``Z > 0``) or a scale beyond 19; return its end.
-
-    The text is ``[-] A [zeros] [.] [zeros] B [zeros]``: ``A`` the integer part of ``M``
-    and ``B`` its fractional digits (see the module docstring for ``M`` and ``Z``).
-    """
-    a = _magnitude(c)
-    d = e + s
+def _rounded(c, e, s):
+    """``(M, Z)`` of any int64 row (``M`` fits uint64: see the module docstring)."""
+    a = _magnitude(_I64(c))
+    d = _I64(e) + _I64(s)
+    z = max(-_I64(s), 0)
     m = _U64(0)
-    z = max(0, -s)
     if d >= 0:
         m = a
         z += d
-    elif d > -20:
-        m = _div_pow10(a + half[-d], -d, magic, shift)
-    nd = _ndigits(m, pow10)
-    # The integer part: top (na digits) then za zeros; the fraction: zl zeros, low (nb
-    # digits), zt zeros.
-    top, na, za, zl, low, nb, zt = m, nd, z, 0, _U64(0), 0, 0
-    if m == 0:
-        na, za, zl = 1, 0, s
-    elif s > 0:
-        f = s - z  # how many of M's digits fall after the point
-        if f <= 0:  # M and -f zeros are the integer part; the fraction is s zeros
-            za, zl = -f, s
-        elif f >= nd:  # the integer part is 0
-            top, na, za, zl, low, nb, zt = _U64(0), 1, 0, f - nd, m, nd, z
-        else:
-            top = _div_pow10(m, f, magic, shift)
-            na, za, low, nb, zt = nd - f, 0, m - top * pow10[f], f, z
-    q = base
-    if c < 0 and m != 0:
-        buf[q] = _MINUS
-        q += 1
-    q = _put_digits(buf, q, top, na, digits4)
-    q = _put_run(buf, q, za, _ZERO)
-    if s > 0:
-        buf[q] = _DOT
-        q = _put_run(buf, q + 1, zl, _ZERO)
-        q = _put_digits(buf, q, low, nb, digits4)
-        q = _put_run(buf, q, zt, _ZERO)
-    return q
-
-
-_P4 = np.uint64(10_000)
+    elif d >= -19:  # a + 10**k // 2 < 2**64
+        p = _U64(1)
+        for _ in range(-d):
+            p *= _U64(10)
+        m = (a + p // _U64(2)) // p
+    return m, z
 
 
 @helper
-def _ascii8(v, digits4):
-    """The eight ASCII digits of ``v < 10**8``, zero-padded, the first in the low byte."""
-    hi = v // _P4
-    return _U64(digits4[hi]) | (_U64(digits4[v - hi * _P4]) << _S32)
+def _ndigits(m):
+    """Decimal digits of the uint64 ``m`` (0 for 0)."""
+    nd = 0
+    while m != _U64(0):
+        m //= _U64(10)
+        nd += 1
+    return nd
+
+
+@kernel
+def _row_length(c, e, s):
+    """Printed length of any row ``(c, e, s)`` with an int64 ``c`` (and int32 ``e``, ``s``)."""
+    m, z = _rounded(c, e, s)
+    return _text_length(_ndigits(m), z, c < 0, _I64(s))
+
+
+@kernel
+def _write_row(buf, base, width, c, e, s):
+    """Write any row at ``buf[base:base + width]``, zero-padded, byte by byte, from the
+    right; return its length (the caller has checked that it fits)."""
+    m, z = _rounded(c, e, s)
+    s = _I64(s)
+    nd = _ndigits(m)
+    n = _text_length(nd, z, c < 0, s)
+    for t in range(base + n, base + width):
+        buf[t] = 0
+    neg = _I64(c < 0) & _I64(nd > 0)
+    pos = base + n - 1
+    for r in range(n - neg - _I64(s > 0)):  # r: the digit's place, counted from the right
+        if r == s and s > 0:
+            buf[pos] = _DOT
+            pos -= 1
+        digit = _U64(0)
+        if r >= z:
+            digit = m % _U64(10)
+            m //= _U64(10)
+        buf[pos] = np.uint8(_U64(48) + digit)
+        pos -= 1
+    if neg:
+        buf[pos] = _MINUS
+    return n
+
+
+# --- the block passes ---------------------------------------------------------------------
+
+
+@helper
+def _pow10f(k):
+    """``10.0**k`` for ``0 <= k < 32`` (exact up to 22), with selects: no table, no loop."""
+    p = 10.0 if k & 1 else 1.0
+    p *= 100.0 if k & 2 else 1.0
+    p *= 1e4 if k & 4 else 1.0
+    p *= 1e8 if k & 8 else 1.0
+    return p * (1e16 if k & 16 else 1.0)
+
+
+@helper
+def _layout_floats(e, s):
+    """``(P, H, 1 / D)`` of layout ``(e, s)`` in float64 (see :func:`_layouts`)."""
+    d = _I64(e) + _I64(s)
+    k = min(max(-d, 0), 18)
+    q = _pow10f(k)
+    p = _pow10f(min(max(d, 0), 15)) * (0.0 if d <= -20 else 1.0)
+    return p, q * (0.5 if k > 0 else 0.0), 1.0 / q
+
+
+@kernel
+def _layouts(nb, wide, real, narrow):
+    """The constants of each row's layout ``(e, s)`` (rows ``E`` and ``SC`` of ``narrow``,
+    as uint32): ``P = 10**max(d, 0)`` (0 when ``d <= -20``: every digit is dropped), ``D =
+    10**k``, ``H = D // 2`` (0 for ``k = 0``), the same in float64 with ``1 / D`` for
+    ``D``, ``s``, and whether the block passes may take the layout. Two loops that each
+    write few arrays, so that LLVM vectorizes both."""
+    exps, scales = narrow[_E], narrow[_SC]
+    pf, hf, rd = real[_PF], real[_HF], real[_RD]
+    for j in range(nb):
+        pf[j], hf[j], rd[j] = _layout_floats(np.int32(exps[j]), np.int32(scales[j]))
+    p, dd, h, sc, ok = wide[_P], wide[_D], wide[_H], narrow[_S], narrow[_OK]
+    for j in range(nb):  # the same as integers (exact: powers of ten below 2**53)
+        e, s = _I64(np.int32(exps[j])), _I64(np.int32(scales[j]))
+        d = e + s
+        p[j] = _U64(pf[j])
+        h[j] = _U64(hf[j])
+        dd[j] = max(_U64(hf[j]) * _U64(2), _U64(1))
+        sc[j] = _U32(s)
+        ok[j] = _U32((s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20)))
+
+
+@kernel
+def _round(coef, nb, wide, real, narrow):
+    """``M`` of each row of a block and its sign; return how many rows are slow (their
+    ``M`` is left 0, their ``FAST`` 0).
+
+    ``(|c| * P + H) / D`` in float64, rounded to an integer, is the exact quotient or one
+    more while it is below ``2**49`` (at most four roundings of relative size ``2**-53``
+    move it by less than 0.25); the remainder ``|c| * P + H - q * D`` (compared, not
+    computed: nothing wraps) fixes it up.
+    """
+    pf, hf, rd, ok_layout = real[_PF], real[_HF], real[_RD], narrow[_OK]
+    p, dd, h, mm, sg, fast = wide[_P], wide[_D], wide[_H], wide[_M], narrow[_SG], narrow[_FAST]
+    slow = 0
+    for j in range(nb):
+        c = coef[j]
+        a = _magnitude(c)
+        af = _to_double(a >> _U64(32)) * 4294967296.0 + _to_double(a & _U64(0xFFFFFFFF))
+        qf = (af * pf[j] + hf[j]) * rd[j]
+        ok = (ok_layout[j] != _U32(0)) & (qf < _TWO49)
+        q = _to_int(qf if ok else 0.0)  # within one of the quotient, like trunc(qf)
+        d = dd[j]
+        t = (a if ok else _U64(0)) * p[j] + h[j]  # < 2**64, and so is q * d + d
+        qd = q * d
+        q = q + _U64(t >= qd + d) - _U64(t < qd)
+        q = q if ok else _U64(0)
+        mm[j] = q
+        sg[j] = _U32((c < 0) & (q != _U64(0)))
+        fast[j] = _U32(ok)
+        slow += _I64(not ok)
+    return slow
 
 
 @helper
 def _digits8(x):
-    """Digits of ``x < 10**8`` (1 for 0) by seven comparisons: where the row's next byte
-    goes then depends on ``x`` only, not on a table read (much faster than stripping the
-    ASCII word's leading zeros with a ``tzcnt``)."""
-    return (
-        1
-        + np.int64(x >= _U64(10))
-        + np.int64(x >= _U64(100))
-        + np.int64(x >= _U64(1000))
-        + np.int64(x >= _U64(10_000))
-        + np.int64(x >= _U64(100_000))
-        + np.int64(x >= _U64(1_000_000))
-        + np.int64(x >= _U64(10_000_000))
+    """Digits of ``x < 10**8`` (1 for 0), by signed comparisons in int32 lanes (AVX2 has
+    no unsigned ones)."""
+    x = np.int32(x)
+    n = np.int32(np.int32(1) + np.int32(x >= np.int32(10)))
+    n = np.int32(n + np.int32(x >= np.int32(100)))
+    n = np.int32(n + np.int32(x >= np.int32(1000)))
+    n = np.int32(n + np.int32(x >= np.int32(10_000)))
+    n = np.int32(n + np.int32(x >= np.int32(100_000)))
+    n = np.int32(n + np.int32(x >= np.int32(1_000_000)))
+    return np.int32(n + np.int32(x >= np.int32(10_000_000)))
+
+
+@kernel
+def _count(nb, wide, narrow):
+    """Split each ``M < 2**51`` into 8-digit halves ``HI``, ``LO`` (float64 divide and a
+    fix-up) and write the row's length."""
+    mm, his, los, sc, sg, size = (
+        wide[_M],
+        narrow[_HI],
+        narrow[_LO],
+        narrow[_S],
+        narrow[_SG],
+        narrow[_LEN],
     )
-
-
-class _Plan(NamedTuple):
-    """What one exponent and scale decide for :func:`_fast_row` (one row of ``plans``)."""
-
-    bad: np.uint64  # 0 when the fast path may take the layout (0 <= s <= 16, |e + s| <= 19)
-    half: np.uint64  # 5 * 10**(k-1), 0 for k = 0, with k = max(-(e + s), 0) digits dropped
-    drop: np.uint64  # k
-    mul_k: np.uint64  # M = (x & low_k) * mul_k | hi(x * mul_k) >> shift_k, x = (a+half) >> k
-    shift_k: np.uint64
-    low_k: np.uint64  # all ones for k = 0 (then mul_k = 10**(e + s)), else 0
-    fits: np.uint64  # the largest |c| with |c| * 10**max(e + s, 0) < 2**64
-    scale: np.uint64  # s
-    mul_s: np.uint64  # top = M // 10**s, computed as M above
-    shift_s: np.uint64
-    low_s: np.uint64
-    pow10_s: np.uint64  # 10**s
-    frac_shift: np.uint64  # right shift of the last fraction group to keep its digits
-    dot: np.uint64  # b"." if s > 0 else 0
-    point: np.uint64  # 1 if s > 0 else 0
+    for j in range(nb):
+        m = mm[j]
+        hi = _U32(_to_int(_to_double(m) * 1e-8))
+        lo = np.int32(_I64(m) - _I64(hi) * 100_000_000)  # in (-1e8, 1e8]: int32 lanes
+        under = lo < np.int32(0)
+        hi = _U32(hi - _U32(under))
+        lo = np.int32(lo + (np.int32(100_000_000) if under else np.int32(0)))
+        over = lo >= np.int32(100_000_000)
+        hi = _U32(hi + _U32(over))
+        lo = _U32(lo - (np.int32(100_000_000) if over else np.int32(0)))
+        his[j] = hi
+        los[j] = lo
+        nd = _digits8(hi) + np.int32(8) if hi != _U32(0) else _digits8(lo)
+        size[j] = _U32(_text_length(_I64(nd), 0, sg[j] != _U32(0), _I64(sc[j])))
 
 
 @helper
-def _plan_index(e, s):
-    """The row of ``plans`` for layout ``(e, s)``, the last one when the fast path can't."""
-    d = e + s
-    ok = (_U64(s) <= _U64(_S_MAX)) & (_U64(d + 19) <= _U64(38))
-    i = (d + 19) * (_S_MAX + 1) + s  # no overflow: |d| < 2**33
-    return _U64(i if ok else _PLANS - 1) * _U64(_PLAN_WORDS)
+def _ascii4(g):
+    """The four ASCII digits of ``g < 10**4`` in a uint32, the first in the low byte
+    (Khuong's SWAR method: two digits a 16-bit half, then one digit a byte)."""
+    g = _U32(g)
+    top = _U32(_U32(g * _U32(10486)) >> _U32(20))  # g // 100
+    pairs = _U32(_U32(_U32(g - _U32(100) * top) << _U32(16)) + top)
+    tens = _U32(_U32(_U32(pairs * _U32(103)) >> _U32(10)) & _U32(0x000F000F))  # each half // 10
+    tens = _U32(tens + _U32(_U32(pairs - _U32(10) * tens) << _U32(8)))
+    return _U32(tens + _ASCII4)
 
 
 @helper
-def _plan(plans, j):
-    """The :class:`_Plan` at word ``j`` of ``plans``."""
-    return _Plan(
-        plans[j],
-        plans[j + _U64(1)],
-        plans[j + _U64(2)],
-        plans[j + _U64(3)],
-        plans[j + _U64(4)],
-        plans[j + _U64(5)],
-        plans[j + _U64(6)],
-        plans[j + _U64(7)],
-        plans[j + _U64(8)],
-        plans[j + _U64(9)],
-        plans[j + _U64(10)],
-        plans[j + _U64(11)],
-        plans[j + _U64(12)],
-        plans[j + _U64(13)],
-        plans[j + _U64(14)],
+def _ascii8(x):
+    """The eight ASCII digits of ``x < 10**8`` in a uint64, the first in the low byte."""
+    x = _U32(x)
+    hi = _U32(x // _U32(10_000))
+    return _U64(_ascii4(hi)) | (_U64(_ascii4(_U32(x - hi * _U32(10_000)))) << _U64(32))
+
+
+@helper
+def _shr(x, n):
+    """``x >> n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
+    return x >> _U64(n) if _U64(n) < _U64(64) else _U64(0)  # one vpsrlvq
+
+
+@helper
+def _shl(x, n):
+    """``x << n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
+    return x << _U64(n) if _U64(n) < _U64(64) else _U64(0)  # one vpsllvq
+
+
+@helper
+def _low_bytes(n):
+    """A mask of the low ``n`` bytes of a word, for any int64 ``n``."""
+    return _ONES if n >= 8 else _shl(_U64(1), 8 * max(n, 0)) - _U64(1)
+
+
+@kernel
+def _compose(nb, wide, narrow):
+    """Each row's text in three little-endian words ``W0 W1 W2`` (zeros past the text).
+
+    ``M``'s 16 digits ``A B`` lose their ``16 - L`` leading zeros (``L``: digits printed),
+    the bytes from the ``L - s``-th on move up one for the point, and everything moves up
+    one more for the sign.
+    """
+    his, los, g0, g1, g2, g3 = (
+        narrow[_HI],
+        narrow[_LO],
+        narrow[_G0],
+        narrow[_G1],
+        narrow[_G2],
+        narrow[_G3],
     )
+    for j in range(nb):  # uint32 lanes only: 16 rows a vector
+        hi, lo = his[j], los[j]
+        top, bottom = _U32(hi // _U32(10_000)), _U32(lo // _U32(10_000))
+        g0[j] = _ascii4(top)
+        g1[j] = _ascii4(_U32(hi - top * _U32(10_000)))
+        g2[j] = _ascii4(bottom)
+        g3[j] = _ascii4(_U32(lo - bottom * _U32(10_000)))
+    sc, signs, size = narrow[_S], narrow[_SG], narrow[_LEN]
+    w0, w1, w2 = wide[_W0], wide[_W1], wide[_W2]
+    for j in range(nb):
+        a = _U64(g0[j]) | (_U64(g1[j]) << _U64(32))
+        b = _U64(g2[j]) | (_U64(g3[j]) << _U64(32))
+        s = _I64(sc[j])
+        sg = _I64(signs[j])
+        point = _I64(s > 0)
+        digits = _I64(size[j]) - sg - point  # L
+        skip = 8 * (16 - digits)  # bits to drop: 0..120
+        e0 = _shr(a, skip) | _shl(b, 64 - skip) | _shr(b, skip - 64)
+        e1 = _shr(b, skip)
+        i = digits - s  # bytes before the point: 1..16
+        m0, m1 = _low_bytes(i), _low_bytes(i - 8)
+        h0, h1 = e0 & ~m0, e1 & ~m1  # the fraction, moved up one byte for the point
+        dot = _U64(_DOT) * _U64(point)
+        p0 = (e0 & m0) | (h0 << _U64(8)) | _shl(dot, 8 * i)
+        p1 = (e1 & m1) | (h1 << _U64(8)) | (h0 >> _U64(56)) | _shl(dot, 8 * i - 64)
+        p2 = h1 >> _U64(56)  # the 17th byte (16 digits and a point)
+        up = _U64(8 * sg)
+        carry = _ONES * _U64(sg)
+        w0[j] = (p0 << up) | (_U64(_MINUS) & carry)
+        w1[j] = (p1 << up) | ((p0 >> _U64(56)) & carry)
+        w2[j] = (p2 << up) | ((p1 >> _U64(56)) & carry)
 
 
-@helper
-def _scaled(x, mul, shift, low):
-    """``(x & low) * mul | hi(x * mul) >> shift``: ``x // 10**k`` through a reciprocal
-    (``low`` 0), or ``x * 10**d`` (``low`` all ones, ``shift`` 0, no overflow), no branch."""
-    return ((x & low) * mul) | (mulhi(x, mul) >> shift)
+@kernel
+def _place(buf, nb, fast, width, zero, wide):
+    """Store each row's words at its start ``AT`` in ``buf``, ``ceil(width / 8)`` words.
 
+    The first ``fast`` rows with unaligned 8-byte stores that may spill up to 7 bytes past
+    the row (the next row, written after, or slack bytes); the rest byte by byte, within
+    their ``width`` bytes. ``zero`` is 0 read from memory, so that LLVM does not turn the
+    zero stores into ``memset`` calls.
 
-@helper
-def _fast_row(buf, base, c, plan, pad, zero, digits4, size):
-    """Write row ``c`` of layout ``plan`` at ``buf[base:]``; return its length, or -1 (nothing
-    written) for a row the fast path does not take (see :func:`_fill_row`).
-
-    The row is ``[-] top [. frac]`` with ``top < 10**16`` and ``frac`` of ``s <= 16`` digits,
-    written with 8-byte stores whose bytes past the text are zeros; ``pad`` stores of zeros
-    from ``base + 9`` (made first) cover the rest of the row. The stores reach at most
-    ``base + width + 8``. ``zero`` is 0 read from memory: a constant would let LLVM turn
-    the padding loop into a call to ``memset`` for every row. ``size`` is the row's
-    length when the caller knows it (:func:`plan_rows`), else -1: then ``top``'s digits
-    are counted here.
+    Any start offsets work: an Arrow data buffer would set ``AT`` from its offsets, with
+    ``width`` the widest row, and the row after each one overwrites its spill.
     """
-    a = _magnitude(c)
-    if (a > plan.fits) | (plan.bad != _U64(0)):
-        return -1
-    m = _scaled((a + plan.half) >> plan.drop, plan.mul_k, plan.shift_k, plan.low_k)
-    s = plan.scale
-    top = _scaled(m >> s, plan.mul_s, plan.shift_s, plan.low_s)
-    if top >= _P16:
-        return -1
-    frac = m - top * plan.pow10_s
-    if pad > 0:  # most rows are narrow: no loop to enter
-        store8(buf, base + 9, zero)
-        if pad > 1:
-            store8(buf, base + 17, zero)
-            for j in range(2, pad):
-                store8(buf, base + 9 + 8 * j, zero)
-    buf[_U64(base)] = _MINUS  # kept only when the sign counts: the digits overwrite it otherwise
-    neg = np.int64(c < _neg_below(plan.half))
-    q = base + neg
-    rest = size - neg - np.int64(plan.point) - np.int64(s)  # top's digits, if size is known
-    if top < _P8:
-        n = _digits8(top) if size < 0 else rest
-        store8(buf, q, _ascii8(top, digits4) >> _U64(64 - 8 * n))
-    else:
-        hi = top // _P8
-        n = _digits8(hi) + 8 if size < 0 else rest
-        store8(buf, q, _ascii8(hi, digits4) >> _U64(128 - 8 * n))
-        store8(buf, q + n - 8, _ascii8(top - hi * _P8, digits4))
-    q += n
-    buf[_U64(q)] = np.uint8(plan.dot)
-    q += np.int64(plan.point)
-    if s <= _U64(8):
-        store8(buf, q, _ascii8(frac, digits4) >> plan.frac_shift)
-    else:
-        hi = frac // _P8
-        store8(buf, q, _ascii8(hi, digits4) >> plan.frac_shift)
-        store8(buf, q + np.int64(s) - 8, _ascii8(frac - hi * _P8, digits4))
-    return q + np.int64(s) - base
+    nw = (width + 7) // 8
+    at, w0, w1, w2 = wide[_AT], wide[_W0], wide[_W1], wide[_W2]
+    for j in range(fast):
+        base = _I64(at[j])
+        store8(buf, base, w0[j])
+        if nw > 1:
+            store8(buf, base + 8, w1[j])
+            if nw > 2:
+                store8(buf, base + 16, w2[j])
+                for t in range(3, nw):
+                    store8(buf, base + 8 * t, zero)
+    for j in range(fast, nb):
+        base = _I64(at[j])
+        for t in range(width):
+            word = wide[_W0 + t // 8, j] if t < 24 else zero
+            buf[base + t] = np.uint8((word >> _U64(8 * (t % 8))) & _U64(0xFF))
+
+
+@kernel
+def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengths,
+                limit, measure, wide, real, narrow):  # fmt: skip
+    """Measure or write rows ``start:stop``; return ``(widest, first)``.
+
+    ``coef`` holds a coefficient a row (or one, for one row; ``cstep`` is not read);
+    ``exps`` and ``scales`` one a row (step 1) or one for every row (step 0). ``lengths``
+    gets each row's length and has a slot for each row from row 0 of these arrays to the
+    last one of the column (so ``stop == len(lengths)`` says that the slack after the
+    matrix may take spills). ``wide``, ``real``, ``narrow``: the staging arrays
+    (:func:`scratch`).
+
+    With ``measure``, nothing is written but the lengths: ``widest`` is the longest row
+    within ``limit`` and ``first`` the first row beyond it (-1 if none), whose length is
+    set to 0. Else row ``i`` is written at ``buf[i * width:][:width]``, zero-padded
+    (``first`` is -1); the caller has checked that every row fits. A ``width`` below 0
+    means the widest row's: the rows are measured first (a few rows, in one call; ``buf``
+    must then hold rows as long as any row can be, and ``limit`` must not be exceeded).
+    """
+    widest = 0
+    first = -1
+    auto = width < 0
+    for phase in range(2 if auto else 1):
+        if auto and phase == 1:
+            width = widest
+        widest, first = _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width,
+                                lengths, limit, measure or (auto and phase == 0),
+                                wide, real, narrow)  # fmt: skip
+    return widest, first
 
 
 @helper
-def _neg_below(half):
-    """The coefficients below which a row prints a sign: ``c < 0`` with ``M != 0``.
-
-    ``M = (|c| + half) // 10**k`` is nonzero when ``|c| >= 10**k - half = half`` (``k > 0``),
-    and ``M = |c| * 10**d`` when ``|c| >= 1`` (``k = 0``, ``half = 0``): ``c <= -max(half,
-    1)``. One comparison with the coefficient as loaded, so the store addresses that follow
-    the sign do not wait for the division (3-4 ns a row faster than testing ``M``).
-    """
-    return 1 - max(np.int64(half), 1)
+def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, measure,
+            wide, real, narrow):  # fmt: skip
+    """:func:`format_rows`' passes over rows ``start:stop``, a block at a time."""
+    block = wide.shape[1]
+    widest = 0
+    first = -1
+    cap = max(limit, 0) + 1
+    end = stop * width if stop < lengths.shape[0] else buf.shape[0]
+    zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _place)
+    at, fast_rows, size = wide[_AT], narrow[_FAST], narrow[_LEN]
+    for i0 in range(start, stop, block):
+        nb = min(block, stop - i0)
+        es, ss = exps[i0 * estep :], scales[i0 * sstep :]
+        if _stage_layouts(es, estep, ss, sstep, nb, narrow):  # else the constants stay
+            _layouts(nb, wide, real, narrow)
+        slow = _round(coef[i0 : i0 + nb], nb, wide, real, narrow)
+        _count(nb, wide, narrow)
+        if not measure:
+            _compose(nb, wide, narrow)
+            for j in range(nb):
+                at[j] = _U64(i0 * width + j * width)
+            fast = min(max((end - 8 * ((width + 7) // 8)) // max(width, 1) + 1 - i0, 0), nb)
+            _place(buf, nb, fast, width, zero, wide)
+        for j in range(nb if slow else 0):
+            if fast_rows[j] == _U32(0):
+                i = i0 + j
+                c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
+                if measure:
+                    n = min(_row_length(c, e, s), cap)
+                else:
+                    n = _write_row(buf, i * width, width, c, e, s)
+                size[j] = _U32(n)
+        out = lengths[i0 : i0 + nb]
+        top = 0
+        for j in range(nb):
+            out[j] = size[j]
+            top = max(top, _I64(size[j]))
+        if top > limit:  # rare: rows beyond the limit get length 0
+            top = 0
+            for j in range(nb):
+                if out[j] > limit:
+                    first = i0 + j if first < 0 else first
+                    out[j] = 0
+                top = max(top, _I64(out[j]))
+        widest = max(widest, top)
+    return widest, first
 
 
 @helper
-def _lean_rows(i, stop, buf, width, coef, cstep, plan, nt, lengths, digits4, pow10, zero, short):
-    """Write rows ``i, i + 1, ...`` (before ``stop``) of one layout while their integer part
-    has ``nt`` (1..7) digits; return the first row not written.
+def _stage_layouts(exps, estep, scales, sstep, nb, narrow):
+    """Copy the block's exponents and scales (``exps[j * estep]``) into ``E`` and ``SC``;
+    return whether any changed (one layout, or runs of layouts longer than a block, keep
+    the staged constants)."""
+    ev, sv = narrow[_E], narrow[_SC]
+    changed = _U32(0)
+    if estep == 1 and sstep == 1:  # constant steps: a vectorized copy
+        for j in range(nb):
+            e, s = _U32(exps[j]), _U32(scales[j])
+            changed |= (ev[j] ^ e) | (sv[j] ^ s)
+            ev[j], sv[j] = e, s
+    elif estep == 0 and sstep == 0:  # one layout
+        e, s = _U32(exps[0]), _U32(scales[0])
+        for j in range(nb):
+            changed |= (ev[j] ^ e) | (sv[j] ^ s)
+            ev[j], sv[j] = e, s
+    else:  # unsigned indices: no wraparound for negative ones
+        for j in range(nb):
+            e, s = _U32(exps[_U64(j * estep)]), _U32(scales[_U64(j * sstep)])
+            changed |= (ev[j] ^ e) | (sv[j] ^ s)
+            ev[j], sv[j] = e, s
+    return changed != _U32(0)
 
-    For layouts with ``k > 0`` digits dropped and ``1 <= s <= 7``. The text ``top . frac``
-    then has a fixed length and is put together in two words, stored at ``base + neg`` and
-    ``base + neg + 8`` with zeros past the text, so no store address waits on the row's
-    digits (the sign is known from ``c`` alone). When ``width > 16``, zero stores from
-    ``base + 16`` come first. ``short`` (a literal) says ``s <= 4``: the fraction is one
-    table read. The stores reach ``base + 17 + 8 * _lean_pad(width)`` at most.
+
+#: :func:`widest_of_layouts` keeps the extremes of the layouts ``0 <= s < 16``, ``-20 <= d
+#: < 16`` in a table of this many rows (``(d + 20) * 16 + s``).
+LAYOUTS = 36 * 16
+
+
+@kernel
+def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limit, table):
+    """The longest row among rows ``start:stop`` (capped at ``limit + 1``), for rows whose
+    exponents or scales vary: a row's length only grows with ``|c|`` under one layout, so
+    the smallest and the largest coefficient of each layout decide; rows of other layouts
+    are measured one by one. ``table``: an int64 ``(LAYOUTS, 2)`` array to work in.
+
+    One scalar pass, much cheaper than measuring every row (``format_rows`` writes the
+    lengths as it writes the rows).
     """
-    half, k, mk, shk = plan.half, plan.drop, plan.mul_k, plan.shift_k
-    s, ms, shs, p10 = plan.scale, plan.mul_s, plan.shift_s, plan.pow10_s
-    fs = plan.frac_shift
-    below = _neg_below(half)
-    lo = opaque(pow10[_U64(nt - 1)] * _U64(nt > 1))  # top has nt digits: lo <= top < hi
-    hi = pow10[_U64(nt)]
-    top_shift = _U64(64 - 8 * nt)
-    low_shift = _U64(8 * nt)  # the point and the fraction follow the top's nt bytes
-    size = nt + 1 + np.int64(s)
-    npad = _lean_pad(width)
-    while i < stop:
-        c = coef[_U64(i * cstep)]
-        m = mulhi((_magnitude(c) + half) >> k, mk) >> shk
-        top = mulhi(m >> s, ms) >> shs
-        if (top < lo) | (top >= hi):
-            break
-        base = i * width
-        for j in range(npad):
-            store8(buf, base + 16 + 8 * j, zero)
-        neg = np.int64(c < below)
-        buf[_U64(base)] = _MINUS  # overwritten by the digits when there is no sign
-        q = base + neg
-        frac = m - top * p10
-        if short:  # one table read
-            tail = _U64(_DOT) | ((_U64(digits4[frac]) >> (fs - _S32)) << _U64(8))
+    cap = max(limit, 0) + 1
+    for t in range(table.shape[0]):
+        table[t, 0] = np.iinfo(np.int64).max
+        table[t, 1] = np.iinfo(np.int64).min
+    widest = 0
+    last, low, high = 0, table[0, 0], table[0, 1]  # the current run's layout in registers
+    for i in range(start, stop):
+        c = coef[i]
+        e, s = _I64(exps[i * estep]), _I64(scales[i * sstep])
+        d = e + s
+        if (s >= 0) & (s < 16) & (d >= -20) & (d < 16):
+            t = (d + 20) * 16 + s
+            if t != last:
+                table[last, 0], table[last, 1] = low, high
+                last, low, high = t, table[t, 0], table[t, 1]
+            low, high = min(low, c), max(high, c)
         else:
-            tail = _U64(_DOT) | ((_ascii8(frac, digits4) >> fs) << _U64(8))
-        store8(buf, q, (_ascii8(top, digits4) >> top_shift) | (tail << low_shift))
-        store8(buf, q + 8, tail >> top_shift)
-        lengths[_U64(i)] = size + neg
-        i += 1
-    return i
-
-
-@helper
-def _lean_pad(width):
-    """Zero stores :func:`_lean_rows` makes a row: the bytes from ``base + 16`` on."""
-    return max(width - 9, 0) // 8
-
-
-#: After two runs of :func:`_lean_rows` in a row this short, the next rows skip it for a
-#: while (integer parts whose digit count changes row to row would pay for two tries a
-#: row). One short run does not: a lone outlier (a zero, a null row's placeholder) leaves
-#: one, and the rows after it go back to the lean loop at once.
-_LEAN_MIN = 4
-_LEAN_PAUSE = 64
-
-
-@kernel
-def fill(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengths, tables):
-    """Write rows ``start:stop`` and their ``lengths``; row ``i`` is ``buf[i*width:][:width]``.
-
-    ``buf`` is the flat matrix, possibly followed by slack bytes; ``tables`` is
-    :data:`TABLES` as a tuple. The caller has checked that every row fits ``width``.
-    Unless ``estep`` and ``sstep`` are both 0, ``lengths`` must hold the rows' plans and
-    lengths, as :func:`plan_rows` or :func:`plan_runs` writes them.
-
-    A first pass writes the rows :func:`_fast_row` takes, in order, with 8-byte stores
-    that spill into the next row before that row is written; it marks the others with
-    length -1, and leaves the last rows of the range, where a spill would leave it. A
-    second pass writes those byte by byte (:func:`_fill_row`), within their own rows. With
-    one exponent and scale, runs of rows whose integer part keeps its digit count go
-    through :func:`_lean_rows` in the first pass; with exponents and scales per row, so do
-    runs of one layout, after their first ``_RUN`` rows (:func:`_mixed_rows`).
-    """
-    pow10, digits4, plans = tables[0], tables[5], tables[6]
-    end, fast_stop, pad = _fast_bounds(start, stop, lengths.shape[0], buf.shape[0], width)
-    zero = pow10[0] - _U64(1)  # 10**0 - 1, see _fast_row
-    skipped = 0
-    i = start
-    while i < fast_stop:  # rows i:run of one exponent and scale go through _fill_layout
-        run = fast_stop
-        if estep != 0 or sstep != 0:  # the plans and lengths come from plan_rows
-            i, run, missed = _mixed_rows(i, fast_stop, coef, cstep, buf, width, lengths, pad,
-                                         zero, digits4, plans)  # fmt: skip
-            skipped += missed
-        if i < run:  # a loop of its own for one layout, so that the plan stays in registers
-            e, s = np.int64(exps[_U64(i * estep)]), np.int64(scales[_U64(i * sstep)])
-            skipped += _fill_layout(i, run, end, coef, cstep, e, s, buf, width, lengths, pad,
-                                    zero, digits4, pow10, plans)  # fmt: skip
-            i = run
-    for i in range(start if skipped else fast_stop, stop):
-        if i >= fast_stop or lengths[i] < 0:
-            e = np.int64(exps[i * estep])
-            s = np.int64(scales[i * sstep])
-            lengths[i] = _fill_row(buf, i * width, width, coef[i * cstep], e, s, tables)
-
-
-#: After this many rows in a row with one plan, :func:`_mixed_rows` hands the rest of the
-#: run to :func:`_fill_layout` (tables sorted by instrument have long runs).
-_RUN = 16
-
-
-@helper
-def _mixed_rows(i, stop, coef, cstep, buf, width, lengths, pad, zero, digits4, plans):
-    """Write rows ``i, i + 1, ...`` (before ``stop``), each with its own plan and length from
-    :func:`plan_rows` or :func:`plan_runs`, until ``_RUN`` rows in a row share a plan.
-
-    Returns ``(first, run, skipped)``: rows ``first:run`` are the rest of that run (empty
-    when ``stop`` came first), for :func:`_fill_layout`; ``skipped`` counts the rows left
-    for :func:`fill`'s second pass.
-    """
-    skipped = 0
-    same = 0
-    last = np.int64(-1)
-    while i < stop:
-        known = np.int64(lengths[_U64(i)])
-        j = known & _PLAN_MASK
-        same = (same + 1) if j == last else 0
-        last = j
-        row = _plan(plans, _U64(j) * _U64(_PLAN_WORDS))
-        size = known >> _PLAN_BITS
-        if size == 0:  # never, as plan_runs counts runs as this does: else count here
-            size = -1
-        n = _fast_row(buf, i * width, coef[_U64(i * cstep)], row, pad, zero, digits4, size)
-        lengths[_U64(i)] = n
-        skipped += n < 0
-        i += 1
-        if same == _RUN - 1:  # a run: find where it ends
-            run = i
-            while run < stop and (np.int64(lengths[_U64(run)]) & _PLAN_MASK) == j:
-                run += 1
-            return i, run, skipped
-    return i, i, skipped
-
-
-@helper
-def _fast_bounds(start, stop, rows, size, width):
-    """``(end, fast_stop, pad)`` of :func:`fill` on rows ``start:stop`` of ``rows`` in a buffer
-    of ``size`` bytes: stores may reach ``end``; rows before ``fast_stop`` may be written
-    with stores that spill 8 bytes past the row (into the next row, or into the slack
-    after the last one); ``pad`` is :func:`_fast_row`'s count of zero stores."""
-    end = stop * width
-    if stop == rows:
-        end = size  # the slack after the last row may take spills
-    fast_stop = start
-    if width > 0:
-        fast_stop = max(min(stop, (end - 8) // width), start)
-    return end, fast_stop, max(width - 2, 0) // 8
-
-
-@helper
-def _fill_layout(start, fast_stop, end, coef, cstep, e, s, buf, width, lengths, pad, zero,
-                 digits4, pow10, plans):  # fmt: skip
-    """:func:`fill`'s first pass over rows ``start:fast_stop`` of one exponent and scale.
-
-    After each row written by :func:`_fast_row`, the rows whose integer part has as many
-    digits go through :func:`_lean_rows` (not near ``fast_stop``, where its stores would
-    leave ``buf[:end]``). Returns how many rows were left for the second pass.
-    """
-    plan = _plan(plans, _plan_index(e, s))
-    reach = 17 + 8 * _lean_pad(width)
-    lean_stop = start
-    lean = (plan.bad == _U64(0)) & (plan.low_k == _U64(0))
-    lean &= (plan.scale >= _U64(1)) & (plan.scale <= _U64(7))
-    if lean & (width > 0) & (end >= reach):
-        lean_stop = max(min(fast_stop, (end - reach) // width + 1), start)
-    below = _neg_below(plan.half)
-    size = np.int64(plan.point) + np.int64(plan.scale)  # the length less top's digits
-    short = plan.scale <= _U64(4)
-    skipped = 0
-    pause = start
-    misses = 0  # lean runs in a row under _LEAN_MIN
-    i = start
-    while i < fast_stop:
-        c = coef[_U64(i * cstep)]
-        n = _fast_row(buf, i * width, c, plan, pad, zero, digits4, -1)
-        lengths[_U64(i)] = n
-        skipped += n < 0
-        i += 1
-        nt = n - np.int64(c < below) - size
-        if (n >= 0) & (nt <= 7) & (i < lean_stop) & (i >= pause):
-            was = i
-            if short:
-                i = _lean_rows(i, lean_stop, buf, width, coef, cstep, plan, nt, lengths,
-                               digits4, pow10, zero, True)  # fmt: skip
-            else:
-                i = _lean_rows(i, lean_stop, buf, width, coef, cstep, plan, nt, lengths,
-                               digits4, pow10, zero, False)  # fmt: skip
-            misses = (misses + 1) if i - was < _LEAN_MIN else 0
-            if misses == 2:
-                pause, misses = i + _LEAN_PAUSE, 0
-    return skipped
-
-
-@kernel
-def format_small(coef, e, s, buf, lengths, words, digits4):
-    """Measure and fill the rows of ``coef`` under one exponent ``e`` and scale ``s``, in
-    one call; return the width, the longest row.
-
-    For a few rows, where calling a kernel costs more than its work: one call instead of
-    :func:`measure` and :func:`fill`, and the tables as two arrays (:data:`WORDS` and
-    ``digits4``) instead of a tuple. ``buf`` must hold ``len(coef)`` rows of the longest
-    length any int64 can print under ``(e, s)``, plus 8 bytes; the rows are written at
-    the returned width, ``buf[i * width:][:width]``.
-    """
-    pow10, fits, half = words[0:20], words[20:40], words[40:60]
-    magic, shift, plans = words[60:80], words[80:100], words[_W_PLANS:]
-    tables = (pow10, fits, half, magic, shift, digits4, plans)
-    e, s = np.int64(e), np.int64(s)
-    n = coef.shape[0]
-    width = _measure_layout(0, n, coef, 1, e, s, lengths, _INT32_MAX, half, pow10)
-    _, fast_stop, pad = _fast_bounds(0, n, n, buf.shape[0], width)
-    zero = pow10[0] - _U64(1)  # 10**0 - 1, see _fast_row
-    plan = _plan(plans, _plan_index(e, s))
-    skipped = 0
-    for i in range(fast_stop):  # no lean runs: a few rows, and a kernel that compiles faster
-        size = _fast_row(buf, i * width, coef[i], plan, pad, zero, digits4, -1)
-        lengths[i] = size
-        skipped += size < 0
-    for i in range(0 if skipped else fast_stop, n):
-        if i >= fast_stop or lengths[i] < 0:
-            lengths[i] = _fill_row(buf, i * width, width, coef[i], e, s, tables)
-    return width
+            widest = max(widest, min(_row_length(c, e, s), cap))
+    table[last, 0], table[last, 1] = low, high
+    for t in range(table.shape[0]):
+        if table[t, 0] <= table[t, 1]:
+            s = t % 16
+            e = t // 16 - 20 - s
+            widest = max(widest, min(_row_length(table[t, 0], e, s), cap))
+            widest = max(widest, min(_row_length(table[t, 1], e, s), cap))
+    return widest

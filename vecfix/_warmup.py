@@ -34,12 +34,9 @@ def warmup(*, everything: bool = True) -> float:
     from ._format import format_fixed
 
     start = time.perf_counter()
-    small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # format_small
-    format_fixed(np.array([1, -2], dtype=np.int64), 0, 60)  # measure, then fill
-    exponents = np.arange(600, dtype=np.int32) % 3 - 1  # plan_rows, then fill
+    small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # format_rows, measuring first
+    exponents = np.arange(600, dtype=np.int32) % 3 - 1  # format_rows: measure, then fill
     format_fixed(np.arange(600, dtype=np.int64), exponents, 1)
-    runs = np.repeat(np.array([-1, 0], dtype=np.int32), 2500)  # plan_runs, then fill
-    format_fixed(np.arange(5000, dtype=np.int64), runs, 1)
     if everything:
         text = format_fixed(np.array([b"1.5", b"-2"]), scales=1)
         text.to_bytes()

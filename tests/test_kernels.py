@@ -1,0 +1,140 @@
+"""The block kernel's edges: its one length formula against the decimal one and the golden
+lengths, block boundaries with rows for the general path among block rows, matrices with
+no slack after them, and the staging arrays left from a previous call."""
+
+from __future__ import annotations
+
+import random
+
+import numba
+import numpy as np
+import pytest
+from conftest import INT64_MAX, INT64_MIN
+from reference import reference_fixed
+
+import vecfix
+from vecfix import _kernels
+from vecfix._fallback import row_length
+from vecfix._tuning import BLOCK
+
+NOJIT = bool(numba.config.DISABLE_JIT)
+
+
+@pytest.mark.parametrize("name", ["grid", "prices"])
+def test_kernel_length_formula_agrees_with_decimal_and_golden(golden, name):
+    """``_kernels._row_length`` (the kernels' one formula, through ``_text_length``) and
+    ``_fallback.row_length`` give each golden row's length."""
+    rows = list(golden[name].rows())
+    if NOJIT:
+        rows = random.Random(name).sample(rows, 2_000)
+    bad = []
+    for c, e, s, text in rows:
+        if INT64_MIN <= c <= INT64_MAX:
+            got = (_kernels._row_length(c, e, s), row_length(c, e, s))
+            if got != (len(text), len(text)):
+                bad.append((c, e, s, text, got))
+    assert bad[:5] == []
+
+
+def _rows(seed: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """Block rows (PRICE9-like) with rows for the general path mixed in at random."""
+    rng = np.random.default_rng(seed)
+    coef = rng.integers(-(10**14), 10**14, n, dtype=np.int64)
+    exps = np.full(n, -9, dtype=np.int32)
+    scales = rng.integers(0, 9, n).astype(np.int32)
+    general = rng.random(n) < 0.05
+    coef[general] = rng.integers(INT64_MIN, INT64_MAX, int(general.sum()), dtype=np.int64)
+    exps[general] = rng.integers(-25, 6, int(general.sum()))
+    scales[general] = rng.integers(-3, 20, int(general.sum()))
+    rows = zip(coef.tolist(), exps.tolist(), scales.tolist(), strict=True)
+    return coef, exps, scales, [reference_fixed(c, e, s) for c, e, s in rows]
+
+
+@pytest.mark.parametrize("n", [BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK + 3])
+def test_block_boundaries(n):
+    n = min(n, 70) if NOJIT else n
+    coef, exps, scales, want = _rows(n, n)
+    got = vecfix.format_fixed(coef, exps, scales)
+    assert got.to_list() == want
+    assert got.width == max(map(len, want))  # the extremes of each layout decide it
+    assert vecfix.format_fixed(coef, -9, scales).to_list() == [
+        reference_fixed(c, -9, s) for c, s in zip(coef.tolist(), scales.tolist(), strict=True)
+    ]
+
+
+@pytest.mark.parametrize("extra", [0, 1, 7, 9, 20])
+def test_out_without_slack_and_wide_rows(extra):
+    """A caller's matrix has no bytes after it: the last rows are written byte by byte,
+    and every byte past a row's text is zero."""
+    coef, exps, scales, want = _rows(7, 60 if NOJIT else 3 * BLOCK + 5)
+    width = max(map(len, want)) + extra
+    out = np.full((len(want), width), 0xEE, dtype=np.uint8)
+    got = vecfix.format_fixed(coef, exps, scales, out=out)
+    assert got.to_list() == want
+    padded = np.array([w.encode() for w in want], dtype=f"S{width}")
+    np.testing.assert_array_equal(out, padded.view(np.uint8).reshape(out.shape))
+
+
+def test_one_layout_after_per_row_layouts_in_one_thread():
+    """The staging arrays are reused call after call in a thread: a one-layout call after
+    a per-row one must not see the other's constants."""
+    coef, exps, scales, want = _rows(3, 200)
+    assert vecfix.format_fixed(coef, exps, scales).to_list() == want
+    for e, s in ((-9, 4), (0, 0), (-2, 15), (3, 1)):
+        got = vecfix.format_fixed(coef, e, s).to_list()
+        assert got == [reference_fixed(c, e, s) for c in coef.tolist()], (e, s)
+
+
+@pytest.mark.parametrize(
+    ("c", "e", "s"),
+    [
+        (2**49, 0, 0),  # M just at the block passes' limit
+        (2**49 - 1, 0, 0),
+        (10**15 - 1, 0, 1),  # 16 digits printed
+        (-(10**15) + 1, -15, 15),  # "-0.999..." with a 15-digit fraction
+        (999_999_999_999_999, -18, 15),
+        (5 * 10**17, -18, 0),  # the largest k the float division takes
+        (INT64_MIN, -19, 0),  # k = 19: the general path
+        (INT64_MAX, -20, 0),  # every digit dropped
+        (-5, -1, 0),
+        (1, 15, 0),
+        (1, 16, 0),
+    ],
+)
+def test_edges_of_the_block_passes(c, e, s):
+    coef = np.array([c] * 3 + [1], dtype=np.int64)
+    want = [reference_fixed(c, e, s)] * 3 + [reference_fixed(1, e, s)]
+    assert vecfix.format_fixed(coef, e, s).to_list() == want
+    assert vecfix.format_fixed(coef, np.full(4, e), np.full(4, s)).to_list() == want
+
+
+@pytest.mark.parametrize("where", [0, 599, 1500])
+def test_row_too_long_among_many_per_row_layouts(where):
+    """With per-row layouts the widest row comes from each layout's extremes; a row over
+    the length limit is still found and named."""
+    n = 2_000
+    coef = np.arange(1, n + 1, dtype=np.int64)
+    exps = np.full(n, -2, dtype=np.int32)
+    exps[::7] = -3
+    exps[where] = 100_000
+    with pytest.raises(
+        ValueError, match=rf"row {where} \(coefficient={where + 1}, exponent=100000"
+    ):
+        vecfix.format_fixed(coef, exps, 1)
+
+
+def test_quotients_near_the_float_division_limit():
+    """Rounded quotients around ``2**49``, where the float64 division hands over to the
+    general path, on and next to ties, both signs, every number of dropped digits that
+    keeps the coefficient in int64."""
+    rows = []
+    for k in range(1, 5):
+        p = 10**k
+        for q in (2**49 - 2, 2**49 - 1, 2**49, 2**49 + 1, 10**14 - 1, 10**14):
+            for r in (0, 1, p // 2 - 1, p // 2, p // 2 + 1, p - 1):
+                for sign in (1, -1):
+                    rows.append((sign * (q * p + r), -k - 2, 2))
+    c, e, s = (list(col) for col in zip(*rows, strict=True))
+    want = [reference_fixed(*row) for row in rows]
+    got = vecfix.format_fixed(np.array(c, dtype=np.int64), np.array(e), np.array(s))
+    assert got.to_list() == want

@@ -1,0 +1,25 @@
+"""Every tuning constant of the formatting path, in one place.
+
+None of these changes what is printed, only how the work is cut up. Tests shrink some of
+them (``monkeypatch.setattr(vecfix._format, ...)``) to push small inputs through the
+paths large inputs take.
+"""
+
+from __future__ import annotations
+
+#: Rows a block of the kernel (:func:`vecfix._kernels.format_rows`): its staging arrays
+#: (about 100 bytes a row) stay in the L1/L2 cache, and the loops over a block are long
+#: enough for the vector units.
+BLOCK = 1024
+
+#: Rows a block when some rows are null (``vecfix._format._Passes``): a block's copies of
+#: the coefficients and scales stay in the cache, and the Python work per block is small
+#: next to the kernel's work.
+NULL_BLOCK = 65_536
+
+#: Inputs shorter than this run on one thread: a thread's start costs more than it saves.
+MIN_ROWS_PER_THREAD = 65_536
+
+#: Below this many rows one kernel call measures and fills (``format_rows`` with no width);
+#: the widest row of a one-layout column comes from its smallest and largest coefficient.
+MEASURE_BELOW = 512

@@ -66,3 +66,73 @@ def test_many_callers_at_once():
     for t in callers:
         t.join()
     assert results == [[250, 250, 250, 250]] * 8
+
+
+# ------------------------------------------------ format_fixed's default: the cores, for big inputs
+
+
+@pytest.fixture
+def thread_counts(monkeypatch):
+    """The thread counts format_fixed hands to run_split, on a 4-core machine where a
+    thread takes at least 8 rows (so that small arrays count as large)."""
+    import vecfix._format as fmt
+
+    seen: list[int] = []
+    real = fmt._run
+
+    def spy(kernel, n, threads, *args):
+        seen.append(threads)
+        return real(kernel, n, threads, *args)
+
+    monkeypatch.setattr(fmt, "_run", spy)
+    monkeypatch.setattr(fmt, "usable_cores", lambda: 4)
+    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 8)
+    return seen
+
+
+def reference_texts(coef, exponent, scale):
+    from reference import reference_fixed
+
+    return [reference_fixed(int(c), exponent, scale) for c in coef]
+
+
+@pytest.mark.parametrize("exponents", [-2, "per row"])
+def test_a_large_input_uses_every_core_by_default(thread_counts, exponents):
+    import numpy as np
+
+    import vecfix
+
+    px = np.arange(-6000, 6000, 7, dtype=np.int64) * 1_000_003  # over MEASURE_BELOW rows
+    exps = -2 if exponents == -2 else np.full(px.size, -2, dtype=np.int32) - (px % 2)
+    out = vecfix.format_fixed(px, exps, 1)
+    assert max(thread_counts) == 4
+    e = [-2] * px.size if exponents == -2 else exps.tolist()
+    assert out.to_list() == [reference_texts([c], x, 1)[0] for c, x in zip(px, e, strict=True)]
+
+
+def test_threads_1_and_small_inputs_stay_on_the_calling_thread(thread_counts):
+    import numpy as np
+
+    import vecfix
+
+    px = np.arange(1000, dtype=np.int64)
+    vecfix.format_fixed(px, -2, 1, threads=1)
+    vecfix.format_fixed(px[:15], -2, 1)  # under two threads' worth of rows
+    assert set(thread_counts) <= {1}
+
+
+def test_dask_workers_format_on_one_thread(monkeypatch):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("dask")
+    import vecfix.dask as vd
+
+    calls = []
+    real = vd.format_fixed
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs.get("threads"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(vd, "format_fixed", spy)
+    vd._format_series(pd.Series([125, -5]), vd._Spec("x", -2, 1, None), "x")
+    assert calls == [1]

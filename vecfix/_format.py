@@ -34,7 +34,7 @@ def format_fixed(
     *,
     width: int | None = None,
     out: np.ndarray | None = None,
-    threads: int | None = 1,
+    threads: int | None = None,
     null: int | Sequence[int] | None = None,
 ) -> Formatted:
     """Format ``coefficients * 10**exponents`` with ``scales`` decimals, as FIX engines do.
@@ -65,10 +65,12 @@ def format_fixed(
     out : numpy.ndarray, optional
         A C-contiguous ``(n, width)`` uint8 matrix to write into instead of allocating one;
         its second dimension is the width.
-    threads : int or None, default 1
-        Threads to split the rows over (the kernels release the GIL). ``None`` uses every
-        core (``os.cpu_count()``). Inputs under 65,536 rows always run on one thread. The
-        bytes are identical whatever the count.
+    threads : int or None, default None
+        Threads to split the rows over (the kernels release the GIL). By default (``None``)
+        a large input uses every core this process may run on, as polars and DuckDB do; a
+        thread takes at least 65,536 rows, so smaller inputs run on the calling thread
+        alone. ``threads=1`` keeps a call on one thread (inside a worker pool, say;
+        :mod:`vecfix.dask` does). The bytes are identical whatever the count.
     null : int or sequence of int, optional
         Sentinel coefficients that mean "no value", e.g. ``2**63 - 1`` (CME
         ``PRICENULL9``, Databento ``UNDEF_PRICE``). Rows equal to one of them are null.
@@ -116,15 +118,14 @@ def format_fixed(
         and width is None
         and out is None
         and null is None
-        and type(threads) is int
-        and threads == 1
+        and (threads is None or (type(threads) is int and threads == 1))
         and coefficients.dtype == _NATIVE_INT64
         and coefficients.ndim == 1
         and coefficients.flags.c_contiguous
         and _INT32_MIN <= exponents <= _INT32_MAX
         and _INT32_MIN <= scales <= _INT32_MAX
     ):
-        done = _format_int64(coefficients, exponents, scales)
+        done = _format_int64(coefficients, exponents, scales, threads)
         if done is not None:
             return done
     inputs = read_inputs(coefficients, exponents, scales, null)
@@ -319,12 +320,15 @@ def _without_null_big_rows(rows: Rows, valid: np.ndarray) -> Rows:
     return rows._replace(big_rows=rows.big_rows[keep], big_values=values)
 
 
-def _format_int64(coef: np.ndarray, exponent: int, scale: int) -> Formatted | None:
+def _format_int64(
+    coef: np.ndarray, exponent: int, scale: int, threads: int | None
+) -> Formatted | None:
     """The common call (an int64 column, one exponent and scale, no options), lean.
 
     The same kernel as the general path with nothing else around it, so that a call on a
     handful of values costs microseconds. Returns None for a row over the length limit,
-    which the general path then reports.
+    which the general path then reports. ``threads`` is 1 or None (see
+    :func:`_thread_count`).
     """
     n = coef.shape[0]
     coef = readonly(coef)
@@ -339,11 +343,12 @@ def _format_int64(coef: np.ndarray, exponent: int, scale: int) -> Formatted | No
                                              False, wide, real, narrow)  # fmt: skip
             return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
         return None
-    widest = _widest_of_extremes(coef, exponent, scale)
+    parts = _thread_count(n, threads)
+    widest = _widest_of_extremes(coef, exponent, scale, parts)
     if widest > MAX_ROW_LENGTH:
         return None
     matrix, flat = _output_matrix(n, widest, None, None)
-    _format_rows(0, n, coef, 1, e, 0, s, 0, flat, widest, lengths, _INT32_MAX, False)
+    _run(_format_rows, n, parts, coef, 1, e, 0, s, 0, flat, widest, lengths, _INT32_MAX, False)
     return Formatted._trusted(matrix, lengths)
 
 
@@ -396,12 +401,19 @@ def _extremes(start: int, stop: int, coef: np.ndarray) -> tuple[int, int]:
     return int(part.min()), int(part.max())
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system says)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
 def _thread_count(n: int, threads: int | None) -> int:
     """How many threads to use for ``n`` rows when the caller asks for ``threads``."""
     if threads == 1 and type(threads) is int:
         return 1
     if threads is None:
-        threads = os.cpu_count() or 1
+        threads = usable_cores()
     if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)):
         raise TypeError(f"threads must be a positive int or None, got {threads!r}")
     if threads < 1:

@@ -140,7 +140,8 @@ def _format_series(series: pd.Series, spec: _Spec, name: object, number: int = 0
     partition: the rows before it are in other tasks) and says which partition and index
     label it is at."""
     try:
-        out = format_fixed(series, spec.exponent, spec.scale, null=spec.null)
+        # one thread: dask runs a partition per worker thread already
+        out = format_fixed(series, spec.exponent, spec.scale, null=spec.null, threads=1)
     except RowError as exc:
         if exc.row is None:
             raise

@@ -29,7 +29,8 @@ pq = pytest.importorskip("pyarrow.parquet")
 ipc = pytest.importorskip("pyarrow.ipc")
 
 from vecfix._sample import PRICENULL9, sample_snapshot  # noqa: E402
-from vecfix.cli import ColumnSpec, DataError, build_parser, format_file, main  # noqa: E402
+from vecfix.cli import build_parser, main  # noqa: E402
+from vecfix.files import ColumnSpec, DataError, format_file  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 2_500  # rows of the file inputs: several batches of BATCH rows

@@ -488,6 +488,22 @@ def test_stdin_to_stdout(tmp_path):
     assert t["px_e9"].to_pylist() == expected_px(2)
 
 
+def test_reader_of_stdout_going_away_ends_quietly(tmp_path):
+    note = "x" * 200  # a pass-through column: far more output than a pipe buffers
+    lines = "".join(f"{note},{i}.125\n" for i in range(3000))
+    (tmp_path / "in.csv").write_text("note,px\n" + lines)
+    cmd = [sys.executable, "-m", "vecfix", "format", "in.csv", "-o", "-", "--column", "px",
+           "--scale", "2"]  # fmt: skip
+    with subprocess.Popen(
+        cmd, cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as p:
+        assert p.stdout.readline() == b'"note","px"\n'
+        p.stdout.close()  # as `| head -1` does
+        err = p.stderr.read().decode()
+        assert p.wait(timeout=300) == 141
+    assert "Traceback" not in err and "error" not in err
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_named_pipe_and_stdout_link_as_output(tmp_path):
     pq.write_table(input_table(), tmp_path / "in.parquet")

@@ -578,6 +578,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"vecfix {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (``vecfix format ... -o - | head``)
+        devnull = os.open(os.devnull, os.O_WRONLY)  # no second error when Python flushes
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
 
 
 if __name__ == "__main__":

@@ -704,7 +704,11 @@ def _open_reader(
                 head = pa.PythonFile(f, mode="r")
                 if _compression(src):
                     head = pa.CompressedInputStream(head, _compression(src))
-                names = pacsv.open_csv(head, read_options=read_options).schema.names
+                peek = pacsv.ReadOptions(block_size=1 << 16)  # the header, not a whole block
+                try:
+                    names = pacsv.open_csv(head, read_options=peek).schema.names
+                except pa.ArrowInvalid:  # a header line longer than the peek
+                    names = pacsv.open_csv(head, read_options=read_options).schema.names
         # Formatted columns given an exponent are read as int64, the others as text, so that
         # a price is never parsed as a float; scale columns as integers. The other columns
         # stay text too unless asked to infer their types.
@@ -1047,7 +1051,9 @@ def _finish_write(pa: Any, pending: Future, dst: _Destination) -> None:
         pending.result()
     except pa.ArrowInvalid as exc:
         raise DataError(f"cannot write {dst.shown!r}: {exc}") from None
-    except (BrokenPipeError, OSError) as exc:
+    except BrokenPipeError:
+        raise  # the reader of a pipe went away (``| head``): the caller decides
+    except OSError as exc:
         raise UsageError(f"cannot write {dst.shown!r}: {exc}") from None
 
 

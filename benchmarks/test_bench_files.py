@@ -6,7 +6,7 @@ Run them with::
     PYTHONPATH=$PWD python -m pytest benchmarks/test_bench_files.py --benchmark-enable
 
 The input has :data:`ROWS` rows (``VECFIX_BENCH_FILE_ROWS``, default 1,000,000; the issue's
-figures are at 5,000,000 and 20,000,000) of two CME PRICE9 price columns (int64 mantissas,
+figures are at 5,000,000 and 20,000,000; ``VECFIX_BENCH_FILE_ROUNDS`` timed rounds, default 5) of two CME PRICE9 price columns (int64 mantissas,
 exponent −9, 5% negative), formatted at scale 4. The input files are written once per
 session, outside the timer. Without ``--benchmark-enable`` each job runs once on
 :data:`SMOKE_ROWS` rows and its output is compared with polars', as a smoke test.
@@ -40,6 +40,7 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
 ROWS = int(os.environ.get("VECFIX_BENCH_FILE_ROWS", "1000000"))
+ROUNDS = int(os.environ.get("VECFIX_BENCH_FILE_ROUNDS", "5"))
 SMOKE_ROWS = 2_000
 SEED = 20261129
 COLUMNS = ("bid_px", "ask_px")
@@ -133,7 +134,7 @@ def test_file_job(benchmark, inputs, job, engine):
     src = d / f"px.{src_fmt}"
     dst = d / f"out-{engine}-{job.replace('→', '-')}.{dst_fmt}"
     benchmark.extra_info.update(rows=2 * n, label=label, baseline=engine == "vecfix")
-    benchmark.pedantic(runner, args=(src, dst, compression), rounds=5, warmup_rounds=1)
+    benchmark.pedantic(runner, args=(src, dst, compression), rounds=ROUNDS, warmup_rounds=1)
     # Same text as vecfix's own default run of the job, column by column.
     ours = d / f"check-{job.replace('→', '-')}.{dst_fmt}"
     if not ours.exists():

@@ -6,10 +6,11 @@ Run them with::
     PYTHONPATH=$PWD python -m pytest benchmarks/test_bench_files.py --benchmark-enable
 
 The input has :data:`ROWS` rows (``VECFIX_BENCH_FILE_ROWS``, default 1,000,000; the issue's
-figures are at 5,000,000 and 20,000,000; ``VECFIX_BENCH_FILE_ROUNDS`` timed rounds, default 5) of two CME PRICE9 price columns (int64 mantissas,
-exponent −9, 5% negative), formatted at scale 4. The input files are written once per
-session, outside the timer. Without ``--benchmark-enable`` each job runs once on
-:data:`SMOKE_ROWS` rows and its output is compared with polars', as a smoke test.
+figures are at 5,000,000 and 20,000,000; ``VECFIX_BENCH_FILE_ROUNDS`` timed rounds, default
+5) of two CME PRICE9 price columns (int64 mantissas, exponent −9, 5% negative), formatted
+at scale 4. The input files are written once per session, outside the timer. Without
+``--benchmark-enable`` each job runs once on :data:`SMOKE_ROWS` rows and its output is
+compared with polars', as a smoke test.
 
 Groups (one per job; vecfix's default settings are the baseline of each):
 

@@ -310,3 +310,16 @@ def test_cold_compile_line_comes_before_the_work(monkeypatch, capsys):
     monkeypatch.setattr(cold, "cache_is_cold", lambda: False)
     _say_if_cold(quiet=False)
     assert capsys.readouterr().err == ""
+
+
+def test_csv_progress_counts_rows(tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    (tmp_path / "in.csv").write_text("px\n" + "".join(f"{i}.5\n" for i in range(3000)))
+    stats = format_file(
+        tmp_path / "in.csv", tmp_path / "o.csv", [ColumnSpec("px", 0)], batch_size=1000,
+        progress=True,
+    )  # fmt: skip
+    assert (stats.rows, stats.batches) == (3000, 3)
+    err = capsys.readouterr().err
+    assert "rows/s" in err and "B/s" not in err  # rows, not bytes
+    assert "%" not in err  # no guessed total to jump through

@@ -76,6 +76,7 @@ def _demo(args: argparse.Namespace) -> int:
     from . import format_fixed, warmup
     from ._sample import PRICE_EXPONENT, PRICENULL9, sample_snapshot
 
+    _say_if_cold(quiet=False)
     ready = warmup(everything=False)  # format_fixed's kernels: the rest compile when used
     snap = sample_snapshot(args.rows, args.instruments)
     n = len(snap)

@@ -323,3 +323,21 @@ def test_csv_progress_counts_rows(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "rows/s" in err and "B/s" not in err  # rows, not bytes
     assert "%" not in err  # no guessed total to jump through
+
+
+def test_row_errors_are_counted_from_the_start_of_the_file():
+    from vecfix.files import _row_error
+
+    class Legacy(ValueError):
+        row = 3
+
+    class WithDetail(ValueError):  # the shape of vecfix.RowError: detail after "row N"
+        row, detail = 3, ": '1,5' is not decimal text"
+
+    spec = ColumnSpec("px", 2)
+    for exc in (Legacy("texts row 3: '1,5' is not decimal text"), WithDetail("ignored")):
+        text = str(_row_error(spec, exc, first_row=1000))
+        assert (
+            text == "column 'px', row 1,003 (counting data rows from 0): '1,5' is not decimal text"
+        )
+    assert str(_row_error(spec, ValueError("bad"), first_row=0)) == "column 'px': bad"

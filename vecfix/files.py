@@ -470,9 +470,13 @@ def _row_error(spec: ColumnSpec, exc: Exception, first_row: int) -> DataError:
     row = getattr(exc, "row", None)
     message = str(exc)
     if isinstance(row, int):
-        head, sep, rest = message.partition(": ")
-        if sep and head.endswith(f"row {row}"):  # "texts row 3: ...": said again below
-            message = rest
+        detail = getattr(exc, "detail", None)  # vecfix.RowError: the text after "row N"
+        if isinstance(detail, str):
+            message = detail.removeprefix(": ")
+        else:
+            head, sep, rest = message.partition(": ")
+            if sep and head.endswith(f"row {row}"):  # "texts row 3: ...": said again below
+                message = rest
         where = f", row {first_row + row:,} (counting data rows from 0)"
     else:
         where = f" (in the rows from {first_row:,} on)" if first_row else ""

@@ -341,3 +341,20 @@ def test_row_errors_are_counted_from_the_start_of_the_file():
             text == "column 'px', row 1,003 (counting data rows from 0): '1,5' is not decimal text"
         )
     assert str(_row_error(spec, ValueError("bad"), first_row=0)) == "column 'px': bad"
+
+
+def test_parquet_output_row_groups_and_statistics(tmp_path, monkeypatch):
+    import vecfix.files
+
+    monkeypatch.setattr(vecfix.files, "ROW_GROUP_SIZE", 4)  # batches gathered into groups
+    src = small_parquet(tmp_path)  # 6 rows
+    format_file(src, tmp_path / "o.parquet", [ColumnSpec("px", 2, -9)], batch_size=1)
+    meta = pq.ParquetFile(tmp_path / "o.parquet").metadata
+    assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [4, 2]
+    names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+    stats = {n: meta.row_group(0).column(i).statistics for i, n in enumerate(names)}
+    assert stats["px"] is None  # text min/max would sort "10" before "9": not written
+    assert stats["symbol"] is not None and stats["decimals"] is not None
+    assert pq.read_table(tmp_path / "o.parquet")["px"].to_pylist() == [
+        reference_fixed(c, -9, 2) for c in PX
+    ]

@@ -688,7 +688,9 @@ def _open_reader(
         return _Reader(file_reader.schema, batches, file_reader.count_rows(), source.close)
     import pyarrow.csv as pacsv
 
-    read_options = pacsv.ReadOptions(block_size=max(min(batch_size * 64, 1 << 24), 1 << 12))
+    # Blocks of at most 4 MiB: larger ones cost more in page faults than they save (16 MiB:
+    # 1.1 s of system time on a 600 MB file, 4 MiB: 0.2 s). A row must fit in one block.
+    read_options = pacsv.ReadOptions(block_size=max(min(batch_size * 64, 1 << 22), 1 << 12))
     raw: IO[bytes]
     if stdin:
         pipe = _stdin() if src == STDIO else open(src, "rb")

@@ -21,6 +21,7 @@ import csv
 import difflib
 import io
 import json
+import operator
 import os
 import stat
 import sys
@@ -91,10 +92,16 @@ class SentinelWarning(UserWarning):
 
 
 def _check_int(owner: str, what: str, v: object, lo: int = _INT32[0], hi: int = _INT32[1]) -> None:
-    if isinstance(v, bool) or not hasattr(v, "__index__"):
+    if isinstance(v, (bool, _np_bool())) or not hasattr(v, "__index__"):
         raise UsageError(f"{owner}: {what} must be an int, got {v!r}")
-    if not lo <= int(v) <= hi:  # type: ignore[call-overload]
+    if not lo <= operator.index(v) <= hi:  # type: ignore[arg-type]  # has __index__
         raise UsageError(f"{owner}: {what} {v} is outside {'int32' if hi == _INT32[1] else hi}")
+
+
+def _np_bool() -> type:
+    """NumPy's bool type when NumPy is loaded (it has ``__index__`` but is no int)."""
+    numpy = sys.modules.get("numpy")
+    return numpy.bool_ if numpy is not None else bool
 
 
 @dataclass(frozen=True)

@@ -358,3 +358,31 @@ def test_parquet_output_row_groups_and_statistics(tmp_path, monkeypatch):
     assert pq.read_table(tmp_path / "o.parquet")["px"].to_pylist() == [
         reference_fixed(c, -9, 2) for c in PX
     ]
+
+
+@pytest.mark.parametrize("reader", ["polars", "pyarrow"])
+def test_csv_readers_agree_on_text_nulls_and_quoting(tmp_path, monkeypatch, reader):
+    if reader == "polars":
+        pytest.importorskip("polars")
+    else:
+        import vecfix.files
+
+        monkeypatch.setattr(vecfix.files, "_polars_csv_reader", lambda *a: None)
+    src = tmp_path / "in.csv"
+    src.write_bytes(
+        b'sym,px_e9,note,qty\n"ES,Z4",5000250000000,"two\nlines",007\n'
+        b"ZN,,NA,\nCL,-45125000000,x,1.50\n"
+    )
+    specs = [ColumnSpec("px_e9", 2, -9), ColumnSpec("qty", 1, output_name="qty_text")]
+    format_file(src, tmp_path / "o.parquet", specs)
+    t = pq.read_table(tmp_path / "o.parquet")
+    assert t.schema.names == ["sym", "px_e9", "note", "qty", "qty_text"]
+    assert t["sym"].to_pylist() == ["ES,Z4", "ZN", "CL"]
+    assert t["px_e9"].to_pylist() == ["5000.25", None, "-45.13"]
+    assert t["note"].to_pylist() == ["two\nlines", None, "x"]  # "NA" is null in both
+    assert t["qty"].to_pylist() == ["007", None, "1.50"]  # the raw text, kept as text
+    assert t["qty_text"].to_pylist() == ["7.0", None, "1.5"]
+    assert [t.schema.field(n).type for n in ("sym", "note")] == [pa.string()] * 2
+    (tmp_path / "bad.csv").write_bytes(b"px\n12\n2.675\n")
+    with pytest.raises(DataError, match=r"2\.675.*leave out --exponent"):
+        format_file(tmp_path / "bad.csv", tmp_path / "o.csv", [ColumnSpec("px", 2, -3)])

@@ -24,7 +24,7 @@ def cache_is_cold() -> bool:
         import numba
         from numba.core.registry import CPUDispatcher
 
-        if numba.config.DISABLE_JIT:
+        if numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
             return False
         from . import _format  # noqa: F401  (imports the kernel modules; compiles nothing)
 
@@ -40,8 +40,9 @@ def cache_is_cold() -> bool:
         if not kernels:
             return False
         for kernel in kernels:
-            index = kernel._cache._cache_file._load_index()  # {} if missing or stale
-            magic = kernel.targetctx.codegen().magic_tuple()
+            # {} when the index is missing or stale (another source file's time stamp)
+            index = kernel._cache._cache_file._load_index()  # type: ignore[attr-defined]
+            magic = kernel.targetctx.codegen().magic_tuple()  # type: ignore[attr-defined]
             if any(isinstance(key, tuple) and magic in key for key in index):
                 return False
         return True

@@ -337,7 +337,8 @@ class _Plan:
                 values = np.fromiter(table.values(), dtype=np.int32, count=len(table))
                 self.keys[c.name] = (keys, values, by)
         # The output: each formatted column in place, or added after its raw column.
-        fields, self.sources = [], []
+        fields: list[Any] = []
+        self.sources: list[int | ColumnSpec] = []  # a column of the input, or a formatted one
         for i, f in enumerate(schema):
             spec = next((c for c in columns if c.name == f.name), None)
             if spec is None or spec.output_name not in (None, f.name):
@@ -926,7 +927,8 @@ class _Writer:
         formatted: frozenset[str] = frozenset(),
     ) -> None:
         self.sink = None
-        self.gather = None
+        self.gather: list[Any] | None = None  # Parquet: batches of the next row group
+        self.gathered = 0
         self.schema = schema
         if fmt == "parquet":
             import pyarrow.parquet as pq
@@ -938,8 +940,7 @@ class _Writer:
             self.writer = pq.ParquetWriter(
                 sink, schema, compression=codec, write_statistics=stats or False
             )
-            self.gather: list[Any] | None = []  # batches of the next row group
-            self.gathered = 0
+            self.gather = []
         elif fmt == "arrow":
             import pyarrow.ipc as ipc
 
@@ -1088,7 +1089,7 @@ def format_file(
             what = ""  # a named pipe or a device: read it as a stream
         if what:
             raise UsageError(f"input file {os.fspath(src)!r} {what}")
-    dst = _Destination(output, src)
+    dst = _Destination(os.fspath(output), src)
     if progress is None:
         progress = sys.stderr.isatty()
     warn = on_warning or _warn

@@ -362,11 +362,21 @@ def test_parquet_output_row_groups_and_statistics(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("reader", ["polars", "pyarrow"])
 def test_csv_readers_agree_on_text_nulls_and_quoting(tmp_path, monkeypatch, reader):
+    import vecfix.files
+
     if reader == "polars":
         pytest.importorskip("polars")
-    else:
-        import vecfix.files
+        monkeypatch.setattr(vecfix.files, "POLARS_CSV_BYTES", 0)  # small files too
+        polars_reader = vecfix.files._polars_csv_reader
+        used: list[bool] = []
 
+        def spy(*args):
+            got = polars_reader(*args)
+            used.append(got is not None)  # None would mean: fell back to pyarrow
+            return got
+
+        monkeypatch.setattr(vecfix.files, "_polars_csv_reader", spy)
+    else:
         monkeypatch.setattr(vecfix.files, "_polars_csv_reader", lambda *a: None)
     src = tmp_path / "in.csv"
     src.write_bytes(
@@ -386,3 +396,5 @@ def test_csv_readers_agree_on_text_nulls_and_quoting(tmp_path, monkeypatch, read
     (tmp_path / "bad.csv").write_bytes(b"px\n12\n2.675\n")
     with pytest.raises(DataError, match=r"2\.675.*leave out --exponent"):
         format_file(tmp_path / "bad.csv", tmp_path / "o.csv", [ColumnSpec("px", 2, -3)])
+    if reader == "polars":
+        assert used and all(used)  # the polars reader did the reading

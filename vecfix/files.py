@@ -694,7 +694,12 @@ def _open_reader(
             return _Reader(stream.schema, iter(stream), None, stream.close)
         batches = (file_reader.get_batch(i) for i in range(file_reader.num_record_batches))
         return _Reader(file_reader.schema, batches, file_reader.count_rows(), source.close)
-    if not stdin and not csv_infer_types and not _compression(src):
+    if (
+        not stdin
+        and not csv_infer_types
+        and not _compression(src)
+        and Path(src).stat().st_size >= POLARS_CSV_BYTES
+    ):
         fast = _polars_csv_reader(pa, Path(src), columns, batch_size)
         if fast is not None:
             return fast
@@ -742,6 +747,10 @@ def _open_reader(
         raise
     return _Reader(reader.schema, iter(reader), None, raw.close)
 
+
+POLARS_CSV_BYTES = 1 << 23
+"""CSV files of at least this size (8 MiB) are parsed by polars when it is installed: below
+it, importing polars costs more than its parallel parser saves."""
 
 # pyarrow's default null values, which the pyarrow path reads as null in text columns too
 # (strings_can_be_null): the polars path reads the same cells as null.

@@ -13,9 +13,11 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import json
 import os
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
@@ -29,12 +31,14 @@ pq = pytest.importorskip("pyarrow.parquet")
 ipc = pytest.importorskip("pyarrow.ipc")
 
 from vecfix._sample import PRICENULL9, sample_snapshot  # noqa: E402
-from vecfix.cli import ColumnSpec, DataError, build_parser, format_file, main  # noqa: E402
+from vecfix.cli import build_parser, main  # noqa: E402
+from vecfix.files import ColumnSpec, DataError, format_file  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 2_500  # rows of the file inputs: several batches of BATCH rows
 BATCH = 300
 DEMO_ROWS, DEMO_INSTRUMENTS = 3_000, 25
+TICKS = {f"S{i}": i % 7 for i in range(17)}  # symbol -> decimals of the per-row scale runs
 
 
 def cli_env() -> dict[str, str]:
@@ -133,6 +137,17 @@ def write_inputs(d: Path) -> None:
         w.writerow(["symbol", "px_e9", "px_text"])
         for s, c, t in zip(rows["symbol"], rows["px_e9"], rows["px_text"], strict=True):
             w.writerow([s, "" if c is None else c, "" if t is None else t])
+    # Per-row scales: a decimals column, and symbol -> decimals maps (CSV and JSON).
+    with open(d / "in_scales.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["symbol", "px_e9", "decimals"])
+        for s, c in zip(rows["symbol"], rows["px_e9"], strict=True):
+            w.writerow([s, "" if c is None else c, TICKS[s]])
+    (d / "ticks.csv").write_text(
+        "symbol,decimals\n" + "".join(f"{k},{v}\n" for k, v in TICKS.items())
+    )
+    (d / "ticks.json").write_text(json.dumps(TICKS))
+    (d / "ticks_no_s3.json").write_text(json.dumps({k: v for k, v in TICKS.items() if k != "S3"}))
     bad = (d / "in.csv").read_text().splitlines()
     bad[2001] = bad[2001].rsplit(",", 1)[0] + ",12.5.5"  # data row 2000: not a decimal
     (d / "bad.csv").write_text("\n".join(bad) + "\n")
@@ -164,7 +179,41 @@ COMMANDS: dict[str, list[str]] = {
         "format", "in.parquet", "-o", "renamed.bin", "--output-format", "arrow",
         "--column", "qty", "--scale", "-2",
     ],
+    "scale_column": [
+        "format", "in_scales.csv", "-o", "sc.parquet", "--column", "px_e9", "--exponent", "-9",
+        "--null", str(PRICENULL9), "--scale-column", "decimals", "--as", "price",
+        "--batch-size", str(BATCH),
+    ],
+    "scales_by_csv": [
+        "format", "in.parquet", "-o", "sb.csv", "--column", "px_e9", "--exponent", "-9",
+        "--null", str(PRICENULL9), "--scales-by", "symbol=ticks.csv", "--csv-quoting", "none",
+    ],
+    "scales_by_json": [
+        "format", "in.parquet", "-o", "sb.arrow", "--column", "px_e9", "--exponent", "-9",
+        "--null", str(PRICENULL9), "--scales-by", "symbol=ticks.json", "--as", "px_e9",
+    ],
+    "sentinel_warning": [
+        "format", "in.parquet", "-o", "sent.parquet", "--column", "px_e9", "--exponent", "-9",
+        "--scale", "2", "--batch-size", str(N),
+    ],
     # errors
+    "scales_by_missing_symbol": [
+        "format", "in.parquet", "-o", "x.csv", "--column", "px_e9", "--exponent", "-9",
+        "--scales-by", "symbol=ticks_no_s3.json", "--batch-size", str(BATCH),
+    ],
+    "scales_by_no_file": [
+        "format", "in.parquet", "-o", "x.csv", "--column", "px_e9", "--exponent", "-9",
+        "--scales-by", "symbol=nope.json",
+    ],
+    "scales_by_no_equals": [
+        "format", "in.parquet", "-o", "x.csv", "--column", "px_e9", "--exponent", "-9",
+        "--scales-by", "symbol",
+    ],
+    "scale_and_scale_column": [
+        "format", "in_scales.csv", "-o", "x.csv", "--column", "px_e9", "--exponent", "-9",
+        "--scale", "2", "--scale-column", "decimals",
+    ],
+    "as_before_column": ["format", "in.parquet", "-o", "x.csv", "--as", "p", "--column", "qty"],
     "missing_file": ["format", "nope.parquet", "-o", "x.csv", "--column", "px_e9", "--scale", "2"],
     "unknown_column": ["format", "in.parquet", "-o", "x.csv", "--column", "px_e8", "--scale", "2"],
     "int_without_exponent": ["format", "in.parquet", "-o", "x.csv", "--column", "px_e9",
@@ -350,6 +399,11 @@ ERRORS = {
     "bad_text_mid_stream": (1, ["'px_text'", "row 2,000", "12.5.5", "not decimal text"]),
     "text_with_exponent": (1, ["int64", "leave out --exponent"]),
     "no_command": (2, ["usage: vecfix"]),
+    "scales_by_missing_symbol": (1, ["'px_e9'", "row 3 ", "'S3'", "'symbol'", "--scale"]),
+    "scales_by_no_file": (2, ["nope.json", "scale map"]),
+    "scales_by_no_equals": (2, ["--scales-by", "SYMBOL_COLUMN=FILE", "'symbol'"]),
+    "scale_and_scale_column": (2, ["'px_e9'", "--scale", "--scale-column", "not both"]),
+    "as_before_column": (2, ["--as", "after its --column"]),
 }
 
 
@@ -363,6 +417,134 @@ def test_errors_are_one_clear_line(runs, name):
     for w in words:
         assert w in r.stderr, f"{name}: {w!r} not in {r.stderr!r}"
     assert not (d / "x.csv").exists() and not (d / "x.txt").exists()
+
+
+def expected_by_symbol() -> list[str | None]:
+    rows = input_rows()
+    return [
+        None if c is None or c == PRICENULL9 else reference_fixed(c, -9, TICKS[s])
+        for c, s in zip(rows["px_e9"], rows["symbol"], strict=True)
+    ]
+
+
+def test_per_row_scales_from_a_column_kept_beside_the_raw_one(runs):
+    d, _ = ok(runs, "scale_column")
+    t = pq.read_table(d / "sc.parquet")
+    assert t.column_names == ["symbol", "px_e9", "price", "decimals"]
+    assert t["price"].to_pylist() == expected_by_symbol()
+    raw = input_rows()["px_e9"]
+    assert t["px_e9"].to_pylist() == raw  # read as int64 (it has an exponent), kept as is
+
+
+def test_per_row_scales_from_a_symbol_map_csv_and_json(runs):
+    d, _ = ok(runs, "scales_by_csv")
+    with open(d / "sb.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [x["px_e9"] or None for x in rows] == expected_by_symbol()
+    d, _ = ok(runs, "scales_by_json")
+    with ipc.open_file(d / "sb.arrow") as reader:
+        t = reader.read_all()
+    assert t["px_e9"].to_pylist() == expected_by_symbol()  # --as its own name: replaced
+
+
+def test_sentinel_without_null_warns_once(runs):
+    d, r = ok(runs, "sentinel_warning")
+    warnings = [line for line in r.stderr.splitlines() if "warning" in line]
+    assert len(warnings) == 1, r.stderr
+    w = warnings[0]
+    assert w.startswith("vecfix format: warning: column 'px_e9'")
+    assert f"holds {PRICENULL9}" in w and "row 11 " in w and f"--null {PRICENULL9}" in w
+    assert f"{N:,} rows in 1 batch," in r.stderr  # not "1 batches"
+    text = pq.read_table(d / "sent.parquet")["px_e9"].to_pylist()
+    assert text[11] == reference_fixed(PRICENULL9, -9, 2)  # printed, as the user asked
+
+
+def test_runs_with_null_given_do_not_warn(runs):
+    for name in ("parquet", "csv_to_parquet", "scale_column"):
+        assert "warning" not in ok(runs, name)[1].stderr
+
+
+def test_stdin_to_stdout(tmp_path):
+    data = b"symbol,px\nESZ4,5000.125\nZNZ4,-0.005\nS,\n6J,0.0067005\n"
+    r = subprocess.run(
+        [sys.executable, "-m", "vecfix", "format", "-", "-o", "-", "--column", "px", "--scale",
+         "2", "--csv-quoting", "none"],
+        input=data, env=cli_env(), capture_output=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == b'"symbol","px"\nESZ4,5000.13\nZNZ4,-0.01\nS,\n6J,0.01\n'
+    assert b"4 rows in 1 batch, formatted px, wrote standard output" in r.stderr
+    # Parquet in from stdin, Arrow IPC out to stdout.
+    pq.write_table(input_table(), tmp_path / "in.parquet")
+    r = subprocess.run(
+        [sys.executable, "-m", "vecfix", "format", "-", "--input-format", "parquet", "-o", "-",
+         "--output-format", "arrow", "-q", *PX],
+        input=(tmp_path / "in.parquet").read_bytes(), env=cli_env(), capture_output=True,
+        timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == b""
+    t = ipc.open_file(pa.BufferReader(r.stdout)).read_all()
+    assert t["px_e9"].to_pylist() == expected_px(2)
+
+
+def test_reader_of_stdout_going_away_ends_quietly(tmp_path):
+    note = "x" * 200  # a pass-through column: far more output than a pipe buffers
+    lines = "".join(f"{note},{i}.125\n" for i in range(3000))
+    (tmp_path / "in.csv").write_text("note,px\n" + lines)
+    cmd = [sys.executable, "-m", "vecfix", "format", "in.csv", "-o", "-", "--column", "px",
+           "--scale", "2"]  # fmt: skip
+    with subprocess.Popen(
+        cmd, cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as p:
+        assert p.stdout.readline() == b'"note","px"\n'
+        p.stdout.close()  # as `| head -1` does
+        err = p.stderr.read().decode()
+        assert p.wait(timeout=300) == 141
+    assert "Traceback" not in err and "error" not in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_named_pipe_and_stdout_link_as_output(tmp_path):
+    pq.write_table(input_table(), tmp_path / "in.parquet")
+    fifo = tmp_path / "out.csv"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    r = run_vecfix(
+        ["format", "in.parquet", "-o", "out.csv", *PX, "--csv-quoting", "none"], tmp_path
+    )
+    reader.join(60)
+    assert r.returncode == 0, r.stderr
+    assert fifo.is_fifo()  # written through, not replaced by a regular file
+    rows = list(csv.DictReader(io.StringIO(got[0].decode())))
+    assert [x["px_e9"] or None for x in rows] == expected_px(2)
+    # A link to this process's stdout (as /dev/stdout is): written through, never replaced.
+    link = tmp_path / "stdout.csv"
+    link.symlink_to("/proc/self/fd/1")
+    r = run_vecfix(["format", "in.parquet", "-o", str(link), *PX, "-q"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and os.readlink(link) == "/proc/self/fd/1"
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [x["px_e9"] or None for x in rows] == expected_px(2)
+
+
+@pytest.mark.skipif(
+    os.environ.get("VECFIX_SLOW_TESTS", "") in ("", "0"),
+    reason="set VECFIX_SLOW_TESTS=1 (compiles the kernels in a fresh cache)",
+)
+def test_cold_compile_is_announced(tmp_path):
+    pq.write_table(input_table().slice(0, 50), tmp_path / "in.parquet")
+    env = dict(cli_env(), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    args = ["format", "in.parquet", "-o", "o.csv", *PX]
+    cmd = [sys.executable, "-m", "vecfix", *args]
+    r = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.startswith("vecfix: compiling kernels, first run only")
+    r = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    assert "compiling" not in r.stderr  # the second run loads them from the cache
 
 
 def test_failed_stream_leaves_no_output(runs):

@@ -3,24 +3,40 @@
 >>> import numpy as np, vecfix
 >>> vecfix.format_fixed(np.array([5000_250000000, -4_000000]), -9, 4).to_list()
 ['5000.2500', '-0.0040']
+
+``import vecfix`` is cheap: it imports neither the kernels (Numba), nor :mod:`vecfix.fix`,
+pyarrow or dask. Each public name is imported from its module on first use.
 """
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from . import fix
-from ._chunks import iter_format, write_formatted
-from ._fallback import MAX_ROW_LENGTH, RowTooLongError, string_fixed
-from ._format import format_fixed
-from ._result import Formatted
-from ._warmup import warmup
-from .columns import DecimalColumn, RowError, decimal_column, parse_decimal_text
+if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
+    from . import fix
+    from ._chunks import iter_format, write_formatted
+    from ._fallback import MAX_ROW_LENGTH, RowTooLongError, string_fixed
+    from ._format import format_fixed
+    from ._result import Formatted
+    from ._warmup import warmup
+    from .columns import DecimalColumn, RowError, decimal_column, parse_decimal_text
 
-try:
-    __version__ = version("vecfix")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0+unknown"
+_LAZY = {
+    "MAX_ROW_LENGTH": "._fallback",
+    "DecimalColumn": ".columns",
+    "Formatted": "._result",
+    "RowError": ".columns",
+    "RowTooLongError": "._fallback",
+    "decimal_column": ".columns",
+    "fix": ".fix",
+    "format_fixed": "._format",
+    "iter_format": "._chunks",
+    "parse_decimal_text": ".columns",
+    "string_fixed": "._fallback",
+    "warmup": "._warmup",
+    "write_formatted": "._chunks",
+}
 
 __all__ = [
     "MAX_ROW_LENGTH",
@@ -38,3 +54,29 @@ __all__ = [
     "warmup",
     "write_formatted",
 ]
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("vecfix")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "0+unknown"
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name from its module the first time it is used (PEP 562)."""
+    if name == "__version__":
+        value: Any = _version()
+    elif name in _LAZY:
+        module = importlib.import_module(_LAZY[name], __name__)
+        value = module if name == "fix" else getattr(module, name)
+    else:
+        raise AttributeError(f"module 'vecfix' has no attribute {name!r}")
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -31,8 +31,9 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ._jit import kernel, store8
+from ._limits import INT32_MAX
 
-INT32_LIMIT = 2**31 - 1
+INT32_LIMIT = INT32_MAX
 _U64 = np.uint64
 _ALL = _U64(0xFFFFFFFFFFFFFFFF)
 

@@ -10,11 +10,12 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import _kernels
-from ._fallback import INT32_MAX as _INT32_MAX
-from ._fallback import INT32_MIN as _INT32_MIN
 from ._fallback import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
 from ._jit import readonly
+from ._limits import INT32_MAX as _INT32_MAX
+from ._limits import INT32_MIN as _INT32_MIN
+from ._limits import INT64_MIN
 from ._result import Formatted
 from ._threads import run_split as _run
 from ._tuning import MEASURE_BELOW as _MEASURE_BELOW
@@ -361,7 +362,7 @@ _SMALL_ROW_BOUND = 64
 def _longest_row(exponent: int, scale: int) -> int:
     """The longest row any int64 prints under ``(exponent, scale)``: that of ``-2**63``
     (the length grows with ``|c|``, and a sign only adds to it)."""
-    return row_length(-(2**63), exponent, scale)
+    return row_length(INT64_MIN, exponent, scale)
 
 
 def _measure(passes: _Passes, lengths: np.ndarray) -> int:

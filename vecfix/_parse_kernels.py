@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import helper, kernel
+from ._limits import INT32_MAX, INT32_MIN
 
 _U64 = np.uint64
 
@@ -29,8 +30,8 @@ EXPONENT_RANGE = 3  # valid text whose exponent is outside int32
 
 _INT64_MAX_U = _U64(9223372036854775807)
 _EXP_CAP = 10_000_000_000  # exponent digits stop accumulating past this (already out of range)
-_INT32_MIN = -2147483648
-_INT32_MAX = 2147483647
+_INT32_MIN = INT32_MIN
+_INT32_MAX = INT32_MAX
 
 
 @helper

@@ -4,8 +4,13 @@
 :mod:`decimal` loop; ``vecfix format`` formats columns of a CSV, Parquet or Arrow IPC file
 into a new file, streaming it in record batches. Both are also ``python -m vecfix ...``.
 
-The work of ``vecfix format`` is the Python function :func:`format_file` (and
-:func:`format_batch` for one batch or table), so it can be called without the command line.
+This module is the argument parser and the demo. The work of ``vecfix format`` is the
+library module :mod:`vecfix.files` (:func:`~vecfix.files.format_file`,
+:class:`~vecfix.files.ColumnSpec`), which can be called without the command line; its names
+are also reachable here (``vecfix.cli.format_file``) for older code.
+
+Only the standard library is imported at start-up, so that ``vecfix --help`` is quick;
+NumPy, pyarrow and the kernels are imported by the command that needs them.
 
 Exit status: 0 on success, 1 when the data does not fit the command (an unknown column, an
 integer column without ``--exponent``, text that is not a decimal), 2 when the command line
@@ -16,579 +21,42 @@ from __future__ import annotations
 
 import argparse
 import decimal
-import difflib
 import os
-import re
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any
 
-import numpy as np
+from ._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from .files import (
+    COMPRESSIONS,
+    DEFAULT_BATCH_SIZE,
+    FORMATS,
+    STDIO,
+    ColumnSpec,
+    DataError,
+    UsageError,
+)
 
-from ._sample import PRICE_EXPONENT, PRICENULL9, sample_prices, sample_snapshot
+__all__ = ["DEFAULT_BATCH_SIZE", "ColumnSpec", "DataError", "UsageError", "build_parser", "main"]
 
-__all__ = [
-    "DEFAULT_BATCH_SIZE",
-    "ColumnSpec",
-    "DataError",
-    "FormatStats",
-    "UsageError",
-    "build_parser",
-    "format_batch",
-    "format_file",
-    "main",
-    "sample_prices",
-]
-
-DEFAULT_BATCH_SIZE = 262_144
-"""Rows per record batch that ``vecfix format`` reads, formats and writes at a time."""
-
-FORMATS = ("csv", "parquet", "arrow")
-_EXTENSIONS = {
-    ".csv": "csv",
-    ".parquet": "parquet",
-    ".pq": "parquet",
-    ".arrow": "arrow",
-    ".feather": "arrow",
-    ".ipc": "arrow",
+_INT32 = (INT32_MIN, INT32_MAX)
+_MOVED = {
+    "FormatStats": "files",
+    "format_batch": "files",
+    "format_file": "files",
+    "file_format": "files",
+    "sample_prices": "_sample",
 }
-_COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4"}
-_INT32 = (-(2**31), 2**31 - 1)
 
 
-class UsageError(ValueError):
-    """The command (or call) is wrong whatever the data: exit status 2."""
+def __getattr__(name: str) -> Any:
+    """``vecfix.cli.format_file`` and the other names that moved to :mod:`vecfix.files`."""
+    if name in _MOVED:
+        import importlib
 
-    exit_code = 2
-
-
-class DataError(ValueError):
-    """The command does not fit the data (columns, types, values): exit status 1."""
-
-    exit_code = 1
-
-
-@dataclass(frozen=True)
-class ColumnSpec:
-    """How to format one column of a file.
-
-    Attributes
-    ----------
-    name : str
-        The column.
-    scale : int
-        Decimal places to print (negative rounds to a multiple of ``10**-scale``).
-    exponent : int, optional
-        The power of ten of an integer column (``-9`` for CME PRICE9 mantissas). Leave it
-        ``None`` for decimal columns (Arrow decimals, decimal text), which carry their own.
-    null : tuple of int
-        Sentinel coefficients that mean "no value" (e.g. ``2**63 - 1``, CME PRICENULL9).
-
-    Examples
-    --------
-    >>> from vecfix.cli import ColumnSpec
-    >>> ColumnSpec("price_e9", scale=2, exponent=-9)
-    ColumnSpec(name='price_e9', scale=2, exponent=-9, null=())
-    """
-
-    name: str
-    scale: int
-    exponent: int | None = None
-    null: tuple[int, ...] = ()
-
-    def __post_init__(self) -> None:
-        for what in ("scale", "exponent"):
-            v = getattr(self, what)
-            if v is None and what == "exponent":
-                continue
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise UsageError(f"column {self.name!r}: {what} must be an int, got {v!r}")
-            if not _INT32[0] <= v <= _INT32[1]:
-                raise UsageError(f"column {self.name!r}: {what} {v} is outside int32")
-
-
-class FormatStats(NamedTuple):
-    """What :func:`format_file` did: rows and batches written, and the seconds it took."""
-
-    rows: int
-    batches: int
-    seconds: float
-
-
-# ---------------------------------------------------------------------------------------
-# format: one batch
-# ---------------------------------------------------------------------------------------
-
-
-def format_batch(batch: Any, columns: Sequence[ColumnSpec], *, threads: int = 1) -> Any:
-    """Format ``columns`` of a pyarrow ``RecordBatch`` or ``Table``; other columns pass through.
-
-    Each formatted column is replaced, in place and under its own name, by a ``string``
-    column of :func:`vecfix.format_fixed`'s text (nulls stay null).
-
-    Parameters
-    ----------
-    batch : pyarrow.RecordBatch or pyarrow.Table
-        The data.
-    columns : sequence of ColumnSpec
-        The columns to format and how.
-    threads : int, default 1
-        Passed to :func:`vecfix.format_fixed`.
-
-    Returns
-    -------
-    pyarrow.RecordBatch or pyarrow.Table
-        The same kind as ``batch``.
-
-    Raises
-    ------
-    DataError
-        If a column is missing, has a type that cannot be formatted (floats, an integer
-        column without an exponent, a decimal column given one) or a value that cannot be
-        formatted.
-
-    Examples
-    --------
-    >>> import pyarrow as pa
-    >>> from vecfix.cli import ColumnSpec, format_batch
-    >>> t = pa.table({"sym": ["ESZ4", "ZNZ4"], "px": [5000_250000000, 110_015625000]})
-    >>> format_batch(t, [ColumnSpec("px", scale=4, exponent=-9)]).to_pydict()
-    {'sym': ['ESZ4', 'ZNZ4'], 'px': ['5000.2500', '110.0156']}
-    """
-    import pyarrow as pa
-
-    _check_schema(batch.schema, columns, where="the data")
-    return _format_batch(pa, batch, columns, threads, first_row=0)
-
-
-def _format_batch(
-    pa: Any, batch: Any, columns: Sequence[ColumnSpec], threads: int, first_row: int
-) -> Any:
-    arrays = list(batch.columns)
-    schema = batch.schema
-    for spec in columns:
-        i = schema.get_field_index(spec.name)
-        arrays[i] = _format_column(pa, arrays[i], spec, threads, first_row)
-    out_schema = _output_schema(pa, schema, columns)
-    if isinstance(batch, pa.Table):
-        return pa.Table.from_arrays(arrays, schema=out_schema)
-    return pa.RecordBatch.from_arrays(arrays, schema=out_schema)
-
-
-def _format_column(pa: Any, arr: Any, spec: ColumnSpec, threads: int, first_row: int) -> Any:
-    from ._format import format_fixed
-
-    if spec.exponent is not None and _is_text(pa, arr.type):
-        import pyarrow.compute as pc
-
-        try:
-            arr = pc.cast(arr, pa.int64())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-            raise DataError(
-                f"column {spec.name!r} was given --exponent, so it must hold integers: {exc}."
-                " Leave out --exponent to read it as decimal text"
-            ) from None
-    try:
-        out = format_fixed(
-            arr, spec.exponent, spec.scale, threads=threads, null=list(spec.null) or None
-        )
-    except (TypeError, ValueError) as exc:
-        row = getattr(exc, "row", None)
-        message = str(exc)
-        if row is not None:  # "texts row 3: ..." counts from the batch: count from the file
-            message = re.sub(r"^\w+ row \d+: ", "", message)
-            where = f", row {first_row + row:,} (counting data rows from 0)"
-        else:
-            where = f" (in the rows from {first_row:,} on)" if first_row else ""
-        raise DataError(f"column {spec.name!r}{where}: {message}") from None
-    result = out.to_arrow(large=False)
-    if isinstance(arr, pa.ChunkedArray):
-        result = pa.chunked_array([result], pa.string())
-    return result
-
-
-def _is_text(pa: Any, t: Any) -> bool:
-    if pa.types.is_dictionary(t):
-        t = t.value_type
-    return pa.types.is_string(t) or pa.types.is_large_string(t) or str(t) == "string_view"
-
-
-def _output_schema(pa: Any, schema: Any, columns: Sequence[ColumnSpec]) -> Any:
-    names = {c.name for c in columns}
-    fields = [pa.field(f.name, pa.string()) if f.name in names else f for f in schema]
-    return pa.schema(fields, metadata=schema.metadata)
-
-
-def _check_schema(schema: Any, columns: Sequence[ColumnSpec], where: str) -> None:
-    """Every column present, once, with a type that fits its spec; else :class:`DataError`."""
-    import pyarrow as pa
-
-    seen: set[str] = set()
-    for spec in columns:
-        if spec.name in seen:
-            raise UsageError(f"column {spec.name!r} is given twice")
-        seen.add(spec.name)
-        if schema.get_field_index(spec.name) < 0:
-            if spec.name in schema.names:
-                raise DataError(f"{where} has more than one column named {spec.name!r}")
-            close = difflib.get_close_matches(spec.name, schema.names, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise DataError(
-                f"{where} has no column {spec.name!r}{hint} Its columns are:"
-                f" {', '.join(schema.names)}"
-            )
-        t = schema.field(spec.name).type
-        value_type = t.value_type if pa.types.is_dictionary(t) else t
-        if pa.types.is_integer(value_type) and spec.exponent is None:
-            raise DataError(
-                f"column {spec.name!r} holds integers ({t}): give its --exponent, the power of"
-                " ten of its values (e.g. --exponent -9 for CME PRICE9 mantissas)"
-            )
-        if pa.types.is_decimal(value_type) and spec.exponent is not None:
-            raise DataError(
-                f"column {spec.name!r} is {t}, which carries its own exponent: leave out"
-                " --exponent for it"
-            )
-        if pa.types.is_floating(value_type):
-            raise DataError(
-                f"column {spec.name!r} is {t}: a binary float cannot hold a price exactly, so"
-                " vecfix does not format floats. Store prices as integers with an exponent,"
-                " as decimals, or as decimal text"
-            )
-        ok = (
-            pa.types.is_integer(value_type)
-            or pa.types.is_decimal(value_type)
-            or _is_text(pa, value_type)
-            or pa.types.is_null(value_type)
-        )
-        if not ok:
-            raise DataError(
-                f"column {spec.name!r} is {t}: vecfix formats integers (with --exponent),"
-                " decimals and decimal text"
-            )
-
-
-# ---------------------------------------------------------------------------------------
-# format: files
-# ---------------------------------------------------------------------------------------
-
-
-def file_format(path: str | os.PathLike, given: str | None = None, *, role: str = "input") -> str:
-    """The format of ``path``: ``given`` if set, else inferred from its extension.
-
-    Examples
-    --------
-    >>> from vecfix.cli import file_format
-    >>> file_format("snap.parquet"), file_format("ticks.csv.gz"), file_format("x.feather")
-    ('parquet', 'csv', 'arrow')
-    >>> file_format("x.dat", "csv")
-    'csv'
-    """
-    if given is not None:
-        if given not in FORMATS:
-            raise UsageError(f"unknown {role} format {given!r}: choose from {', '.join(FORMATS)}")
-        return given
-    suffixes = [s.lower() for s in Path(path).suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSIONS:
-        suffixes = suffixes[:-1]
-    fmt = _EXTENSIONS.get(suffixes[-1]) if suffixes else None
-    if fmt is None:
-        flag = "--input-format" if role == "input" else "--output-format"
-        raise UsageError(
-            f"cannot tell the format of {os.fspath(path)!r} from its extension; pass"
-            f" {flag} {'|'.join(FORMATS)}"
-        )
-    return fmt
-
-
-def _compression(path: Path) -> str | None:
-    return _COMPRESSIONS.get(path.suffix.lower())
-
-
-class _Reader(NamedTuple):
-    schema: Any
-    batches: Iterator[Any]
-    total: int | None  # progress units in all (rows, or bytes for CSV), None if unknown
-    unit: str
-    position: Callable[[], int] | None  # progress so far (bytes read), if not rows
-    close: Callable[[], None]
-
-
-def _open_reader(
-    pa: Any,
-    path: Path,
-    fmt: str,
-    columns: Sequence[ColumnSpec],
-    batch_size: int,
-    csv_infer_types: bool = False,
-) -> _Reader:
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        f = pq.ParquetFile(path, memory_map=False, buffer_size=1 << 20)
-        return _Reader(
-            f.schema_arrow,
-            f.iter_batches(batch_size=batch_size, use_threads=False),
-            f.metadata.num_rows,
-            "rows",
-            None,
-            f.close,
-        )
-    if fmt == "arrow":
-        import pyarrow.ipc as ipc
-
-        source = pa.memory_map(str(path))
-        try:
-            file_reader = ipc.open_file(source)
-        except pa.ArrowInvalid:
-            stream = ipc.open_stream(pa.memory_map(str(path)))
-            return _Reader(stream.schema, iter(stream), None, "rows", None, stream.close)
-        batches = (file_reader.get_batch(i) for i in range(file_reader.num_record_batches))
-        return _Reader(
-            file_reader.schema,
-            batches,
-            file_reader.count_rows(),
-            "rows",
-            None,
-            source.close,
-        )
-    import pyarrow.csv as pacsv
-
-    read_options = pacsv.ReadOptions(block_size=max(batch_size * 64, 1 << 12))
-
-    def open_csv(types: dict) -> tuple[Any, Any]:
-        raw = open(path, "rb")  # closed by _Reader.close
-        stream = pa.PythonFile(raw, mode="r")
-        if _compression(path):
-            stream = pa.CompressedInputStream(stream, _compression(path))
-        options = pacsv.ConvertOptions(column_types=types, strings_can_be_null=True)
-        try:
-            return raw, pacsv.open_csv(stream, read_options=read_options, convert_options=options)
-        except BaseException:
-            raw.close()
-            raise
-
-    # Formatted columns given an exponent are read as int64, the others as text, so that a
-    # price is never parsed as a float. The other columns stay text too (their names come
-    # from a first look at the header) unless asked to infer their types.
-    types = {}
-    if not csv_infer_types:
-        raw, first = open_csv({})
-        raw.close()
-        types = dict.fromkeys(first.schema.names, pa.string())
-    types.update({c.name: pa.int64() if c.exponent is not None else pa.string() for c in columns})
-    raw, reader = open_csv(types)
-    return _Reader(reader.schema, iter(reader), path.stat().st_size, "B", raw.tell, raw.close)
-
-
-def _rebatch(batches: Iterator[Any], size: int) -> Iterator[Any]:
-    """Batches of at most ``size`` rows (zero-copy slices of larger ones)."""
-    for b in batches:
-        if b.num_rows <= size:
-            yield b
-        else:
-            for start in range(0, b.num_rows, size):
-                yield b.slice(start, size)
-
-
-class _Writer:
-    def __init__(
-        self, pa: Any, path: Path, fmt: str, schema: Any, csv_quoting: str, compression: str | None
-    ) -> None:
-        self.sink = None
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
-
-            self.writer = pq.ParquetWriter(path, schema)
-        elif fmt == "arrow":
-            import pyarrow.ipc as ipc
-
-            self.sink = pa.OSFile(str(path), "wb")
-            self.writer = ipc.new_file(self.sink, schema)
-        else:
-            import pyarrow.csv as pacsv
-
-            self.sink = pa.output_stream(str(path), compression=compression)
-            options = pacsv.WriteOptions(quoting_style=csv_quoting)
-            self.writer = pacsv.CSVWriter(self.sink, schema, write_options=options)
-
-    def write(self, batch: Any) -> None:
-        self.writer.write_batch(batch)
-
-    def close(self) -> None:
-        try:
-            self.writer.close()
-        finally:
-            if self.sink is not None:
-                self.sink.close()
-
-
-def format_file(
-    input: str | os.PathLike,
-    output: str | os.PathLike,
-    columns: Sequence[ColumnSpec],
-    *,
-    input_format: str | None = None,
-    output_format: str | None = None,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    threads: int = 1,
-    csv_quoting: str = "needed",
-    csv_infer_types: bool = False,
-    progress: bool | None = None,
-) -> FormatStats:
-    """Format columns of a CSV, Parquet or Arrow IPC file into a new file, batch by batch.
-
-    The input is read in record batches of at most ``batch_size`` rows, each batch's
-    ``columns`` are formatted (:func:`format_batch`) and it is written out before the next
-    is read, so memory stays bounded whatever the file's size. Other columns pass through.
-    The output is written to a temporary file beside ``output`` and renamed over it at the
-    end: an error leaves no half-written file.
-
-    Parameters
-    ----------
-    input, output : str or path
-        The files. Formats come from the extensions (``.csv``, ``.parquet``/``.pq``,
-        ``.arrow``/``.feather``/``.ipc``; ``.csv.gz``, ``.csv.bz2``, ``.csv.zst`` are
-        compressed CSV) unless ``input_format``/``output_format`` say.
-    columns : sequence of ColumnSpec
-        The columns to format. In a CSV input they are read as text (or as int64 when they
-        have an exponent), never as floats.
-    input_format, output_format : {"csv", "parquet", "arrow"}, optional
-        Override the extension.
-    batch_size : int, default DEFAULT_BATCH_SIZE
-        Rows per batch.
-    threads : int, default 1
-        Passed to :func:`vecfix.format_fixed`.
-    csv_quoting : {"needed", "none", "all_valid"}, default "needed"
-        pyarrow's CSV quoting style: ``"needed"`` quotes every text value, formatted
-        prices included; ``"none"`` writes them bare (and fails on a text value holding a
-        comma, quote or line break).
-    csv_infer_types : bool, default False
-        CSV input: let pyarrow infer the types of the columns that are not formatted (from
-        the first block). By default they are kept as text, exactly as in the file.
-    progress : bool, optional
-        Show a progress bar (tqdm) on stderr. Default: when stderr is a terminal.
-
-    Returns
-    -------
-    FormatStats
-
-    Raises
-    ------
-    UsageError
-        If the input does not exist, a format is unknown or an argument is out of range.
-    DataError
-        If a column is missing or cannot be formatted, or the input cannot be read.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> from vecfix.cli import ColumnSpec, format_file
-    >>> d = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (d / "in.csv").write_text("sym,px\\nESZ4,5000.125\\nZNZ4,-0.005\\n")
-    >>> format_file(d / "in.csv", d / "out.csv", [ColumnSpec("px", scale=2)]).rows
-    2
-    >>> print((d / "out.csv").read_text(), end="")
-    "sym","px"
-    "ESZ4","5000.13"
-    "ZNZ4","-0.01"
-    """
-    import pyarrow as pa
-
-    src, dst = Path(input), Path(output)
-    in_fmt = file_format(src, input_format, role="input")
-    out_fmt = file_format(dst, output_format, role="output")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise UsageError(f"batch size must be a positive int, got {batch_size!r}")
-    if csv_quoting not in ("needed", "none", "all_valid"):
-        raise UsageError(f"csv quoting must be needed, none or all_valid, got {csv_quoting!r}")
-    if not columns:
-        raise UsageError("no columns to format: give at least one --column")
-    if not src.is_file():
-        what = "is a directory, not a file" if src.is_dir() else "does not exist"
-        raise UsageError(f"input file {os.fspath(src)!r} {what}")
-    if not dst.parent.is_dir():
-        raise UsageError(f"the output's folder {os.fspath(dst.parent)!r} does not exist")
-    if dst.exists() and dst.resolve() == src.resolve():
-        raise UsageError("the output would overwrite the input: choose another output file")
-    if progress is None:
-        progress = sys.stderr.isatty()
-
-    start = time.perf_counter()
-    try:
-        reader = _open_reader(pa, src, in_fmt, columns, batch_size, csv_infer_types)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
-        raise _read_error(src, in_fmt, exc) from None
-    rows = batches = 0
-    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.partial")
-    writer = None
-    bar = _progress_bar(reader, src, progress)
-    try:
-        _check_schema(reader.schema, columns, where=repr(os.fspath(src)))
-        schema = _output_schema(pa, reader.schema, columns)
-        writer = _Writer(pa, tmp, out_fmt, schema, csv_quoting, _compression(dst))
-        batch_iter = _rebatch(reader.batches, batch_size)
-        while True:
-            try:
-                batch = next(batch_iter)
-            except StopIteration:
-                break
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
-                raise _read_error(src, in_fmt, exc) from None
-            out = _format_batch(pa, batch, columns, threads, first_row=rows)
-            try:
-                writer.write(out)
-            except pa.ArrowInvalid as exc:
-                raise DataError(f"cannot write {os.fspath(dst)!r}: {exc}") from None
-            rows += batch.num_rows
-            batches += 1
-            if bar is not None:
-                bar.update((reader.position() if reader.position else rows) - bar.n)
-        writer.close()
-        writer = None
-        os.replace(tmp, dst)
-    finally:
-        if bar is not None:
-            bar.close()
-        if writer is not None:
-            try:
-                writer.close()
-            except Exception:
-                pass  # already failing: the first error is the one to report
-        tmp.unlink(missing_ok=True)
-        reader.close()
-    return FormatStats(rows, batches, time.perf_counter() - start)
-
-
-def _read_error(src: Path, fmt: str, exc: Exception) -> DataError:
-    hint = ""
-    if "conversion error to int64" in str(exc):
-        hint = (
-            ". Columns given --exponent are read as integers; leave out --exponent to read"
-            " decimal text such as 5000.25"
-        )
-    return DataError(f"cannot read {os.fspath(src)!r} as {fmt}: {exc}{hint}")
-
-
-def _progress_bar(reader: _Reader, src: Path, show: bool) -> Any:
-    if not show:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # the progress bar is optional: pip install tqdm
-        return None
-    return tqdm(
-        total=reader.total,
-        unit=reader.unit,
-        unit_scale=True,
-        desc=src.name,
-        file=sys.stderr,
-        leave=False,
-        dynamic_ncols=True,
-    )
+        return getattr(importlib.import_module(f"vecfix.{_MOVED[name]}"), name)
+    raise AttributeError(f"module 'vecfix.cli' has no attribute {name!r}")
 
 
 # ---------------------------------------------------------------------------------------
@@ -604,8 +72,12 @@ def _reference_text(c: int, e: int, s: int) -> str:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from . import format_fixed, warmup
+    import numpy as np
 
+    from . import format_fixed, warmup
+    from ._sample import PRICE_EXPONENT, PRICENULL9, sample_snapshot
+
+    _say_if_cold(quiet=False)
     ready = warmup(everything=False)  # format_fixed's kernels: the rest compile when used
     snap = sample_snapshot(args.rows, args.instruments)
     n = len(snap)
@@ -659,6 +131,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _print_rows(snap: Any, prices: Any, sizes: Any) -> None:
     """The best bid of a few instruments, plus a null price and a spread if there are any."""
+    import numpy as np
+
+    from ._sample import PRICENULL9
+
     starts = np.concatenate([[0], np.cumsum(snap.entry_counts)[:-1]])
     picks = [int(starts[i]) for i in range(min(6, len(starts)))]
     spread = [i for i, s in enumerate(snap.symbols) if "-" in s]
@@ -679,6 +155,8 @@ def _print_rows(snap: Any, prices: Any, sizes: Any) -> None:
 
 def _write_fix(path: str, snap: Any, prices: Any, sizes: Any, msg_type: str = "W") -> int:
     """The demo's book as FIX 4.4: snapshots (W), MassQuote (i) or incremental refreshes (X)."""
+    import numpy as np
+
     from . import fix
 
     head = fix.Header("VECFIX", "DEMO")
@@ -713,6 +191,8 @@ def _write_fix(path: str, snap: Any, prices: Any, sizes: Any, msg_type: str = "W
 def _mass_quotes(fix: Any, head: Any, when: str, snap: Any, prices: Any, sizes: Any) -> Any:
     """The k-th bid and the k-th offer of an instrument as one two-sided quote entry; one
     quote set per instrument; entries with no price on either side are left out."""
+    import numpy as np
+
     from ._result import Formatted
 
     inst, side = snap.instrument, snap.entry_types
@@ -744,6 +224,7 @@ def _mass_quotes(fix: Any, head: Any, when: str, snap: Any, prices: Any, sizes: 
 
 
 def _snapshot_table(snap: Any, prices: Any, sizes: Any) -> Any:
+    import numpy as np
     import pyarrow as pa
 
     symbols = pa.array(snap.symbols, pa.string()).take(pa.array(snap.instrument))
@@ -813,6 +294,8 @@ class _ColumnAction(argparse.Action):
             else:
                 specs[-1][self.dest] = values
         else:
+            if self.dest == "output_name":
+                parser.error(f"{option_string} names one column: give it after its --column")
             defaults = dict(getattr(namespace, "column_defaults", None) or {})
             if self.dest == "null":
                 defaults.setdefault("null", []).append(values)
@@ -822,22 +305,55 @@ class _ColumnAction(argparse.Action):
         namespace.column_specs = specs
 
 
+_SCALE_OPTIONS = ("scale", "scale_column", "scales_by")
+
+
+def _scales_by_arg(text: str) -> tuple[str, str]:
+    column, sep, path = text.partition("=")
+    if not sep or not column or not path:
+        raise argparse.ArgumentTypeError(
+            f"--scales-by takes SYMBOL_COLUMN=FILE (a CSV or JSON symbol -> decimals map),"
+            f" got {text!r}"
+        )
+    return column, path
+
+
 def _column_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[ColumnSpec]:
+    from .files import read_scale_map
+
     defaults = getattr(args, "column_defaults", None) or {}
+    maps: dict[str, dict[str, int]] = {}
     specs = []
     for raw in getattr(args, "column_specs", None) or []:
-        merged = {**defaults, **raw}
-        if "scale" not in merged:
+        inherited = dict(defaults)
+        if any(k in raw for k in _SCALE_OPTIONS):  # a column's own scale options replace all
+            for k in _SCALE_OPTIONS:  # the defaults' ones
+                inherited.pop(k, None)
+        merged = {**inherited, **raw}
+        if not any(k in merged for k in _SCALE_OPTIONS):
             parser.error(
                 f"column {merged['name']!r} has no --scale (the decimal places to print):"
-                f" --column {merged['name']} --scale 2"
+                f" --column {merged['name']} --scale 2 (or --scale-column / --scales-by)"
             )
+        if "scale_column" in merged and "scale" in merged:
+            parser.error(f"column {merged['name']!r}: give --scale or --scale-column, not both")
+        if "scale_column" in merged and "scales_by" in merged:
+            parser.error(f"column {merged['name']!r}: give --scale-column or --scales-by, not both")
+        scales_by = None
+        if "scales_by" in merged:
+            by, path = merged["scales_by"]
+            if path not in maps:
+                maps[path] = read_scale_map(path)
+            scales_by = (by, maps[path])
         specs.append(
             ColumnSpec(
                 merged["name"],
-                merged["scale"],
+                merged.get("scale"),
                 merged.get("exponent"),
                 tuple(merged.get("null", ())),
+                scale_column=merged.get("scale_column"),
+                scales_by=scales_by,
+                output_name=merged.get("output_name"),
             )
         )
     if not specs:
@@ -846,14 +362,18 @@ def _column_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 
 FORMAT_EPILOG = """\
-Each --scale, --exponent and --null applies to the --column before it; given before the
-first --column, it applies to every column that does not set its own. Integer columns need
---exponent (the power of ten of their values); decimal columns (Arrow decimals, decimal text
-such as a CSV's "5000.25") carry their own and take none.
+Each --scale, --scale-column, --scales-by, --exponent, --null and --as applies to the
+--column before it; given before the first --column, it applies to every column that does
+not set its own. Integer columns need --exponent (the power of ten of their values);
+decimal columns (Arrow decimals, decimal text such as a CSV's "5000.25") carry their own and
+take none. "-" as the input or the output is standard input or output (CSV unless
+--input-format / --output-format say otherwise).
 
 examples:
   vecfix format snapshot.parquet -o prices.csv --column price_e9 --exponent -9 --scale 2
   vecfix format quotes.csv -o quotes.parquet --scale 5 --column bid --column ask
+  vecfix format book.parquet -o - --column px --exponent -9 --scales-by symbol=ticks.json
+  cat ticks.csv | vecfix format - -o - --column px --scale-column decimals --as price
 """
 
 
@@ -924,26 +444,49 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=FORMAT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    fmt.add_argument("input", help="input file (.csv[.gz], .parquet, .arrow/.feather)")
-    fmt.add_argument("-o", "--output", required=True, help="output file (format from extension)")
+    fmt.add_argument(
+        "input", help="input file (.csv[.gz], .parquet, .arrow/.feather), or - for stdin"
+    )
+    fmt.add_argument(
+        "-o", "--output", required=True,
+        help="output file (format from extension), or - for stdout; a named pipe or device"
+        " is written to directly",
+    )  # fmt: skip
     fmt.add_argument("--column", action=_ColumnAction, metavar="COL", help="a column to format")
     fmt.add_argument(
         "--scale", action=_ColumnAction, type=_int_arg("--scale"), metavar="S",
         help="decimal places to print (negative rounds to tens, hundreds...)",
     )  # fmt: skip
     fmt.add_argument(
+        "--scale-column", action=_ColumnAction, metavar="COL",
+        help="an integer column holding each row's decimal places",
+    )  # fmt: skip
+    fmt.add_argument(
+        "--scales-by", action=_ColumnAction, type=_scales_by_arg, metavar="SYMBOL_COL=FILE",
+        help="each row's decimal places looked up by its symbol in a CSV (symbol,decimals) or"
+        " JSON ({symbol: decimals}) file; --scale, if given, is the scale of symbols not in it",
+    )  # fmt: skip
+    fmt.add_argument(
+        "--as", action=_ColumnAction, dest="output_name", metavar="NAME",
+        help="write the text as a new column NAME after the column, keeping the raw one",
+    )  # fmt: skip
+    fmt.add_argument(
         "--exponent", action=_ColumnAction, type=_int_arg("--exponent"), metavar="E",
         help="power of ten of an integer column's values (-9 for PRICE9)",
     )  # fmt: skip
     fmt.add_argument(
-        "--null", action=_ColumnAction, type=_int_arg("--null", -(2**63), 2**63 - 1),
+        "--null", action=_ColumnAction, type=_int_arg("--null", INT64_MIN, INT64_MAX),
         metavar="N", help="a sentinel value that means null (e.g. 9223372036854775807)",
     )  # fmt: skip
     fmt.add_argument("--input-format", choices=FORMATS, help="override the input's extension")
     fmt.add_argument("--output-format", choices=FORMATS, help="override the output's extension")
     fmt.add_argument(
+        "--compression", choices=COMPRESSIONS, default=None,
+        help="Parquet output's codec (default snappy; none writes fastest, zstd smallest)",
+    )  # fmt: skip
+    fmt.add_argument(
         "--batch-size",
-        type=_int_arg("--batch-size", 1, 2**31 - 1),
+        type=_int_arg("--batch-size", 1, INT32_MAX),
         default=DEFAULT_BATCH_SIZE,
         help=f"rows per batch (default {DEFAULT_BATCH_SIZE:,})",
     )
@@ -977,9 +520,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _format_command(args: argparse.Namespace) -> int:
+    from .files import format_file
+
     specs = _column_specs(args, args.subparser)
     if args.dask is not None:
         return _format_on_dask(args, specs)
+    _say_if_cold(args.quiet)
     stats = format_file(
         args.input,
         args.output,
@@ -990,10 +536,36 @@ def _format_command(args: argparse.Namespace) -> int:
         threads=args.threads,
         csv_quoting=args.csv_quoting,
         csv_infer_types=args.csv_infer_types,
+        compression=args.compression,
         progress=False if args.quiet else None,
+        on_warning=lambda text: print(f"vecfix format: warning: {text}", file=sys.stderr),
     )
-    _report(args, specs, f"{stats.rows:,} rows in {stats.batches:,} batches", stats.seconds)
+    batches = f"{stats.batches:,} batch" + ("" if stats.batches == 1 else "es")
+    _report(args, specs, f"{stats.rows:,} {_plural(stats.rows, 'row')} in {batches}", stats.seconds)
     return 0
+
+
+def _plural(n: int, word: str) -> str:
+    return word if n == 1 else f"{word}s"
+
+
+def _say_if_cold(quiet: bool) -> None:
+    """One line on stderr before the kernels compile, when Numba's on-disk cache is empty.
+
+    Cheap: it reads the cache index of each kernel (a few small files), which Numba keys on
+    the kernel's source file; no kernel is compiled or loaded here.
+    """
+    if quiet:
+        return
+    from ._coldstart import cache_is_cold
+
+    if cache_is_cold():
+        print(
+            "vecfix: compiling kernels, first run only (~10-30 s; later runs load them from"
+            " Numba's cache)",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def _report(args: argparse.Namespace, specs: list[ColumnSpec], done: str, seconds: float) -> None:
@@ -1001,14 +573,21 @@ def _report(args: argparse.Namespace, specs: list[ColumnSpec], done: str, second
     if not args.quiet:
         command = "vecfix format" if args.dask is None else "vecfix format --dask"
         names = ", ".join(s.name for s in specs)
+        output = "standard output" if args.output == STDIO else args.output
         print(
-            f"{command}: {done}, formatted {names}, wrote {args.output} in {seconds:.2f} s",
+            f"{command}: {done}, formatted {names}, wrote {output} in {seconds:.2f} s",
             file=sys.stderr,
         )
 
 
 def _format_on_dask(args: argparse.Namespace, specs: list[ColumnSpec]) -> int:
     """``vecfix format --dask``: Parquet dataset in, Parquet dataset out, on a Dask cluster."""
+    for s in specs:
+        if s.scale is None or s.scales_by is not None or s.output_name is not None:
+            raise UsageError(
+                f"column {s.name!r}: --dask takes one --scale per column (no --scale-column,"
+                " --scales-by or --as)"
+            )
     if not os.path.exists(args.input):
         raise UsageError(f"input {args.input!r} does not exist")
     for path, given in ((args.input, args.input_format), (args.output, args.output_format)):
@@ -1057,6 +636,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"vecfix {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (``vecfix format ... -o - | head``)
+        devnull = os.open(os.devnull, os.O_WRONLY)  # no second error when Python flushes
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a shell reports a command killed by it
 
 
 if __name__ == "__main__":

@@ -28,10 +28,9 @@ from typing import Literal, TypeVar
 
 import numpy as np
 
-INT32_MIN = -(2**31)
-INT32_MAX = 2**31 - 1
-INT64_MIN = -(2**63)
-INT64_MAX = 2**63 - 1
+from .._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+
+__all__ = ["INT32_MAX", "INT32_MIN", "INT64_MAX", "INT64_MIN"]  # and the names below
 
 #: What a column holds (see the module docstring).
 Kind = Literal["integers", "decimals", "text", "empty"]

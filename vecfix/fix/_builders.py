@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import _fix_kernels as _k
+from .._limits import INT32_MAX
 from .._result import Formatted
 from ._buffers import FieldBuffer, Messages
 from ._columns import (
@@ -28,7 +29,7 @@ from ._columns import (
 )
 from ._header import Header, frame, resolve_header, times_for
 
-MAX_TAG: int = 2**31 - 1
+MAX_TAG: int = INT32_MAX
 """Largest tag number accepted (FIX tags are positive integers; engines hold them in int32)."""
 
 TimeLike = Any

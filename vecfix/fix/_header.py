@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from .. import _fix_kernels as _k
+from .._limits import INT64_MAX as _INT64_MAX
 from .._result import Formatted
 from ._buffers import Messages
 from ._columns import identifier, text_column
 
-_INT64_MAX = 2**63 - 1
 _PRECISIONS = {"s": 0, "ms": 3, "us": 6}
 _US_PER_DAY = 86_400_000_000
 _UNIT_US = {"D": None, "h": None, "m": None, "s": None, "ms": None, "us": 1, "ns": 1000}

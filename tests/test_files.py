@@ -1,0 +1,400 @@
+"""vecfix.files in process: per-row scales, output names, sentinel warnings, where the output
+goes (regular files, links, pipes, devices), and lazy imports.
+
+Expected text comes from ``tests/reference.py`` (exact integer arithmetic), never from vecfix.
+Files are small: these tests also run under ``NUMBA_DISABLE_JIT=1``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+import pytest
+from reference import reference_fixed
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+from vecfix.files import (  # noqa: E402
+    ColumnSpec,
+    DataError,
+    SentinelWarning,
+    UsageError,
+    file_format,
+    format_batch,
+    format_file,
+    read_scale_map,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+INT64_MAX, INT64_MIN = 2**63 - 1, -(2**63)
+SYMBOLS = ["ESZ4", "ZNZ4", "6JZ4", "CLZ4", "ESZ4", "YMZ4"]
+TICKS = {"ESZ4": 2, "ZNZ4": 6, "6JZ4": 7, "CLZ4": 2, "YMZ4": 0}
+PX = [5000_250000000, 110_015625000, 6_700050, -45_125000000, 4999_995000000, 39001_500000000]
+
+
+def table() -> pa.Table:
+    return pa.table(
+        {
+            "symbol": pa.array(SYMBOLS),
+            "px": pa.array(PX, pa.int64()),
+            "decimals": pa.array([TICKS[s] for s in SYMBOLS], pa.int8()),
+        }
+    )
+
+
+def want_by_symbol(ticks: dict[str, int], default: int | None = None) -> list[str]:
+    return [reference_fixed(c, -9, ticks.get(s, default)) for c, s in zip(PX, SYMBOLS, strict=True)]
+
+
+# --------------------------------------------------------------------------- per-row scales
+
+
+def test_scale_column_gives_each_row_its_scale():
+    out = format_batch(table(), [ColumnSpec("px", exponent=-9, scale_column="decimals")])
+    assert out["px"].to_pylist() == want_by_symbol(TICKS)
+    assert out.column_names == ["symbol", "px", "decimals"]
+
+
+def test_scale_map_looks_up_each_rows_symbol():
+    spec = ColumnSpec("px", exponent=-9, scales_by=("symbol", TICKS))
+    assert format_batch(table(), [spec])["px"].to_pylist() == want_by_symbol(TICKS)
+
+
+def test_scale_map_on_a_dictionary_column():
+    t = table()
+    t = t.set_column(0, "symbol", t["symbol"].dictionary_encode())
+    spec = ColumnSpec("px", exponent=-9, scales_by=("symbol", TICKS))
+    assert format_batch(t, [spec])["px"].to_pylist() == want_by_symbol(TICKS)
+
+
+def test_scale_map_unknown_symbol_names_symbol_and_row_or_uses_default():
+    ticks = {k: v for k, v in TICKS.items() if k != "CLZ4"}
+    with pytest.raises(DataError, match=r"row 3 .*'CLZ4'.*'symbol'.*--scale"):
+        format_batch(table(), [ColumnSpec("px", exponent=-9, scales_by=("symbol", ticks))])
+    spec = ColumnSpec("px", scale=3, exponent=-9, scales_by=("symbol", ticks))
+    assert format_batch(table(), [spec])["px"].to_pylist() == want_by_symbol(ticks, 3)
+
+
+def test_scale_column_null_or_out_of_range_names_the_row():
+    t = table().set_column(2, "decimals", pa.array([2, 6, None, 2, 2, 0], pa.int64()))
+    with pytest.raises(DataError, match=r"scale column 'decimals', row 2 .*null"):
+        format_batch(t, [ColumnSpec("px", exponent=-9, scale_column="decimals")])
+    t = table().set_column(2, "decimals", pa.array([2, 6, 2, 2**40, 2, 0], pa.int64()))
+    with pytest.raises(DataError, match=r"scale column 'decimals', row 3 .*1099511627776"):
+        format_batch(t, [ColumnSpec("px", exponent=-9, scale_column="decimals")])
+    t = table().set_column(2, "decimals", pa.array(["2"] * 6))
+    with pytest.raises(DataError, match="scale column 'decimals' is string"):
+        format_batch(t, [ColumnSpec("px", exponent=-9, scale_column="decimals")])
+    with pytest.raises(DataError, match="no column 'decimal'"):
+        format_batch(t, [ColumnSpec("px", exponent=-9, scale_column="decimal")])
+
+
+def test_spec_needs_exactly_one_way_to_scale():
+    with pytest.raises(UsageError, match="no scale"):
+        ColumnSpec("px", exponent=-9)
+    with pytest.raises(UsageError, match="not both"):
+        ColumnSpec("px", scale=2, scale_column="d")
+    with pytest.raises(UsageError, match="not both"):
+        ColumnSpec("px", scale_column="d", scales_by=("s", {}))
+    with pytest.raises(UsageError, match="symbol 'X'"):
+        ColumnSpec("px", scales_by=("s", {"X": 2**31}))
+    with pytest.raises(UsageError, match="scale must be an int"):
+        ColumnSpec("px", scale=True)
+
+
+def test_read_scale_map_csv_and_json(tmp_path):
+    (tmp_path / "a.csv").write_text("symbol,decimals\nESZ4,2\n\nZNZ4, 6\n")
+    (tmp_path / "b.csv").write_text("ESZ4,2\nZNZ4,6\n")
+    (tmp_path / "c.json").write_text(json.dumps({"ESZ4": 2, "ZNZ4": 6}))
+    for name in ("a.csv", "b.csv", "c.json"):
+        assert read_scale_map(tmp_path / name) == {"ESZ4": 2, "ZNZ4": 6}
+    (tmp_path / "bad.csv").write_text("ESZ4,2\nZNZ4,six\n")
+    with pytest.raises(UsageError, match=r"bad.csv'.*line 2.*'six'"):
+        read_scale_map(tmp_path / "bad.csv")
+    (tmp_path / "bad.json").write_text('{"ESZ4": 2.5}')
+    with pytest.raises(UsageError, match=r"'ESZ4' has 2.5"):
+        read_scale_map(tmp_path / "bad.json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(UsageError, match="JSON object"):
+        read_scale_map(tmp_path / "list.json")
+    with pytest.raises(UsageError, match="cannot read the scale map"):
+        read_scale_map(tmp_path / "none.json")
+
+
+# --------------------------------------------------------------------------- output names
+
+
+def test_output_name_keeps_the_raw_column_beside_the_text():
+    spec = ColumnSpec("px", exponent=-9, scale_column="decimals", output_name="price")
+    out = format_batch(table(), [spec])
+    assert out.column_names == ["symbol", "px", "price", "decimals"]
+    assert out["px"].to_pylist() == PX
+    assert out["price"].to_pylist() == want_by_symbol(TICKS)
+    with pytest.raises(DataError, match="already has a column 'symbol'"):
+        format_batch(table(), [ColumnSpec("px", 2, -9, output_name="symbol")])
+    with pytest.raises(UsageError, match="would be named 'p'"):
+        format_batch(
+            table(),
+            [
+                ColumnSpec("px", 2, -9, output_name="p"),
+                ColumnSpec("decimals", 0, 0, output_name="p"),
+            ],
+        )
+
+
+# --------------------------------------------------------------------------- sentinels
+
+
+@pytest.mark.parametrize("sentinel", [INT64_MAX, INT64_MIN])
+def test_sentinel_without_null_warns_with_column_row_and_fix(tmp_path, sentinel):
+    px = [*PX[:4], sentinel, PX[5]]
+    pq.write_table(pa.table({"px": pa.array(px, pa.int64())}), tmp_path / "in.parquet")
+    said: list[str] = []
+    format_file(
+        tmp_path / "in.parquet", tmp_path / "o.parquet", [ColumnSpec("px", 2, -9)],
+        on_warning=said.append,
+    )  # fmt: skip
+    assert len(said) == 1
+    assert "'px'" in said[0] and "row 4" in said[0] and f"--null {sentinel}" in said[0]
+    text = pq.read_table(tmp_path / "o.parquet")["px"].to_pylist()
+    assert text[4] == reference_fixed(sentinel, -9, 2)  # printed, as asked, but said so
+    said.clear()
+    format_file(
+        tmp_path / "in.parquet", tmp_path / "o.parquet", [ColumnSpec("px", 2, -9, (sentinel,))],
+        on_warning=said.append,
+    )  # fmt: skip
+    assert said == [] and pq.read_table(tmp_path / "o.parquet")["px"][4].as_py() is None
+
+
+def test_sentinel_warning_is_a_python_warning_by_default():
+    t = pa.table({"px": pa.array([1, INT64_MAX], pa.int64())})
+    with pytest.warns(SentinelWarning, match="int64 max"):
+        format_batch(t, [ColumnSpec("px", 0, 0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        format_batch(pa.table({"px": pa.array([1, 2], pa.int64())}), [ColumnSpec("px", 0, 0)])
+
+
+# --------------------------------------------------------------------------- destinations
+
+
+def small_parquet(d: Path) -> Path:
+    pq.write_table(table(), d / "in.parquet")
+    return d / "in.parquet"
+
+
+def test_symlink_to_a_regular_file_stays_a_link(tmp_path):
+    src = small_parquet(tmp_path)
+    target = tmp_path / "real.csv"
+    target.write_text("old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    format_file(src, link, [ColumnSpec("px", 2, -9)])
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert "old" not in target.read_text() and "5000.25" in target.read_text()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "arrow"])
+def test_named_pipe_output_is_written_not_replaced(tmp_path, fmt):
+    src = small_parquet(tmp_path)
+    fifo = tmp_path / f"out.{fmt}"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    format_file(src, fifo, [ColumnSpec("px", 2, -9)])
+    reader.join(30)
+    assert fifo.is_fifo()  # still the pipe: not replaced by a regular file
+    t = _read(fmt, got[0])
+    assert t["px"].to_pylist() == [reference_fixed(c, -9, 2) for c in PX]
+
+
+def _read(fmt: str, data: bytes) -> pa.Table:
+    if fmt == "parquet":
+        return pq.read_table(pa.BufferReader(data))
+    if fmt == "arrow":
+        import pyarrow.ipc as ipc
+
+        return ipc.open_file(pa.BufferReader(data)).read_all()
+    import pyarrow.csv as pacsv
+
+    return pacsv.read_csv(
+        pa.BufferReader(data),
+        convert_options=pacsv.ConvertOptions(column_types={"px": pa.string()}),
+    )
+
+
+def test_output_that_is_a_directory_or_the_input_is_refused(tmp_path):
+    src = small_parquet(tmp_path)
+    with pytest.raises(UsageError, match="is a directory"):
+        format_file(src, tmp_path, [ColumnSpec("px", 2, -9)], output_format="csv")
+    with pytest.raises(UsageError, match="overwrite the input"):
+        format_file(src, src, [ColumnSpec("px", 2, -9)])
+    link = tmp_path / "same.parquet"
+    link.symlink_to(src)
+    with pytest.raises(UsageError, match="overwrite the input"):
+        format_file(src, link, [ColumnSpec("px", 2, -9)])
+    with pytest.raises(UsageError, match="compression"):
+        format_file(src, tmp_path / "o.parquet", [ColumnSpec("px", 2, -9)], compression="xz")
+
+
+def test_compression_choice_is_used(tmp_path):
+    src = small_parquet(tmp_path)
+    for codec, stored in (("none", "UNCOMPRESSED"), ("zstd", "ZSTD"), (None, "SNAPPY")):
+        format_file(src, tmp_path / "o.parquet", [ColumnSpec("px", 2, -9)], compression=codec)
+        meta = pq.ParquetFile(tmp_path / "o.parquet").metadata
+        assert meta.row_group(0).column(1).compression == stored
+
+
+def test_stdio_defaults_to_csv():
+    assert file_format("-") == "csv" and file_format("-", "parquet") == "parquet"
+
+
+# --------------------------------------------------------------------------- lazy imports
+
+
+def test_import_vecfix_loads_no_kernels_fix_pyarrow_or_dask():
+    code = (
+        "import sys, vecfix, vecfix.cli, vecfix.files\n"
+        "heavy = ('numba', 'numpy', 'pyarrow', 'polars', 'dask', 'pandas', 'vecfix.fix',"
+        " 'vecfix._format', 'vecfix._kernels')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy or m in heavy))\n"
+        "from vecfix import fix\n"
+        "assert vecfix.fix is fix and 'vecfix.fix' in sys.modules\n"
+        "assert 'format_fixed' in dir(vecfix) and callable(vecfix.format_fixed)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+def test_unknown_attribute_is_an_attribute_error():
+    import vecfix
+
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        vecfix.nope  # noqa: B018
+    import vecfix.cli
+
+    assert vecfix.cli.format_file is format_file  # the old home of the file formatter
+
+
+def test_cache_is_cold_with_an_empty_numba_cache(tmp_path):
+    import numba
+
+    code = "from vecfix._coldstart import cache_is_cold; print(cache_is_cold())"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path))
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    # With the JIT disabled nothing compiles, so nothing is said.
+    assert r.stdout.strip() == str(not numba.config.DISABLE_JIT)
+
+
+def test_cold_compile_line_comes_before_the_work(monkeypatch, capsys):
+    import vecfix._coldstart as cold
+    from vecfix.cli import _say_if_cold
+
+    monkeypatch.setattr(cold, "cache_is_cold", lambda: True)
+    _say_if_cold(quiet=False)
+    assert "compiling kernels, first run only" in capsys.readouterr().err
+    _say_if_cold(quiet=True)
+    monkeypatch.setattr(cold, "cache_is_cold", lambda: False)
+    _say_if_cold(quiet=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_csv_progress_counts_rows(tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    (tmp_path / "in.csv").write_text("px\n" + "".join(f"{i}.5\n" for i in range(3000)))
+    stats = format_file(
+        tmp_path / "in.csv", tmp_path / "o.csv", [ColumnSpec("px", 0)], batch_size=1000,
+        progress=True,
+    )  # fmt: skip
+    assert (stats.rows, stats.batches) == (3000, 3)
+    err = capsys.readouterr().err
+    assert "rows/s" in err and "B/s" not in err  # rows, not bytes
+    assert "%" not in err  # no guessed total to jump through
+
+
+def test_row_errors_are_counted_from_the_start_of_the_file():
+    from vecfix.files import _row_error
+
+    class Legacy(ValueError):
+        row = 3
+
+    class WithDetail(ValueError):  # the shape of vecfix.RowError: detail after "row N"
+        row, detail = 3, ": '1,5' is not decimal text"
+
+    spec = ColumnSpec("px", 2)
+    for exc in (Legacy("texts row 3: '1,5' is not decimal text"), WithDetail("ignored")):
+        text = str(_row_error(spec, exc, first_row=1000))
+        assert (
+            text == "column 'px', row 1,003 (counting data rows from 0): '1,5' is not decimal text"
+        )
+    assert str(_row_error(spec, ValueError("bad"), first_row=0)) == "column 'px': bad"
+
+
+def test_parquet_output_row_groups_and_statistics(tmp_path, monkeypatch):
+    import vecfix.files
+
+    monkeypatch.setattr(vecfix.files, "ROW_GROUP_SIZE", 4)  # batches gathered into groups
+    src = small_parquet(tmp_path)  # 6 rows
+    format_file(src, tmp_path / "o.parquet", [ColumnSpec("px", 2, -9)], batch_size=1)
+    meta = pq.ParquetFile(tmp_path / "o.parquet").metadata
+    assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [4, 2]
+    names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+    stats = {n: meta.row_group(0).column(i).statistics for i, n in enumerate(names)}
+    assert stats["px"] is None  # text min/max would sort "10" before "9": not written
+    assert stats["symbol"] is not None and stats["decimals"] is not None
+    assert pq.read_table(tmp_path / "o.parquet")["px"].to_pylist() == [
+        reference_fixed(c, -9, 2) for c in PX
+    ]
+
+
+@pytest.mark.parametrize("reader", ["polars", "pyarrow"])
+def test_csv_readers_agree_on_text_nulls_and_quoting(tmp_path, monkeypatch, reader):
+    import vecfix.files
+
+    if reader == "polars":
+        pytest.importorskip("polars")
+        monkeypatch.setattr(vecfix.files, "POLARS_CSV_BYTES", 0)  # small files too
+        polars_reader = vecfix.files._polars_csv_reader
+        used: list[bool] = []
+
+        def spy(*args):
+            got = polars_reader(*args)
+            used.append(got is not None)  # None would mean: fell back to pyarrow
+            return got
+
+        monkeypatch.setattr(vecfix.files, "_polars_csv_reader", spy)
+    else:
+        monkeypatch.setattr(vecfix.files, "_polars_csv_reader", lambda *a: None)
+    src = tmp_path / "in.csv"
+    src.write_bytes(
+        b'sym,px_e9,note,qty\n"ES,Z4",5000250000000,"two\nlines",007\n'
+        b"ZN,,NA,\nCL,-45125000000,x,1.50\n"
+    )
+    specs = [ColumnSpec("px_e9", 2, -9), ColumnSpec("qty", 1, output_name="qty_text")]
+    format_file(src, tmp_path / "o.parquet", specs)
+    t = pq.read_table(tmp_path / "o.parquet")
+    assert t.schema.names == ["sym", "px_e9", "note", "qty", "qty_text"]
+    assert t["sym"].to_pylist() == ["ES,Z4", "ZN", "CL"]
+    assert t["px_e9"].to_pylist() == ["5000.25", None, "-45.13"]
+    assert t["note"].to_pylist() == ["two\nlines", None, "x"]  # "NA" is null in both
+    assert t["qty"].to_pylist() == ["007", None, "1.50"]  # the raw text, kept as text
+    assert t["qty_text"].to_pylist() == ["7.0", None, "1.5"]
+    assert [t.schema.field(n).type for n in ("sym", "note")] == [pa.string()] * 2
+    (tmp_path / "bad.csv").write_bytes(b"px\n12\n2.675\n")
+    with pytest.raises(DataError, match=r"2\.675.*leave out --exponent"):
+        format_file(tmp_path / "bad.csv", tmp_path / "o.csv", [ColumnSpec("px", 2, -3)])
+    if reader == "polars":
+        assert used and all(used)  # the polars reader did the reading

@@ -389,7 +389,7 @@ ERRORS = {
     # name: (exit status, words the message must contain)
     "missing_file": (2, ["nope.parquet", "does not exist"]),
     "unknown_column": (1, ["no column 'px_e8'", "did you mean 'px_e9'", "qty"]),
-    "int_without_exponent": (1, ["'px_e9'", "integers", "--exponent"]),
+    "int_without_exponent": (1, ["'px_e9'", "integer coefficients", "--exponent"]),
     "bad_scale": (2, ["--scale", "'two'"]),
     "scale_out_of_range": (2, ["--scale", "2147483648"]),
     "no_scale": (2, ["'qty'", "--scale"]),

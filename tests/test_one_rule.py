@@ -223,12 +223,56 @@ def _run_fix(case: Case) -> list[str | None]:
     return entries
 
 
+class CommandLineError(Exception):
+    """``vecfix format`` failed: its one line on stderr, in format_fixed's words."""
+
+
+def _run_cli(case: Case) -> list[str | None]:
+    """The case's values as column ``x`` of a Parquet file through ``vecfix format`` (the
+    real entry point, in process), read back from the output file. Its errors are one line
+    on stderr naming options (``--exponent``); they are compared with the option words put
+    back as format_fixed's arguments, whatever the exception type (a command line has exit
+    statuses, not types)."""
+    import contextlib
+    import io
+    import tempfile
+    from pathlib import Path
+
+    import pyarrow.parquet as pq
+
+    from vecfix import cli
+
+    values = case.values()
+    if isinstance(values, list) and (not values or any(isinstance(v, int) and v > INT64_MAX
+                                                       for v in values)):  # fmt: skip
+        pytest.skip("a file column has a type: no empty list of no type, no ints past int64")
+    column = values if isinstance(values, pa.Array) else pa.array(values)
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp, "in.parquet"), Path(tmp, "out.parquet")
+        pq.write_table(pa.table({"x": column}), src)
+        argv = ["format", str(src), "-o", str(dst), "--column", "x", "--scale", str(case.scale)]
+        argv += [] if case.exponent is None else ["--exponent", str(case.exponent)]
+        argv += [] if case.null is None else ["--null", str(case.null)]
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            status = cli.main([*argv, "-q"])
+        if status:
+            text = err.getvalue().strip().removeprefix("vecfix format: error: ")
+            text = text.removeprefix("column 'x': ").removeprefix("column 'x', ")
+            text = text.replace(" (counting data rows from 0)", "").replace(
+                "--exponent", "exponents"
+            )
+            raise CommandLineError(text.replace("--null", "null=").replace("it must", "must"))
+        return pq.read_table(dst).column("x").to_pylist()
+
+
 #: Entry point -> runner. Rows of a dask error count from the partition's start.
 RUNNERS: dict[str, Callable[[Case], list[str | None]]] = {
     "format_fixed": _run_format_fixed,
     "iter_format": _run_iter_format,
     "dask": _run_dask,
     "fix": _run_fix,
+    "cli": _run_cli,
 }
 
 
@@ -239,10 +283,13 @@ def test_same_answer_everywhere(case: Case, runner: str) -> None:
         pytest.skip("a pandas column of None is object-typed: covered by 'empty'")
     run = RUNNERS[runner]
     if isinstance(case.expected, Raises):
-        with pytest.raises(case.expected.type) as info:
+        expected_type = CommandLineError if runner == "cli" else case.expected.type
+        with pytest.raises(expected_type) as info:
             run(case)
         assert re.search(case.expected.match, str(info.value)), str(info.value)
-        if case.expected.row is not None:
+        if case.expected.row is not None and runner == "cli":  # the row is in the line
+            assert re.search(rf"\brow {case.expected.row:,}\b", str(info.value))
+        elif case.expected.row is not None:
             assert isinstance(info.value, RowError) and info.value.row == case.expected.row
     else:
         assert run(case) == case.expected

@@ -477,8 +477,12 @@ def _row_error(spec: ColumnSpec, exc: Exception, first_row: int) -> DataError:
     message = str(exc)
     if isinstance(row, int):
         detail = getattr(exc, "detail", None)  # vecfix.RowError: the text after "row N"
-        if isinstance(detail, str):
-            message = detail.removeprefix(": ")
+        if isinstance(detail, str):  # its own grammar, with the file's row number
+            lead = getattr(exc, "lead", "")
+            lead = "" if lead.strip() in ("", getattr(exc, "argument", "")) else lead
+            file_row = f"row {first_row + row:,} (counting data rows from 0)"
+            where = f"column {spec.name!r}: {lead}" if lead else f"column {spec.name!r}, "
+            return DataError(f"{where}{file_row}{detail}")
         else:
             head, sep, rest = message.partition(": ")
             if sep and head.endswith(f"row {row}"):  # "texts row 3: ...": said again below
@@ -505,6 +509,39 @@ def _missing(pa: Any, schema: Any, name: str, where: str) -> DataError | None:
     return DataError(
         f"{where} has no column {name!r}{hint} Its columns are: {', '.join(schema.names)}"
     )
+
+
+def _check_kind(spec: ColumnSpec, value_type: Any, shown: Any) -> None:
+    """The input layer's rule for a column of ``value_type`` (what ``format_fixed`` would
+    decide for its data: an exponent for integers and none for decimals, ``--null`` on
+    integers only, floats refused), in the command line's words."""
+    from .columns import kind_of
+    from .columns.rules import needs
+
+    where = f"column {spec.name!r}: "
+    try:
+        kind = kind_of(value_type)
+        needs(kind, spec.exponent, list(spec.null) or None, source=str(shown), where=where)
+    except TypeError as exc:
+        raise DataError(_option_words(str(exc), where)) from None
+
+
+#: format_fixed's argument words -> the command line's options, for the rule's messages.
+_OPTION_WORDS = (
+    ("leave exponents=None (pass the number of decimals as scales=...)", "leave out --exponent"),
+    ("exponents is required", "--exponent is required"),
+    ("exponents=-9", "--exponent -9"),
+    ("then scales= only", "then --scale only"),
+    ("null= marks", "--null marks"),
+    ("coefficients must be integers", "it must hold integers"),
+)
+
+
+def _option_words(message: str, where: str) -> str:
+    message = message.removeprefix(where)
+    for api, option in _OPTION_WORDS:
+        message = message.replace(api, option)
+    return where + message
 
 
 def _check_schema(pa: Any, schema: Any, columns: Sequence[ColumnSpec], where: str) -> None:
@@ -539,22 +576,7 @@ def _check_schema(pa: Any, schema: Any, columns: Sequence[ColumnSpec], where: st
                 )
         t = schema.field(spec.name).type
         value_type = t.value_type if pa.types.is_dictionary(t) else t
-        if pa.types.is_integer(value_type) and spec.exponent is None:
-            raise DataError(
-                f"column {spec.name!r} holds integers ({t}): give its --exponent, the power of"
-                " ten of its values (e.g. --exponent -9 for CME PRICE9 mantissas)"
-            )
-        if pa.types.is_decimal(value_type) and spec.exponent is not None:
-            raise DataError(
-                f"column {spec.name!r} is {t}, which carries its own exponent: leave out"
-                " --exponent for it"
-            )
-        if pa.types.is_floating(value_type):
-            raise DataError(
-                f"column {spec.name!r} is {t}: a binary float cannot hold a price exactly, so"
-                " vecfix does not format floats. Store prices as integers with an exponent,"
-                " as decimals, or as decimal text"
-            )
+        _check_kind(spec, value_type, t)
         ok = (
             pa.types.is_integer(value_type)
             or pa.types.is_decimal(value_type)

@@ -382,3 +382,17 @@ def test_prices_follow_format_fixed_rules(prices, exponent, scale):
     text = re.sub(r"\bexponents\b", "price_exponent", str(want))
     text = re.sub(r"\bscales\b", "price_scale", text)
     assert str(info.value) == f"prices: {text}"
+
+
+def test_sending_time_keeps_a_columns_name_and_index():
+    """Issue 15: a fix helper that returns a column keeps the input's identity."""
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    import vecfix.fix as fix
+
+    when = pd.Series(pd.to_datetime(["2024-01-02 03:04:05.678", None]), index=[7, 3], name="ts")
+    out = fix.sending_time(when).to_pandas()
+    assert out.index.tolist() == [7, 3] and out.name == "ts"
+    assert out.tolist() == ["20240102-03:04:05.678", pd.NA]
+    s = fix.sending_time(pl.Series("t52", [dt.datetime(2024, 1, 2, 3, 4, 5)])).to_polars()
+    assert s.name == "t52" and s.to_list() == ["20240102-03:04:05.000"]

@@ -48,6 +48,17 @@ class Identity(NamedTuple):
     name: Any = None
     index: Any = None
 
+    @classmethod
+    def of(cls, values: Any) -> Identity | None:
+        """The identity of a pandas Series (name and index) or a polars Series (name);
+        None for containers without one."""
+        module, kind = type(values).__module__.partition(".")[0], type(values).__name__
+        if module == "pandas" and kind == "Series":
+            return cls(values.name, values.index)
+        if module == "polars" and kind == "Series":
+            return cls(values.name)
+        return None
+
 
 @dataclass(frozen=True)
 class Column:

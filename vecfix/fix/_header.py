@@ -19,6 +19,7 @@ import numpy as np
 from .. import _fix_kernels as _k
 from .._limits import INT64_MAX as _INT64_MAX
 from .._result import Formatted
+from ..columns.column import Identity
 from ._buffers import Messages
 from ._columns import identifier, text_column
 
@@ -195,7 +196,9 @@ def sending_time(values: Any, precision: str = "ms") -> Formatted:
     Returns
     -------
     Formatted
-        One row of text per value; nulls (``NaT``, ``None``) are null rows.
+        One row of text per value; nulls (``NaT``, ``None``) are null rows. A pandas or
+        polars column's name (and a pandas index) are kept for ``to_pandas()`` /
+        ``to_polars()``.
 
     Raises
     ------
@@ -213,7 +216,9 @@ def sending_time(values: Any, precision: str = "ms") -> Formatted:
     >>> fix.sending_time(when, precision="us").to_list()
     ['20240102-03:04:05.678901']
     """
-    return timestamps("sending_time", values, _precision(precision), time_only=False)
+    out = timestamps("sending_time", values, _precision(precision), time_only=False)
+    out.identity = Identity.of(values)
+    return out
 
 
 def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Formatted:

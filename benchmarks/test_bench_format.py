@@ -216,3 +216,13 @@ def test_threads(
     benchmark.extra_info.update(
         rows=len(price9_10m), label=f"vecfix.format_fixed threads={threads}", baseline=threads == 1
     )
+
+
+@pytest.mark.benchmark(group="threads-1M")
+@pytest.mark.parametrize("threads", [1, 2, None], ids=["1", "2", "default"])
+def test_threads_1m(benchmark, threads: int | None, price9: np.ndarray, vecfix_text: list) -> None:
+    """1M PRICE9 rows with one thread, two, and the default (every usable core)."""
+    out = benchmark(vecfix.format_fixed, price9, EXPONENT, SCALE, threads=threads)
+    assert out.to_list() == vecfix_text
+    label = f"vecfix.format_fixed threads={threads}, 1M rows"
+    benchmark.extra_info.update(rows=len(price9), label=label, baseline=threads == 1)

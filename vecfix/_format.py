@@ -19,8 +19,8 @@ from ._limits import INT64_MIN
 from ._result import Formatted
 from ._threads import run_split as _run
 from ._tuning import MEASURE_BELOW as _MEASURE_BELOW
-from ._tuning import MIN_ROWS_PER_THREAD, NULL_BLOCK
-from .columns.rules import show_int
+from ._tuning import MIN_ROWS_PER_THREAD, NULL_BLOCK, WIDE_MATRIX_BYTES, WIDE_MATRIX_RATIO
+from .columns.rules import RowError, show_int
 
 #: Bytes after our matrix, so that the kernel writes its last rows with 8-byte stores.
 _SLACK = 8
@@ -143,6 +143,11 @@ def format_fixed(
         widest = _measure(passes, lengths)
     big_text = _fallback_rows(rows) if rows.big_values else []
     widest = max(widest, *map(len, big_text)) if big_text else widest
+    if width is None and out is None and rows.n * widest > WIDE_MATRIX_BYTES:
+        if not measured:
+            _measure(passes, lengths)
+            measured = True
+        _refuse_few_wide_rows(rows, lengths, big_text, widest)
     matrix, flat = _output_matrix(rows.n, widest, width, out)
     if matrix.shape[1] < widest:
         if not measured:
@@ -432,6 +437,32 @@ def _fallback_rows(rows: Rows) -> list[bytes]:
         except RowTooLongError as exc:
             raise RowTooLongError(f": {exc}", argument="coefficients", row=i) from None
     return texts
+
+
+def _refuse_few_wide_rows(
+    rows: Rows, lengths: np.ndarray, big_text: list[bytes], widest: int
+) -> None:
+    """Refuse a matrix that a few wide rows would make many times the size of the text
+    (one row at exponent 60,000 among 1M rows asks for 56 GiB): name the widest row, the
+    memory, and the ways to the text. ``lengths`` holds every row's length (big rows as 0)."""
+    total = int(lengths.sum(dtype=np.int64)) + sum(map(len, big_text))
+    size = rows.n * widest
+    if size <= WIDE_MATRIX_RATIO * total:  # rows of about one width: the matrix is the text
+        return
+    if big_text and max(map(len, big_text)) == widest:
+        i = int(rows.big_rows[[len(t) for t in big_text].index(widest)])
+    else:
+        i = int(np.argmax(lengths))
+    c, e, s = rows.row(i)
+    raise RowError(
+        f" (coefficient={show_int(c)}, exponent={e}, scale={s}) prints {widest:,} bytes, so"
+        f" the ({rows.n:,}, {widest:,}) byte matrix would take {size / 2**30:.1f} GiB for"
+        f" {total / 2**20:.1f} MiB of text. Format the wide rows on their own"
+        " (vecfix.string_fixed(coefficient, exponent, scale)) and leave them out of this call"
+        f" (a masked array, or null=), or pass width={widest} to accept the matrix",
+        argument="coefficients",
+        row=i,
+    )
 
 
 def _raise_too_narrow(rows: Rows, lengths: np.ndarray, width: int, widest: int) -> None:

@@ -20,6 +20,12 @@ NULL_BLOCK = 65_536
 #: Inputs shorter than this run on one thread: a thread's start costs more than it saves.
 MIN_ROWS_PER_THREAD = 65_536
 
+#: A matrix larger than this (bytes) is weighed against the text it would hold: when a few
+#: wide rows would make it more than :data:`WIDE_MATRIX_RATIO` times the text, the call is
+#: refused with the way out, instead of asking for rows x widest bytes.
+WIDE_MATRIX_BYTES = 256 * 2**20
+WIDE_MATRIX_RATIO = 4
+
 #: Below this many rows one kernel call measures and fills (``format_rows`` with no width);
 #: the widest row of a one-layout column comes from its smallest and largest coefficient.
 MEASURE_BELOW = 512

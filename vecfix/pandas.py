@@ -32,7 +32,7 @@ class VecfixAccessor:
         scale: int | None = None,
         *,
         null: int | Sequence[int] | None = None,
-        threads: int | None = 1,
+        threads: int | None = None,
     ) -> pd.Series:
         """The Series formatted as :func:`vecfix.format_fixed` does: ``string[pyarrow]``
         with the same index and name (nulls are ``<NA>``).
@@ -46,8 +46,8 @@ class VecfixAccessor:
             Decimal places to print.
         null : int or sequence of int, optional
             Sentinel coefficients that mean "no value" (integer columns only).
-        threads : int or None, default 1
-            As for :func:`vecfix.format_fixed`.
+        threads : int or None, default None
+            As for :func:`vecfix.format_fixed` (a large Series uses every core).
 
         Examples
         --------

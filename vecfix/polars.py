@@ -57,7 +57,8 @@ class VecfixExpr:
         null : int or sequence of int, optional
             Sentinel coefficients that mean "no value" (integer columns only).
         threads : int or None, default 1
-            As for :func:`vecfix.format_fixed`.
+            As for :func:`vecfix.format_fixed`; one by default, as polars runs batches of
+            a query on its own threads.
 
         Examples
         --------

@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,8 @@ from ._result import Formatted
 from ._threads import run_split as _run
 from ._tuning import MEASURE_BELOW as _MEASURE_BELOW
 from ._tuning import MIN_ROWS_PER_THREAD, NULL_BLOCK, WIDE_MATRIX_BYTES, WIDE_MATRIX_RATIO
-from .columns.rules import RowError, show_int
+from .columns import ColumnLike
+from .columns.rules import NullLike, RowError, show_int
 
 #: Bytes after our matrix, so that the kernel writes its last rows with 8-byte stores.
 _SLACK = 8
@@ -29,14 +31,14 @@ _LOCAL = threading.local()
 
 
 def format_fixed(
-    coefficients: object,
-    exponents: object = None,
-    scales: object = None,
+    coefficients: ColumnLike,
+    exponents: ColumnLike = None,
+    scales: ColumnLike = None,
     *,
     width: int | None = None,
     out: np.ndarray | None = None,
     threads: int | None = None,
-    null: int | Sequence[int] | None = None,
+    null: NullLike = None,
 ) -> Formatted:
     """Format ``coefficients * 10**exponents`` with ``scales`` decimals, as FIX engines do.
 
@@ -141,6 +143,7 @@ def format_fixed(
     measured = widest is None or widest > MAX_ROW_LENGTH  # measure() raises for too long
     if measured:
         widest = _measure(passes, lengths)
+    assert widest is not None  # measured when not known
     big_text = _fallback_rows(rows) if rows.big_values else []
     widest = max(widest, *map(len, big_text)) if big_text else widest
     if width is None and out is None and rows.n * widest > WIDE_MATRIX_BYTES:
@@ -183,7 +186,7 @@ class _Passes:
         tail: Callable[[int], tuple],
         blank: Callable[[np.ndarray], None] | None = None,
         kernel: Callable | None = None,
-    ) -> list[tuple[int, object]]:
+    ) -> list[tuple[int, Any]]:
         """``[(first_row, result)]`` of each call. ``tail(r)`` gives the arguments after the
         first eight for a call whose row 0 is row ``r``: its per-row arrays from row ``r``
         on. A result's row numbers count from its ``first_row``. ``blank``, if given, gets
@@ -192,16 +195,17 @@ class _Passes:
         rows = self.rows
         kernel = kernel or _format_rows
         if self.valid is None:
-            head = (readonly(rows.coef), rows.cstep, readonly(rows.exps), rows.estep)
+            head: tuple = (readonly(rows.coef), rows.cstep, readonly(rows.exps), rows.estep)
             head += (readonly(rows.scales), rows.sstep)
             return [(0, r) for r in _run(kernel, rows.n, self.threads, *head, *tail(0))]
+        valid = self.valid
 
-        def blocks(start: int, stop: int) -> list[tuple[int, object]]:
+        def blocks(start: int, stop: int) -> list[tuple[int, Any]]:
             done = []
             scratch = self.scratch(min(NULL_BLOCK, stop - start))  # reused: no page faults
             for first in range(start, stop, NULL_BLOCK):
                 last = min(first + NULL_BLOCK, stop)
-                nulls = np.flatnonzero(~self.valid[first:last])
+                nulls = np.flatnonzero(~valid[first:last])
                 args = *self.block(first, last, nulls, *scratch), *tail(first)
                 done.append((first, kernel(0, last - first, *args)))
                 if blank is not None:
@@ -302,10 +306,11 @@ def _for_kernels(rows: Rows) -> Rows:
     return rows
 
 
-def _zeroed(values: np.ndarray, nulls: np.ndarray, room: np.ndarray) -> np.ndarray:
+def _zeroed(values: np.ndarray, nulls: np.ndarray, room: np.ndarray | None) -> np.ndarray:
     """``values`` with the rows ``nulls`` set to 0: a copy in ``room`` if there are any."""
     if not nulls.size:
         return values
+    assert room is not None  # _Passes.scratch() makes one for every per-row column
     copy = room[: values.size]
     np.copyto(copy, values)
     copy[nulls] = 0

@@ -24,6 +24,8 @@ from __future__ import annotations
 import os
 import threading
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numba
 import numpy as np
@@ -68,7 +70,7 @@ def _guard_cache(dispatcher: object) -> None:
     Wraps the instance's ``load_overload`` and ``save_overload`` (Numba's
     ``numba.core.caching.Cache``); does nothing if a Numba version lacks them.
     """
-    cache = getattr(dispatcher, "_cache", None)
+    cache: Any = getattr(dispatcher, "_cache", None)  # numba.core.caching.Cache, untyped
     load = getattr(cache, "load_overload", None)
     save = getattr(cache, "save_overload", None)
     if load is None or save is None:
@@ -96,9 +98,9 @@ def _guard_cache(dispatcher: object) -> None:
     cache.save_overload = save_overload
 
 
-def _njit(fn, **options):
+def _njit(fn: Callable[..., Any], **options: Any) -> Any:
     """``numba.njit(**options)(fn)``, falling back to no cache when Numba cannot cache."""
-    if options.get("cache") and not numba.config.DISABLE_JIT:
+    if options.get("cache") and not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
         try:
             dispatcher = numba.njit(**options)(fn)
         except RuntimeError as exc:  # "cannot cache function ...: no locator available"
@@ -110,12 +112,12 @@ def _njit(fn, **options):
     return numba.njit(**options)(fn)
 
 
-def kernel(fn):
+def kernel(fn: Callable[..., Any]) -> Any:
     """Compile ``fn`` as a nopython kernel that releases the GIL (entry point from Python)."""
     return _njit(fn, **_OPTIONS)
 
 
-def helper(fn):
+def helper(fn: Callable[..., Any]) -> Any:
     """Compile ``fn`` as a nopython helper, inlined into the kernels that call it.
 
     Numba links separately compiled functions through calls that LLVM does not inline;
@@ -150,8 +152,8 @@ def _store8_intrinsic(typingctx, buf, offset, value):
 
 #: ``store8(buf, offset, value)``: an unaligned little-endian 8-byte store into a uint8
 #: array, one machine instruction in compiled code. No bounds check: callers guarantee
-#: ``offset + 8 <= len(buf)``.
-store8 = _store8_python if numba.config.DISABLE_JIT else _store8_intrinsic
+#: ``offset + 8 <= len(buf)``. (numba.config sets DISABLE_JIT at run time: its stubs lack it.)
+store8 = _store8_python if numba.config.DISABLE_JIT else _store8_intrinsic  # type: ignore[attr-defined]
 
 
 def readonly(array: np.ndarray) -> np.ndarray:
@@ -206,5 +208,6 @@ def _double_intrinsic(typingctx, x):
 #: ``bits(x)`` / ``double(x)``: reinterpret a float64 as uint64 and back. With them an
 #: integer below ``2**52`` converts to and from float64 by an ``or`` and a subtraction,
 #: which AVX2 and SSE2 do in vector registers (they have no int64 <-> float64 conversion).
-bits = _bits_python if numba.config.DISABLE_JIT else _bits_intrinsic
-double = _double_python if numba.config.DISABLE_JIT else _double_intrinsic
+#: (numba.config sets DISABLE_JIT at run time: its stubs lack it.)
+bits = _bits_python if numba.config.DISABLE_JIT else _bits_intrinsic  # type: ignore[attr-defined]
+double = _double_python if numba.config.DISABLE_JIT else _double_intrinsic  # type: ignore[attr-defined]

@@ -213,6 +213,7 @@ def _mass_quotes(fix: Any, head: Any, when: str, snap: Any, prices: Any, sizes: 
             ok = (r >= 0) & (np.ones(len(r), bool) if taken.valid is None else taken.valid)
             cols.append(Formatted(taken.matrix, taken.lengths, ok))
     (bid_px, bid_sz, offer_px, offer_sz) = cols
+    assert bid_px.valid is not None and offer_px.valid is not None  # ``ok`` above
     keep = np.flatnonzero(bid_px.valid | offer_px.valid)
     entry_inst = np.repeat(np.arange(n_inst), per_inst)[keep]
     set_counts = np.bincount(entry_inst, minlength=n_inst)
@@ -284,7 +285,13 @@ class _ColumnAction(argparse.Action):
     Options given before the first ``--column`` are defaults for every column.
     """
 
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
         specs = getattr(namespace, "column_specs", None) or []
         if self.dest == "column":
             specs.append({"name": values})

@@ -15,6 +15,7 @@ import numpy as np
 from .. import _fix_kernels as _k
 from .._limits import INT32_MAX
 from .._result import Formatted
+from ..columns import ColumnLike
 from ._buffers import FieldBuffer, Messages
 from ._columns import (
     Null,
@@ -89,11 +90,11 @@ def lengths_of(col: Formatted) -> np.ndarray:
 
 def fields(
     tag: int,
-    column: object,
+    column: Formatted | ColumnLike,
     *,
-    valid: object = None,
+    valid: ColumnLike = None,
     out: np.ndarray | None = None,
-    offsets: object = None,
+    offsets: ColumnLike = None,
 ) -> FieldBuffer | np.ndarray:
     """Write ``TAG=VALUE|`` (``|`` = SOH) for every present row of a column.
 
@@ -174,7 +175,7 @@ def fields(
     return ends
 
 
-def _caller_offsets(out: object, offsets: object, n: int) -> np.ndarray:
+def _caller_offsets(out: object, offsets: ColumnLike, n: int) -> np.ndarray:
     if not isinstance(out, np.ndarray) or out.dtype != np.uint8 or out.ndim != 1:
         raise TypeError("out must be a 1-D uint8 numpy array")
     if not out.flags.c_contiguous or not out.flags.writeable:
@@ -219,7 +220,7 @@ def _check_fits(out: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-def group_starts(name: str, counts: object, n: int, what: str, *, empty: bool) -> np.ndarray:
+def group_starts(name: str, counts: ColumnLike, n: int, what: str, *, empty: bool) -> np.ndarray:
     """Cumulative row boundaries of groups given by their sizes (``>= 0``, or ``>= 1``
     when ``empty`` is False); ``n`` groups (any number if ``n < 0``); ``what`` names
     what each size belongs to, for the errors."""
@@ -260,18 +261,18 @@ def field_lengths(col: Formatted, tag_len: int) -> np.ndarray:
 
 
 def snapshots(
-    symbols: Any,
-    entry_counts: Any,
-    entry_types: Any,
-    prices: Any,
-    sizes: Any,
+    symbols: ColumnLike,
+    entry_counts: ColumnLike,
+    entry_types: ColumnLike,
+    prices: Formatted | ColumnLike,
+    sizes: Formatted | ColumnLike,
     *,
-    price_exponent: Any = None,
-    price_scale: Any = None,
-    size_exponent: Any = None,
-    size_scale: Any = None,
-    price_valid: Any = None,
-    size_valid: Any = None,
+    price_exponent: ColumnLike = None,
+    price_scale: ColumnLike = None,
+    size_exponent: ColumnLike = None,
+    size_scale: ColumnLike = None,
+    price_valid: ColumnLike = None,
+    size_valid: ColumnLike = None,
     null: Null = None,
     header: Header | None = None,
     sender: str | None = None,
@@ -391,21 +392,21 @@ def snapshots(
 
 
 def quotes(
-    symbols: Any,
-    bid_px: Any,
-    offer_px: Any,
-    bid_size: Any,
-    offer_size: Any,
+    symbols: ColumnLike,
+    bid_px: Formatted | ColumnLike,
+    offer_px: Formatted | ColumnLike,
+    bid_size: Formatted | ColumnLike,
+    offer_size: Formatted | ColumnLike,
     *,
-    quote_ids: Any,
-    price_exponent: Any = None,
-    price_scale: Any = None,
-    size_exponent: Any = None,
-    size_scale: Any = None,
-    bid_px_valid: Any = None,
-    offer_px_valid: Any = None,
-    bid_size_valid: Any = None,
-    offer_size_valid: Any = None,
+    quote_ids: ColumnLike,
+    price_exponent: ColumnLike = None,
+    price_scale: ColumnLike = None,
+    size_exponent: ColumnLike = None,
+    size_scale: ColumnLike = None,
+    bid_px_valid: ColumnLike = None,
+    offer_px_valid: ColumnLike = None,
+    bid_size_valid: ColumnLike = None,
+    offer_size_valid: ColumnLike = None,
     null: Null = None,
     header: Header | None = None,
     sender: str | None = None,

@@ -22,6 +22,7 @@ import numpy as np
 from .. import _fix_kernels as _k
 from .._format import format_fixed
 from .._result import Formatted
+from ..columns import ColumnLike
 from ..columns.rules import RowError
 
 _EQUALS = ord("=")
@@ -82,7 +83,7 @@ def _module(values: object) -> str:
     return type(values).__module__.partition(".")[0]
 
 
-def text_column(name: str, values: object, *, identifier: bool = True) -> Formatted:
+def text_column(name: str, values: ColumnLike, *, identifier: bool = True) -> Formatted:
     """Strings, bytes or integers as rows of ASCII bytes, checked for FIX.
 
     Identifiers (symbols, IDs, header values) must be printable ASCII without ``=``; any
@@ -99,7 +100,7 @@ def text_column(name: str, values: object, *, identifier: bool = True) -> Format
     return col
 
 
-def _read_text(name: str, values: object) -> Formatted:
+def _read_text(name: str, values: ColumnLike) -> Formatted:
     if isinstance(values, Formatted):
         return values
     if isinstance(values, np.ndarray):
@@ -114,7 +115,7 @@ def _read_text(name: str, values: object) -> Formatted:
     if module == "polars":
         return _from_polars(name, values)
     try:
-        items = list(values)  # type: ignore[call-overload]
+        items = list(values)  # type: ignore[arg-type]  # not iterable: TypeError below
     except TypeError:
         raise TypeError(
             f"{name} must be a sequence of str or bytes, got {type(values).__name__}"
@@ -141,7 +142,7 @@ def _from_numpy(name: str, arr: np.ndarray) -> Formatted:
     raise TypeError(f"{name} must hold strings, bytes or integers, got dtype {arr.dtype}")
 
 
-def _integers(name: str, values: object) -> Formatted:
+def _integers(name: str, values: ColumnLike) -> Formatted:
     """Integer IDs as their decimal digits (nulls stay null)."""
     try:
         return format_fixed(values, 0, 0)
@@ -290,7 +291,7 @@ def has_formatted_shape(values: object) -> bool:
     return hasattr(values, "matrix") and hasattr(values, "lengths")
 
 
-def valid_mask(name: str, valid: object, n: int) -> np.ndarray:
+def valid_mask(name: str, valid: ColumnLike, n: int) -> np.ndarray:
     """A boolean presence mask of length ``n``."""
     arr = np.asarray(valid)
     if arr.dtype != np.bool_:
@@ -310,12 +311,12 @@ def _rows(values: object) -> int:
 def number_column(
     name: str,
     prefix: str,
-    values: object,
-    exponent: object,
-    scale: object,
+    values: Formatted | ColumnLike,
+    exponent: ColumnLike,
+    scale: ColumnLike,
     *,
     null: Null = None,
-    valid: object = None,
+    valid: ColumnLike = None,
     valid_name: str = "valid",
 ) -> Formatted:
     """A price or size column, formatted by :func:`vecfix.format_fixed` (its rules).
@@ -330,8 +331,8 @@ def number_column(
             raise TypeError(
                 f"{name} is already formatted: leave {prefix}_exponent and {prefix}_scale unset"
             )
-        matrix = np.ascontiguousarray(values.matrix, dtype=np.uint8)  # type: ignore[attr-defined]
-        lengths = np.ascontiguousarray(values.lengths, dtype=np.int32)  # type: ignore[attr-defined]
+        matrix = np.ascontiguousarray(values.matrix, dtype=np.uint8)  # type: ignore[union-attr]
+        lengths = np.ascontiguousarray(values.lengths, dtype=np.int32)  # type: ignore[union-attr]
         if matrix.ndim != 2 or lengths.shape != matrix.shape[:1]:
             raise ValueError(f"{name}: matrix must be (n, width) and lengths (n,)")
         if lengths.size and (lengths.min() < 0 or lengths.max() > matrix.shape[1]):
@@ -377,7 +378,7 @@ def builder_words(message: str, prefix: str) -> str:
     return re.sub(r"\bscales\b", f"{prefix}_scale", message)
 
 
-def _zero_masked(values: object, mask: np.ndarray) -> object:
+def _zero_masked(values: ColumnLike, mask: np.ndarray) -> ColumnLike:
     """Masked rows set to 0 (NumPy arrays, lists); other containers are formatted as they
     are (their masked rows are formatted, then left out)."""
     if mask.all():
@@ -394,7 +395,7 @@ def _zero_masked(values: object, mask: np.ndarray) -> object:
 # ---------------------------------------------------------------------------------------
 
 
-def codes(name: str, values: object, n: int, what: str) -> np.ndarray:
+def codes(name: str, values: ColumnLike, n: int, what: str) -> np.ndarray:
     """One ASCII letter or digit per row: ints 0..9 or one-character strings; a scalar
     applies to every row. ``what`` says what ``n`` counts, for the length error."""
     if isinstance(values, (str, bytes, int, np.integer)) and not isinstance(values, bool):
@@ -433,21 +434,21 @@ def codes(name: str, values: object, n: int, what: str) -> np.ndarray:
     return np.ascontiguousarray(first)
 
 
-def _plain_integers(values: object) -> object:
+def _plain_integers(values: Any) -> ColumnLike:  # Any: duck-typed by its module
     """An Arrow, pandas or polars integer column without nulls as a NumPy array (no copy
     where the library allows); anything else as it is."""
     module = _module(values)
     try:
-        if module == "polars" and values.dtype.is_integer() and not values.null_count():  # type: ignore[attr-defined]
-            return values.to_numpy()  # type: ignore[attr-defined]
+        if module == "polars" and values.dtype.is_integer() and not values.null_count():
+            return values.to_numpy()
         if module == "pandas" and getattr(values, "dtype", None) is not None:
-            if values.dtype.kind in "iu" and not values.hasnans:  # type: ignore[attr-defined]
-                return values.to_numpy()  # type: ignore[attr-defined]
-        if module == "pyarrow" and not values.null_count:  # type: ignore[attr-defined]
+            if values.dtype.kind in "iu" and not values.hasnans:
+                return values.to_numpy()
+        if module == "pyarrow" and not values.null_count:
             import pyarrow as pa
 
-            if pa.types.is_integer(values.type):  # type: ignore[attr-defined]
-                return values.to_numpy()  # type: ignore[attr-defined]
+            if pa.types.is_integer(values.type):
+                return values.to_numpy()
     except (AttributeError, TypeError):  # not a column these attributes describe
         pass
     return values

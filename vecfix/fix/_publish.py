@@ -14,6 +14,7 @@ import numpy as np
 from .. import _fix_kernels as _k
 from .._format import format_fixed
 from .._result import Formatted
+from ..columns import ColumnLike
 from ._buffers import Messages
 from ._builders import (
     TimeLike,
@@ -60,7 +61,7 @@ def _prefixed(prefix: bytes, numbers: range) -> Formatted:
     return Formatted(matrix, (digits.lengths + len(prefix)).astype(np.int32))
 
 
-def _ids(name: str, values: object, n: int, what: str) -> Formatted:
+def _ids(name: str, values: ColumnLike, n: int, what: str) -> Formatted:
     col = text_column(name, values)
     check_rows(name, col, n, what)
     require_all(name, col, f"every {what} needs one")
@@ -118,22 +119,22 @@ def _absent(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def mass_quotes(
-    symbols: Any,
-    bid_px: Any,
-    offer_px: Any,
-    bid_size: Any,
-    offer_size: Any,
+    symbols: ColumnLike,
+    bid_px: Formatted | ColumnLike,
+    offer_px: Formatted | ColumnLike,
+    bid_size: Formatted | ColumnLike,
+    offer_size: Formatted | ColumnLike,
     *,
-    set_counts: Any = None,
+    set_counts: ColumnLike = None,
     max_entries: int = 100,
-    quote_entry_ids: Any = None,
-    quote_set_ids: Any = None,
-    quote_ids: Any = None,
+    quote_entry_ids: ColumnLike = None,
+    quote_set_ids: ColumnLike = None,
+    quote_ids: ColumnLike = None,
     response_level: int | None = None,
-    price_exponent: Any = None,
-    price_scale: Any = None,
-    size_exponent: Any = None,
-    size_scale: Any = None,
+    price_exponent: ColumnLike = None,
+    price_scale: ColumnLike = None,
+    size_exponent: ColumnLike = None,
+    size_scale: ColumnLike = None,
     null: Null = None,
     header: Header | None = None,
     sender: str | None = None,

@@ -107,11 +107,11 @@ def test_any_thread_count_gives_the_same_bytes(n, monkeypatch):
 
 @pytest.mark.skipif(NOJIT, reason="plain Python functions have no GIL option")
 def test_every_kernel_releases_the_gil():
-    from vecfix import _fix_kernels, _kernels, _parse_kernels
+    from vecfix import _fix_kernels, _kernels, _text_kernels
 
     dispatchers = [
         obj
-        for module in (_kernels, _parse_kernels, _fix_kernels)
+        for module in (_kernels, _text_kernels, _fix_kernels)
         for obj in vars(module).values()
         if isinstance(obj, numba.core.registry.CPUDispatcher)
     ]

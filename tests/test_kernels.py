@@ -14,7 +14,7 @@ from reference import reference_fixed
 
 import vecfix
 from vecfix import _kernels
-from vecfix._fallback import row_length
+from vecfix._scalar import row_length
 from vecfix._tuning import BLOCK
 
 NOJIT = bool(numba.config.DISABLE_JIT)
@@ -23,7 +23,7 @@ NOJIT = bool(numba.config.DISABLE_JIT)
 @pytest.mark.parametrize("name", ["grid", "prices"])
 def test_kernel_length_formula_agrees_with_decimal_and_golden(golden, name):
     """``_kernels._row_length`` (the kernels' one formula, through ``_text_length``) and
-    ``_fallback.row_length`` give each golden row's length."""
+    ``_scalar.row_length`` give each golden row's length."""
     rows = list(golden[name].rows())
     if NOJIT:
         rows = random.Random(name).sample(rows, 2_000)

@@ -16,24 +16,24 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
     from . import fix
     from ._chunks import iter_format, write_formatted
-    from ._fallback import MAX_ROW_LENGTH, RowTooLongError, string_fixed
     from ._format import format_fixed
     from ._result import Formatted
+    from ._scalar import MAX_ROW_LENGTH, RowTooLongError, string_fixed
     from ._warmup import warmup
     from .columns import DecimalColumn, RowError, decimal_column, parse_decimal_text
 
 _LAZY = {
-    "MAX_ROW_LENGTH": "._fallback",
+    "MAX_ROW_LENGTH": "._scalar",
     "DecimalColumn": ".columns",
     "Formatted": "._result",
     "RowError": ".columns",
-    "RowTooLongError": "._fallback",
+    "RowTooLongError": "._scalar",
     "decimal_column": ".columns",
     "fix": ".fix",
     "format_fixed": "._format",
     "iter_format": "._chunks",
     "parse_decimal_text": ".columns",
-    "string_fixed": "._fallback",
+    "string_fixed": "._scalar",
     "warmup": "._warmup",
     "write_formatted": "._chunks",
 }

@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 
 from . import _kernels
-from ._fallback import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
 from ._jit import readonly
 from ._limits import INT32_MAX as _INT32_MAX
 from ._limits import INT32_MIN as _INT32_MIN
 from ._limits import INT64_MIN
 from ._result import Formatted
+from ._scalar import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
 from ._threads import run_split as _run
 from ._tuning import MEASURE_BELOW as _MEASURE_BELOW
 from ._tuning import MIN_ROWS_PER_THREAD, NULL_BLOCK, WIDE_MATRIX_BYTES, WIDE_MATRIX_RATIO

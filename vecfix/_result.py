@@ -8,7 +8,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from . import _parse_kernels as _pk
+from . import _text_kernels as _pk
 from ._io import write_all
 from .columns.column import Identity
 

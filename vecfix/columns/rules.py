@@ -161,7 +161,7 @@ def show_int(value: int) -> str:
     refuses to print an int of over 4,300 digits)."""
     if value.bit_length() < 10_000:
         return str(value)
-    from .._fallback import _digits
+    from .._scalar import _digits
 
     return f"<an integer of {_digits(abs(value))} digits>"
 

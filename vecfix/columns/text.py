@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _parse_kernels as _pk
+from .. import _text_kernels as _pk
 from .._jit import readonly
 from .column import DecimalColumn
 from .rules import RowError

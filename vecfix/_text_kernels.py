@@ -1,4 +1,4 @@
-"""Numba kernels for moving text in and out: parse decimal text, compact and join rows.
+"""Numba kernels for text in and out: parse decimal text, join and justify rows.
 
 Like :mod:`vecfix._kernels`, every kernel is a plain loop with arrays in and arrays out;
 nothing is allocated inside (the caller passes every output buffer).

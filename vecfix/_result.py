@@ -345,6 +345,11 @@ class Formatted:
         """The rows as a polars ``Series`` of dtype ``String`` (nulls are ``null``), named
         ``name`` or, by default, as the input column was (``""`` if it had no name).
 
+        polars receives Arrow ``string_view`` records (see :meth:`to_arrow`), its own layout
+        for strings: a row of up to 12 bytes is copied into its record and a longer one is
+        read from :attr:`matrix`, which the Series then shares (write into the matrix
+        afterwards and the Series sees it; ``matrix.copy()`` first if you must).
+
         Examples
         --------
         >>> import vecfix

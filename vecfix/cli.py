@@ -568,7 +568,7 @@ def _say_if_cold(quiet: bool) -> None:
 
     if cache_is_cold():
         print(
-            "vecfix: compiling kernels, first run only (~10-30 s; later runs load them from"
+            "vecfix: compiling kernels, first run only (about 5 s; later runs load them from"
             " Numba's cache)",
             file=sys.stderr,
             flush=True,

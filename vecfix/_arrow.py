@@ -24,44 +24,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
-from ._jit import kernel, store8
+from ._jit import kernel, load8, store8
 from ._limits import INT32_MAX
 
 INT32_LIMIT = INT32_MAX
 _U64 = np.uint64
 _ALL = _U64(0xFFFFFFFFFFFFFFFF)
-
-
-def _load8_python(buf: np.ndarray, offset: int) -> np.uint64:
-    """Pure-Python ``load8`` for ``NUMBA_DISABLE_JIT=1``: zeros past the buffer's end."""
-    data = bytes(buf[offset : offset + 8]).ljust(8, b"\0")
-    return _U64(int.from_bytes(data, "little"))
-
-
-@intrinsic
-def _load8_intrinsic(typingctx, buf, offset):
-    """The uint64 at byte ``offset`` of a 1-D uint8 array, unaligned, little-endian."""
-    if not (isinstance(buf, types.Array) and buf.dtype == types.uint8 and buf.ndim == 1):
-        return None
-
-    def codegen(context, builder, sig, args):
-        array = context.make_array(sig.args[0])(context, builder, args[0])
-        where = context.cast(builder, args[1], sig.args[1], types.intp)
-        pointer = builder.bitcast(builder.gep(array.data, [where]), ir.IntType(64).as_pointer())
-        return builder.load(pointer, align=1)
-
-    return types.uint64(buf, offset), codegen
-
-
-#: ``load8(buf, offset)``: an unaligned 8-byte load from a uint8 array. No bounds check:
-#: callers guarantee ``offset + 8 <= len(buf)``.
-load8 = _load8_python if numba.config.DISABLE_JIT else _load8_intrinsic  # type: ignore[attr-defined]
 
 
 @kernel

@@ -398,3 +398,18 @@ def test_csv_readers_agree_on_text_nulls_and_quoting(tmp_path, monkeypatch, read
         format_file(tmp_path / "bad.csv", tmp_path / "o.csv", [ColumnSpec("px", 2, -3)])
     if reader == "polars":
         assert used and all(used)  # the polars reader did the reading
+
+
+def test_column_kinds_follow_format_fixeds_rule(tmp_path):
+    """The file formatter takes what format_fixed takes (binary decimal text) and refuses
+    what it refuses (bools), with the input layer's message: no second rule of its own."""
+    t = pa.table(
+        {"px": pa.array([b"1.005", b"-2.5", None], pa.binary()), "flag": [True, False, True]}
+    )
+    pq.write_table(t, tmp_path / "in.parquet")
+    format_file(tmp_path / "in.parquet", tmp_path / "o.parquet", [ColumnSpec("px", 2)])
+    assert pq.read_table(tmp_path / "o.parquet")["px"].to_pylist() == ["1.01", "-2.50", None]
+    with pytest.raises(
+        DataError, match=r"column 'flag': cannot format an Arrow array of type bool"
+    ):
+        format_file(tmp_path / "in.parquet", tmp_path / "o2.parquet", [ColumnSpec("flag", 2)])

@@ -577,17 +577,6 @@ def _check_schema(pa: Any, schema: Any, columns: Sequence[ColumnSpec], where: st
         t = schema.field(spec.name).type
         value_type = t.value_type if pa.types.is_dictionary(t) else t
         _check_kind(spec, value_type, t)
-        ok = (
-            pa.types.is_integer(value_type)
-            or pa.types.is_decimal(value_type)
-            or _is_text(pa, value_type)
-            or pa.types.is_null(value_type)
-        )
-        if not ok:
-            raise DataError(
-                f"column {spec.name!r} is {t}: vecfix formats integers (with --exponent),"
-                " decimals and decimal text"
-            )
 
 
 # ---------------------------------------------------------------------------------------

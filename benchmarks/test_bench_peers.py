@@ -23,12 +23,11 @@ Run::
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 import vecfix
+from vecfix._format import usable_cores
 
 EXPONENT, SCALE = -9, 4
 GROUP = "peers-1M"
@@ -74,33 +73,30 @@ def test_vecfix_matrix(benchmark, price9: np.ndarray, vecfix_text: list[str]) ->
 @pytest.mark.benchmark(group=GROUP)
 def test_vecfix_matrix_all_cores(benchmark, price9: np.ndarray, vecfix_text: list[str]) -> None:
     out = benchmark(vecfix.format_fixed, price9, EXPONENT, SCALE, threads=None)
-    label = f"vecfix: byte matrix, threads=None ({os.cpu_count()} cores)"
+    label = f"vecfix: byte matrix, threads=None ({usable_cores()} cores)"
     record(benchmark, len(price9), label, out.to_list(), vecfix_text)
 
 
+#: A finished column of each library: the method, the module it needs, its rows as a list.
+OUTPUTS = {
+    "to_arrow": ("pyarrow", lambda a: a.to_pylist()),
+    "to_polars": ("polars", lambda s: s.to_list()),
+    "to_pandas": ("pandas", lambda s: s.tolist()),
+}
+
+
+@pytest.mark.parametrize("method", list(OUTPUTS))
 @pytest.mark.benchmark(group=GROUP)
-def test_vecfix_to_arrow(benchmark, price9: np.ndarray, vecfix_text: list[str]) -> None:
-    pytest.importorskip("pyarrow")
-    arr = benchmark(lambda: vecfix.format_fixed(price9, EXPONENT, SCALE, threads=1).to_arrow())
-    label = "vecfix: format_fixed(..., threads=1).to_arrow()"
-    record(benchmark, len(price9), label, arr.to_pylist(),
-           vecfix_text)  # fmt: skip
-
-
-@pytest.mark.benchmark(group=GROUP)
-def test_vecfix_to_polars(benchmark, price9: np.ndarray, vecfix_text: list[str]) -> None:
-    pytest.importorskip("polars")
-    s = benchmark(lambda: vecfix.format_fixed(price9, EXPONENT, SCALE, threads=1).to_polars())
-    record(benchmark, len(price9), "vecfix: format_fixed(..., threads=1).to_polars()", s.to_list(),
-           vecfix_text)  # fmt: skip
-
-
-@pytest.mark.benchmark(group=GROUP)
-def test_vecfix_to_pandas(benchmark, price9: np.ndarray, vecfix_text: list[str]) -> None:
-    pytest.importorskip("pandas")
-    s = benchmark(lambda: vecfix.format_fixed(price9, EXPONENT, SCALE, threads=1).to_pandas())
-    record(benchmark, len(price9), "vecfix: format_fixed(..., threads=1).to_pandas()", s.tolist(),
-           vecfix_text)  # fmt: skip
+def test_vecfix_to_a_column(
+    benchmark, method: str, price9: np.ndarray, vecfix_text: list[str]
+) -> None:
+    needs, rows_of = OUTPUTS[method]
+    pytest.importorskip(needs)
+    column = benchmark(
+        lambda: getattr(vecfix.format_fixed(price9, EXPONENT, SCALE, threads=1), method)()
+    )
+    label = f"vecfix: format_fixed(..., threads=1).{method}()"
+    record(benchmark, len(price9), label, rows_of(column), vecfix_text)
 
 
 # --- DuckDB --------------------------------------------------------------------------------

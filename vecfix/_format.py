@@ -13,6 +13,7 @@ import numpy as np
 from . import _kernels
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
 from ._jit import readonly
+from ._kernels import FILL, MEASURE
 from ._limits import INT32_MAX as _INT32_MAX
 from ._limits import INT32_MIN as _INT32_MIN
 from ._limits import INT64_MIN
@@ -224,7 +225,7 @@ class _Passes:
             lengths[nulls] = 0
             matrix[nulls] = 0
 
-        self.run(lambda r: (flat[r * w :], w, lengths[r:], _INT32_MAX, False), blank)
+        self.run(lambda r: (flat[r * w :], w, lengths[r:], _INT32_MAX, FILL), blank)
 
     def scratch(self, size: int) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Room for a block's copy of the per-row coefficients and scales (None: not per
@@ -351,7 +352,7 @@ def _format_int64(
             flat = np.empty(n * bound + _SLACK, dtype=np.uint8)
             wide, real, narrow = _staging()
             widest, _ = _kernels.format_rows(0, n, coef, 1, e, 0, s, 0, flat, -1, lengths, bound,
-                                             False, wide, real, narrow)  # fmt: skip
+                                             FILL, wide, real, narrow)  # fmt: skip
             return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
         return None
     parts = _thread_count(n, threads)
@@ -359,7 +360,7 @@ def _format_int64(
     if widest > MAX_ROW_LENGTH:
         return None
     matrix, flat = _output_matrix(n, widest, None, None)
-    _run(_format_rows, n, parts, coef, 1, e, 0, s, 0, flat, widest, lengths, _INT32_MAX, False)
+    _run(_format_rows, n, parts, coef, 1, e, 0, s, 0, flat, widest, lengths, _INT32_MAX, FILL)
     return Formatted._trusted(matrix, lengths)
 
 
@@ -377,7 +378,7 @@ def _longest_row(exponent: int, scale: int) -> int:
 
 def _measure(passes: _Passes, lengths: np.ndarray) -> int:
     """Write every row's length (the kernel's view: big rows as 0); return the widest."""
-    parts = passes.run(lambda r: (_NO_BYTES, 0, lengths[r:], MAX_ROW_LENGTH, True))
+    parts = passes.run(lambda r: (_NO_BYTES, 0, lengths[r:], MAX_ROW_LENGTH, MEASURE))
     too_long = [start + first for start, (_, first) in parts if first >= 0]
     if too_long:
         _raise_too_long(passes.rows, min(too_long))

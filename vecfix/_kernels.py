@@ -18,9 +18,10 @@ code:
    gathers keep LLVM from vectorizing); then ``M``, by a float64 multiply with an integer
    ``±1`` fix-up, exact while ``M < 2**49``. Rows outside ``0 <= s <= 15``, ``-18 <= d <=
    15`` (or ``d <= -20``, where ``M = 0``) and ``M < 2**49`` are flagged *slow*;
-2. **digits** (:func:`_count`, :func:`_compose`): ``M`` as 16 ASCII digits (two
-   8-digit halves, four 4-digit SWAR groups in uint32 lanes), its length, then the row's
-   text in three little-endian words: leading zeros stripped, sign, point;
+2. **digits** (:func:`_split`, :func:`_digits`, :func:`_compose`): ``M`` in two 8-digit
+   halves (the one pass from 64-bit to 32-bit lanes), as 16 ASCII digits (four 4-digit
+   SWAR groups in uint32 lanes, 16 rows a vector) and its length, then the row's text in
+   three little-endian words: leading zeros stripped, sign, point;
 3. **place** (:func:`_place`): unaligned 8-byte stores of the words at each row's start
    offset, which spill at most 7 bytes into the next row before that row is written.
 
@@ -253,17 +254,10 @@ def _digits8(x):
 
 
 @kernel
-def _count(nb, wide, narrow):
-    """Split each ``M < 2**51`` into 8-digit halves ``HI``, ``LO`` (float64 divide and a
-    fix-up) and write the row's length."""
-    mm, his, los, sc, sg, size = (
-        wide[_M],
-        narrow[_HI],
-        narrow[_LO],
-        narrow[_S],
-        narrow[_SG],
-        narrow[_LEN],
-    )
+def _split(nb, wide, narrow):
+    """Split each ``M < 2**51`` into 8-digit halves ``HI``, ``LO`` (a float64 divide and a
+    fix-up): the one pass that turns 64-bit lanes into 32-bit ones."""
+    mm, his, los = wide[_M], narrow[_HI], narrow[_LO]
     for j in range(nb):
         m = mm[j]
         hi = _U32(_to_int(_to_double(m) * 1e-8))
@@ -273,11 +267,8 @@ def _count(nb, wide, narrow):
         lo = np.int32(lo + (np.int32(100_000_000) if under else np.int32(0)))
         over = lo >= np.int32(100_000_000)
         hi = _U32(hi + _U32(over))
-        lo = _U32(lo - (np.int32(100_000_000) if over else np.int32(0)))
         his[j] = hi
-        los[j] = lo
-        nd = _digits8(hi) + np.int32(8) if hi != _U32(0) else _digits8(lo)
-        size[j] = _U32(_text_length(_I64(nd), 0, sg[j] != _U32(0), _I64(sc[j])))
+        los[j] = _U32(lo - (np.int32(100_000_000) if over else np.int32(0)))
 
 
 @helper
@@ -301,12 +292,6 @@ def _ascii8(x):
 
 
 @helper
-def _shr(x, n):
-    """``x >> n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
-    return x >> _U64(n) if _U64(n) < _U64(64) else _U64(0)  # one vpsrlvq
-
-
-@helper
 def _shl(x, n):
     """``x << n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
     return x << _U64(n) if _U64(n) < _U64(64) else _U64(0)  # one vpsllvq
@@ -319,6 +304,27 @@ def _low_bytes(n):
 
 
 @kernel
+def _digits(nb, narrow):
+    """``M``'s 16 ASCII digits as four 4-digit groups ``G0..G3`` and the row's length
+    ``LEN``, in uint32 lanes only (16 rows a vector)."""
+    his, los, sc, signs, size = narrow[_HI], narrow[_LO], narrow[_S], narrow[_SG], narrow[_LEN]
+    g0, g1, g2, g3 = narrow[_G0], narrow[_G1], narrow[_G2], narrow[_G3]
+    for j in range(nb):
+        hi, lo = his[j], los[j]
+        top, bottom = _U32(hi // _U32(10_000)), _U32(lo // _U32(10_000))
+        g0[j] = _ascii4(top)
+        g1[j] = _ascii4(_U32(hi - top * _U32(10_000)))
+        g2[j] = _ascii4(bottom)
+        g3[j] = _ascii4(_U32(lo - bottom * _U32(10_000)))
+        big = hi != _U32(0)
+        nd = _digits8(hi if big else lo) + (np.int32(8) if big else np.int32(0))
+        nd = nd if big | (lo != _U32(0)) else np.int32(0)  # M = 0 has no digits
+        s = np.int32(sc[j])
+        body = max(nd, s + np.int32(1))  # _text_length, in int32 lanes
+        size[j] = _U32(body + np.int32(s > np.int32(0)) + np.int32(signs[j]))
+
+
+@kernel
 def _compose(nb, wide, narrow):
     """Each row's text in three little-endian words ``W0 W1 W2`` (zeros past the text).
 
@@ -326,21 +332,7 @@ def _compose(nb, wide, narrow):
     the bytes from the ``L - s``-th on move up one for the point, and everything moves up
     one more for the sign.
     """
-    his, los, g0, g1, g2, g3 = (
-        narrow[_HI],
-        narrow[_LO],
-        narrow[_G0],
-        narrow[_G1],
-        narrow[_G2],
-        narrow[_G3],
-    )
-    for j in range(nb):  # uint32 lanes only: 16 rows a vector
-        hi, lo = his[j], los[j]
-        top, bottom = _U32(hi // _U32(10_000)), _U32(lo // _U32(10_000))
-        g0[j] = _ascii4(top)
-        g1[j] = _ascii4(_U32(hi - top * _U32(10_000)))
-        g2[j] = _ascii4(bottom)
-        g3[j] = _ascii4(_U32(lo - bottom * _U32(10_000)))
+    g0, g1, g2, g3 = narrow[_G0], narrow[_G1], narrow[_G2], narrow[_G3]
     sc, signs, size = narrow[_S], narrow[_SG], narrow[_LEN]
     w0, w1, w2 = wide[_W0], wide[_W1], wide[_W2]
     for j in range(nb):
@@ -350,9 +342,12 @@ def _compose(nb, wide, narrow):
         sg = _I64(signs[j])
         point = _I64(s > 0)
         digits = _I64(size[j]) - sg - point  # L
-        skip = 8 * (16 - digits)  # bits to drop: 0..120
-        e0 = _shr(a, skip) | _shl(b, 64 - skip) | _shr(b, skip - 64)
-        e1 = _shr(b, skip)
+        skip = 8 * (16 - digits)  # bits to drop: 0..120, as one 128-bit shift
+        far = skip >= 64  # shifts below stay under 64 bits: no out-of-range selects
+        low, high = (b, _U64(0)) if far else (a, b)
+        sh = _U64(skip & 63)
+        e0 = (low >> sh) | ((high << _U64(1)) << (_U64(63) - sh))
+        e1 = high >> sh
         i = digits - s  # bytes before the point: 1..16
         m0, m1 = _low_bytes(i), _low_bytes(i - 8)
         h0, h1 = e0 & ~m0, e1 & ~m1  # the fraction, moved up one byte for the point
@@ -368,19 +363,17 @@ def _compose(nb, wide, narrow):
 
 
 @kernel
-def _place(buf, nb, fast, width, zero, wide):
+def _place(buf, nb, fast, width, zero, wide, narrow, packed):
     """Store each row's words at its start ``AT`` in ``buf``, ``ceil(width / 8)`` words.
 
-    The first ``fast`` rows with unaligned 8-byte stores that may spill up to 7 bytes past
-    the row (the next row, written after, or slack bytes); the rest byte by byte, within
-    their ``width`` bytes. ``zero`` is 0 read from memory, so that LLVM does not turn the
-    zero stores into ``memset`` calls.
-
-    Any start offsets work: an Arrow data buffer would set ``AT`` from its offsets, with
-    ``width`` the widest row, and the row after each one overwrites its spill.
+    The first ``fast`` rows with unaligned 8-byte stores that may spill up to
+    ``8 * ceil(width / 8) - 1`` bytes past the row's text (over rows written after it, or
+    slack bytes); the rest byte by byte: ``width`` bytes (zero-padded), or with ``packed``
+    the text's ``LEN`` bytes only. ``zero`` is 0 read from memory, so that LLVM does not
+    turn the zero stores into ``memset`` calls.
     """
     nw = (width + 7) // 8
-    at, w0, w1, w2 = wide[_AT], wide[_W0], wide[_W1], wide[_W2]
+    at, w0, w1, w2, size = wide[_AT], wide[_W0], wide[_W1], wide[_W2], narrow[_LEN]
     for j in range(fast):
         base = _I64(at[j])
         store8(buf, base, w0[j])
@@ -392,29 +385,41 @@ def _place(buf, nb, fast, width, zero, wide):
                     store8(buf, base + 8 * t, zero)
     for j in range(fast, nb):
         base = _I64(at[j])
-        for t in range(width):
+        for t in range(_I64(size[j]) if packed else width):
             word = wide[_W0 + t // 8, j] if t < 24 else zero
             buf[base + t] = np.uint8((word >> _U64(8 * (t % 8))) & _U64(0xFF))
 
 
+#: ``mode`` of :func:`format_rows`.
+FILL, MEASURE, PACK = 0, 1, 2
+
+
 @kernel
 def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengths,
-                limit, measure, wide, real, narrow):  # fmt: skip
+                limit, mode, wide, real, narrow):  # fmt: skip
     """Measure or write rows ``start:stop``; return ``(widest, first)``.
 
     ``coef`` holds a coefficient a row (or one, for one row; ``cstep`` is not read);
     ``exps`` and ``scales`` one a row (step 1) or one for every row (step 0). ``lengths``
-    gets each row's length and has a slot for each row from row 0 of these arrays to the
-    last one of the column (so ``stop == len(lengths)`` says that the slack after the
-    matrix may take spills). ``wide``, ``real``, ``narrow``: the staging arrays
-    (:func:`scratch`).
+    has a slot for each row from row 0 of these arrays to the last one of the column (so
+    ``stop == len(lengths)`` says that the slack after the rows may take spills).
+    ``wide``, ``real``, ``narrow``: the staging arrays (:func:`scratch`). ``mode``:
 
-    With ``measure``, nothing is written but the lengths: ``widest`` is the longest row
-    within ``limit`` and ``first`` the first row beyond it (-1 if none), whose length is
-    set to 0. Else row ``i`` is written at ``buf[i * width:][:width]``, zero-padded
-    (``first`` is -1); the caller has checked that every row fits. A ``width`` below 0
-    means the widest row's: the rows are measured first (a few rows, in one call; ``buf``
-    must then hold rows as long as any row can be, and ``limit`` must not be exceeded).
+    :data:`MEASURE`
+        Nothing is written but the lengths: ``widest`` is the longest row within
+        ``limit`` and ``first`` the first row beyond it (-1 if none), whose length is set
+        to 0.
+    :data:`FILL`
+        Row ``i`` is written at ``buf[i * width:][:width]``, zero-padded, and its length
+        in ``lengths[i]`` (``first`` is -1); the caller has checked that every row fits.
+        A ``width`` below 0 means the widest row's: the rows are measured first (a few
+        rows, in one call; ``buf`` must then hold rows as long as any row can be, and
+        ``limit`` must not be exceeded).
+    :data:`PACK`
+        Arrow's layout: the rows' text back to back from ``buf[start * width]`` on, no
+        padding, and ``lengths[i]`` the offset in ``buf`` where row ``i`` ends. ``width``
+        is at least the widest row, so the text stays within ``buf[start * width:stop *
+        width]``.
     """
     widest = 0
     first = -1
@@ -423,50 +428,63 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
         if auto and phase == 1:
             width = widest
         widest, first = _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width,
-                                lengths, limit, measure or (auto and phase == 0),
+                                lengths, limit, MEASURE if auto and phase == 0 else mode,
                                 wide, real, narrow)  # fmt: skip
     return widest, first
 
 
 @helper
-def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, measure,
+def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, mode,
             wide, real, narrow):  # fmt: skip
     """:func:`format_rows`' passes over rows ``start:stop``, a block at a time."""
     block = wide.shape[1]
+    measure, packed = mode == MEASURE, mode == PACK
     widest = 0
     first = -1
     cap = max(limit, 0) + 1
     end = stop * width if stop < lengths.shape[0] else buf.shape[0]
+    room = end - 8 * ((width + 7) // 8)  # a row starting at or before this may spill
     zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _place)
     at, fast_rows, size = wide[_AT], narrow[_FAST], narrow[_LEN]
+    pos = start * width  # PACK: where the next row starts
     for i0 in range(start, stop, block):
         nb = min(block, stop - i0)
         es, ss = exps[i0 * estep :], scales[i0 * sstep :]
         if _stage_layouts(es, estep, ss, sstep, nb, narrow):  # else the constants stay
             _layouts(nb, wide, real, narrow)
         slow = _round(coef[i0 : i0 + nb], nb, wide, real, narrow)
-        _count(nb, wide, narrow)
-        if not measure:
-            _compose(nb, wide, narrow)
-            for j in range(nb):
-                at[j] = _U64(i0 * width + j * width)
-            fast = min(max((end - 8 * ((width + 7) // 8)) // max(width, 1) + 1 - i0, 0), nb)
-            _place(buf, nb, fast, width, zero, wide)
-        for j in range(nb if slow else 0):
+        _split(nb, wide, narrow)
+        _digits(nb, narrow)
+        for j in range(nb if slow else 0):  # the general path's rows: their lengths
             if fast_rows[j] == _U32(0):
                 i = i0 + j
                 c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
-                if measure:
-                    n = min(_row_length(c, e, s), cap)
-                else:
-                    n = _write_row(buf, i * width, width, c, e, s)
-                size[j] = _U32(n)
+                size[j] = _U32(min(_row_length(c, e, s), cap))
+        if not measure:
+            _compose(nb, wide, narrow)
+            fast = nb
+            if packed:
+                for j in range(nb):
+                    at[j] = _U64(pos)
+                    pos += _I64(size[j])
+                while fast > 0 and _I64(at[fast - 1]) > room:
+                    fast -= 1
+            else:
+                for j in range(nb):
+                    at[j] = _U64(i0 * width + j * width)
+                fast = min(max(room // max(width, 1) + 1 - i0, 0), nb)
+            _place(buf, nb, fast, width, zero, wide, narrow, packed)
+            for j in range(nb if slow else 0):
+                if fast_rows[j] == _U32(0):
+                    i = i0 + j
+                    c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
+                    _write_row(buf, _I64(at[j]), _I64(size[j]) if packed else width, c, e, s)
         out = lengths[i0 : i0 + nb]
         top = 0
         for j in range(nb):
-            out[j] = size[j]
+            out[j] = size[j] + at[j] if packed else size[j]
             top = max(top, _I64(size[j]))
-        if top > limit:  # rare: rows beyond the limit get length 0
+        if top > limit:  # rare (measuring only): rows beyond the limit get length 0
             top = 0
             for j in range(nb):
                 if out[j] > limit:

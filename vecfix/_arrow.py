@@ -94,6 +94,25 @@ def pack_rows(flat, width, lengths, offsets, data):
     return pos
 
 
+@kernel
+def unpack_rows(data, offsets, lengths, matrix):
+    """Copy row ``i``'s ``lengths[i]`` bytes from ``data[offsets[i]:]`` into ``matrix[i]``
+    (zeroed by the caller): the byte matrix of a result made in Arrow's layout."""
+    for i in range(lengths.shape[0]):
+        base = offsets[i]
+        for j in range(lengths[i]):
+            matrix[i, j] = data[base + j]
+
+
+def validity(valid: np.ndarray | None, nulls: int) -> Any:
+    """Arrow's validity bitmap for the bool mask ``valid`` (None when no row is null)."""
+    import pyarrow as pa
+
+    if valid is None or not nulls:
+        return None
+    return pa.py_buffer(np.packbits(valid, bitorder="little"))
+
+
 def flat_buffer(matrix: np.ndarray) -> np.ndarray:
     """The matrix's bytes as one 1-D array (the matrix itself when it is C-contiguous)."""
     return np.ascontiguousarray(matrix).reshape(-1)
@@ -129,9 +148,7 @@ def arrow_strings(
     flat = flat_buffer(matrix)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
     nulls = 0 if valid is None else int(n - np.count_nonzero(valid))
-    validity = None
-    if valid is not None and nulls:
-        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    bitmap = validity(valid, nulls)
     if view:
         if large is not None:
             raise ValueError("large= applies to string and large_string, not to view=True")
@@ -141,7 +158,7 @@ def arrow_strings(
         step = per_buffer * max(width, 1)
         chunks = [pa.py_buffer(flat[s : s + step]) for s in range(0, max(flat.size, 1), step)]
         return pa.Array.from_buffers(
-            pa.string_view(), n, [validity, pa.py_buffer(records), *chunks], null_count=nulls
+            pa.string_view(), n, [bitmap, pa.py_buffer(records), *chunks], null_count=nulls
         )
     total = int(lengths.sum(dtype=np.int64))
     if large is None:
@@ -154,6 +171,6 @@ def arrow_strings(
     return pa.Array.from_buffers(
         pa.large_string() if large else pa.string(),
         n,
-        [validity, pa.py_buffer(offsets), pa.py_buffer(packed[:total])],
+        [bitmap, pa.py_buffer(offsets), pa.py_buffer(packed[:total])],
         null_count=nulls,
     )

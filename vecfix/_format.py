@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from . import _kernels
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
 from ._jit import readonly
-from ._kernels import FILL, MEASURE
+from ._kernels import FILL, MEASURE, PACK
 from ._limits import INT32_MAX as _INT32_MAX
 from ._limits import INT32_MIN as _INT32_MIN
 from ._limits import INT64_MIN
 from ._result import Formatted
 from ._scalar import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
 from ._threads import run_split as _run
+from ._threads import split_bounds
 from ._tuning import MEASURE_BELOW as _MEASURE_BELOW
 from ._tuning import MIN_ROWS_PER_THREAD, NULL_BLOCK, WIDE_MATRIX_BYTES, WIDE_MATRIX_RATIO
 from .columns import ColumnLike
@@ -28,6 +30,8 @@ from .columns.rules import NullLike, RowError, show_int
 #: Bytes after our matrix, so that the kernel writes its last rows with 8-byte stores.
 _SLACK = 8
 _NO_BYTES = np.empty(0, dtype=np.uint8)
+#: ``layout="arrow"`` writes int32 offsets: a buffer of rows x widest bytes up to this.
+_PACK_LIMIT = _INT32_MAX
 _LOCAL = threading.local()
 
 
@@ -40,6 +44,7 @@ def format_fixed(
     out: np.ndarray | None = None,
     threads: int | None = None,
     null: NullLike = None,
+    layout: Literal["matrix", "arrow"] = "matrix",
 ) -> Formatted:
     """Format ``coefficients * 10**exponents`` with ``scales`` decimals, as FIX engines do.
 
@@ -78,6 +83,14 @@ def format_fixed(
     null : int or sequence of int, optional
         Sentinel coefficients that mean "no value", e.g. ``2**63 - 1`` (CME
         ``PRICENULL9``, Databento ``UNDEF_PRICE``). Rows equal to one of them are null.
+    layout : {"matrix", "arrow"}, default "matrix"
+        How the kernels lay the text out. ``"matrix"``: the byte matrix. ``"arrow"``:
+        Arrow's ``string`` layout (int32 offsets and the rows back to back), written by the
+        kernels directly, so that :meth:`~Formatted.to_arrow` and
+        :meth:`~Formatted.to_pandas` copy nothing; the matrix is then made on first use
+        of :attr:`~Formatted.matrix` (or of a method that reads it). The text is the same.
+        Not with ``width`` or ``out``. Inputs the kernels do not write alone (values
+        beyond int64, or more than 2 GiB of text) are laid out as a matrix and packed.
 
     Returns
     -------
@@ -115,6 +128,12 @@ def format_fixed(
     >>> vecfix.format_fixed([15, 2**63 - 1], -1, 0, null=2**63 - 1).to_list()
     ['2', None]
     """
+    if layout != "matrix":
+        if layout != "arrow":
+            raise ValueError(f'layout must be "matrix" or "arrow", got {layout!r}')
+        if width is not None or out is not None:
+            raise ValueError('layout="arrow" writes no matrix: leave width and out out')
+        return _format_packed(coefficients, exponents, scales, threads, null)
     if (
         type(coefficients) is np.ndarray
         and type(exponents) is int
@@ -166,6 +185,65 @@ def format_fixed(
     return Formatted(matrix, lengths, valid, identity=inputs.identity)
 
 
+def _format_packed(
+    coefficients: ColumnLike,
+    exponents: ColumnLike,
+    scales: ColumnLike,
+    threads: int | None,
+    null: NullLike,
+) -> Formatted:
+    """``format_fixed(..., layout="arrow")``: the kernels write Arrow's layout directly."""
+    inputs = read_inputs(coefficients, exponents, scales, null)
+    rows, valid = _for_kernels(inputs.rows), inputs.valid
+    if valid is not None:
+        rows = _without_null_big_rows(rows, valid)
+    passes = _Passes(rows, valid, _thread_count(rows.n, threads))
+    widest = passes.uniform_widest()
+    if widest is None and rows.n >= _MEASURE_BELOW:
+        widest = passes.layouts_widest()
+    elif widest is None:  # a few rows: measure them (naming a row that is too long)
+        widest = _measure(passes, np.empty(rows.n, dtype=np.int32))
+    if rows.big_values or rows.n * widest + _SLACK > _PACK_LIMIT:
+        return format_fixed(coefficients, exponents, scales, threads=threads, null=null)
+    if widest > MAX_ROW_LENGTH:  # the matrix path names the row
+        return format_fixed(coefficients, exponents, scales, threads=threads, null=null)
+    if rows.n * widest > WIDE_MATRIX_BYTES:
+        lengths = np.empty(rows.n, dtype=np.int32)
+        _measure(passes, lengths)
+        _refuse_few_wide_rows(rows, lengths, [], widest)
+    offsets, data = _pack(passes, widest)
+    return Formatted._packed(offsets, data, valid, inputs.identity)
+
+
+def _pack(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every row's text back to back: ``(offsets, data)`` in Arrow's ``string`` layout.
+
+    Each kernel call writes its rows from where its first row would start in a matrix of
+    ``width`` (no call's text can pass the next call's start), then the calls' text is
+    moved down to follow each other and their offsets with it.
+    """
+    n, width = passes.rows.n, int(width)
+    data = np.empty(n * width + _SLACK, dtype=np.uint8)
+    offsets = np.empty(n + 1, dtype=np.int32)
+    offsets[0] = 0
+    ends = offsets[1:]
+    passes.run(lambda r: (data[r * width :], width, ends[r:], _INT32_MAX, PACK))
+    total = 0
+    for first, last, view in passes.calls():
+        if first == last:
+            continue
+        start = first * width
+        used = int(ends[last - 1]) + view * width - start
+        if view != 0 or start != total:
+            ends[first:last] += view * width - (start - total)
+        if start != total and used:
+            ctypes.memmove(data.ctypes.data + total, data.ctypes.data + start, used)
+        total += used
+    if total + _SLACK < data.size - data.size // 16:  # give back what the text left over
+        data.resize(total + _SLACK, refcheck=False)
+    return offsets, data[:total]
+
+
 class _Passes:
     """Runs :func:`vecfix._kernels.format_rows` over every row, split over threads.
 
@@ -214,6 +292,19 @@ class _Passes:
             return done
 
         return [part for chunk in _run(blocks, rows.n, self.threads) for part in chunk]
+
+    def calls(self) -> list[tuple[int, int, int]]:
+        """``(first, last, view)`` of each kernel call :meth:`run` makes, in row order:
+        its rows ``first:last``, and the row its arrays start from (``view``: 0 when the
+        whole columns are passed, ``first`` for a block of a column with nulls)."""
+        n, valid = self.rows.n, self.valid
+        calls = []
+        for lo, hi in split_bounds(n, self.threads):
+            if valid is None:
+                calls.append((lo, hi, 0))
+            else:
+                calls += [(a, min(a + NULL_BLOCK, hi), a) for a in range(lo, hi, NULL_BLOCK)]
+        return calls
 
     def fill(self, matrix: np.ndarray, flat: np.ndarray, lengths: np.ndarray) -> None:
         """Write every row into ``matrix`` (``flat`` is its buffer, with slack) and its

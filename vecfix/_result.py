@@ -53,7 +53,7 @@ class Formatted:
     ['0.50', None, '0.70']
     """
 
-    __slots__ = ("identity", "lengths", "matrix", "valid")
+    __slots__ = ("_data", "_lengths", "_matrix", "_offsets", "identity", "valid")
 
     def __init__(
         self,
@@ -69,8 +69,10 @@ class Formatted:
             valid = np.asarray(valid)
             if valid.dtype != np.bool_ or valid.shape != lengths.shape:
                 raise ValueError("valid must be None or a bool array of shape (n,)")
-        self.matrix = matrix
-        self.lengths = lengths
+        self._matrix: np.ndarray | None = matrix
+        self._lengths: np.ndarray | None = lengths
+        self._offsets: np.ndarray | None = None
+        self._data: np.ndarray | None = None
         self.valid = valid
         self.identity = identity
 
@@ -78,13 +80,57 @@ class Formatted:
     def _trusted(cls, matrix: np.ndarray, lengths: np.ndarray) -> Formatted:
         """Wrap arrays the kernels just filled, without re-checking them (no nulls)."""
         self = cls.__new__(cls)
-        self.matrix, self.lengths, self.valid, self.identity = matrix, lengths, None, None
+        self._matrix, self._lengths, self.valid, self.identity = matrix, lengths, None, None
+        self._offsets = self._data = None
         return self
+
+    @classmethod
+    def _packed(
+        cls,
+        offsets: np.ndarray,
+        data: np.ndarray,
+        valid: np.ndarray | None = None,
+        identity: Identity | None = None,
+    ) -> Formatted:
+        """Wrap text the kernels wrote in Arrow's layout (``format_fixed(layout="arrow")``):
+        row ``i`` is ``data[offsets[i]:offsets[i + 1]]`` (int32 offsets; a null row's
+        bytes are ignored). :attr:`matrix` and :attr:`lengths` are made on first use."""
+        self = cls.__new__(cls)
+        self._matrix = self._lengths = None
+        self._offsets, self._data, self.valid, self.identity = offsets, data, valid, identity
+        return self
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """``(n, width)`` C-contiguous ``uint8``: row ``i`` left-aligned, zero-padded."""
+        if self._matrix is None:
+            from ._arrow import unpack_rows
+
+            lengths = self.lengths
+            assert self._offsets is not None and self._data is not None
+            width = int(lengths.max()) if lengths.size else 0
+            matrix = np.zeros((lengths.size, width), dtype=np.uint8)
+            unpack_rows(self._data, self._offsets, lengths, matrix)
+            self._matrix = matrix
+        return self._matrix
+
+    @property
+    def lengths(self) -> np.ndarray:
+        """``(n,)`` ``int32``: the length of each row's text (0 for a null row)."""
+        if self._lengths is None:
+            assert self._offsets is not None
+            lengths = np.diff(self._offsets).astype(np.int32, copy=False)
+            if self.valid is not None:
+                lengths[~self.valid] = 0
+            self._lengths = lengths
+        return self._lengths
 
     @property
     def width(self) -> int:
         """Bytes per row of :attr:`matrix` (the longest row, or the caller's width)."""
-        return self.matrix.shape[1]
+        if self._matrix is None:
+            return int(self.lengths.max()) if len(self) else 0
+        return self._matrix.shape[1]
 
     @property
     def null_count(self) -> int:
@@ -92,7 +138,7 @@ class Formatted:
         return 0 if self.valid is None else int(self.valid.size - np.count_nonzero(self.valid))
 
     def __len__(self) -> int:
-        return self.matrix.shape[0]
+        return self.lengths.shape[0]
 
     def __getitem__(self, key: int | slice | np.ndarray) -> str | Formatted | None:
         """A row as ``str`` (``None`` if null) for an integer key; a :class:`Formatted` else."""
@@ -274,8 +320,10 @@ class Formatted:
 
         An Arrow array has no name: use :meth:`to_arrow_field` for the input's name.
 
-        No Python strings are made. By default one kernel pass packs the rows into Arrow's
-        offsets and data buffers (``string``). With ``view=True`` the array is Arrow's
+        No Python strings are made. A result of ``format_fixed(..., layout="arrow")`` is
+        already in Arrow's ``string`` layout: its buffers are handed over as they are, with
+        no copy. Otherwise one kernel pass packs the rows into Arrow's offsets and data
+        buffers (``string``). With ``view=True`` the array is Arrow's
         ``string_view``: a 16-byte record a row that holds a row of up to 12 bytes itself
         and points into the matrix for a longer one, so the matrix is shared, not copied;
         polars holds its strings this way and takes such an array without a copy.
@@ -300,9 +348,15 @@ class Formatted:
         >>> vecfix.format_fixed([125, None, -6], -2, 1).to_arrow(view=True).type
         DataType(string_view)
         """
-        _require("pyarrow", "to_arrow")
-        from ._arrow import arrow_strings
+        pa = _require("pyarrow", "to_arrow")
+        from ._arrow import arrow_strings, validity
 
+        if self._offsets is not None and not view and not large:
+            n, nulls = len(self), self.null_count
+            buffers = [pa.py_buffer(self._offsets), pa.py_buffer(self._data)]
+            return pa.Array.from_buffers(
+                pa.string(), n, [validity(self.valid, nulls), *buffers], null_count=nulls
+            )
         return arrow_strings(self.matrix, self.lengths, self.valid, view=view, large=large)
 
     def to_arrow_field(self, name: str | None = None) -> Any:

@@ -44,6 +44,20 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool)
 
 
+def split_bounds(n: int, threads: int) -> list[tuple[int, int]]:
+    """The ``(start, stop)`` of each part :func:`run_split` cuts rows ``0:n`` into.
+
+    Examples
+    --------
+    >>> split_bounds(10, 3)
+    [(0, 3), (3, 6), (6, 10)]
+    """
+    if threads <= 1 or n < 2:
+        return [(0, n)]
+    bounds = np.linspace(0, n, threads + 1).astype(np.int64).tolist()
+    return list(itertools.pairwise(bounds))
+
+
 def run_split(kernel: Callable[..., Any], n: int, threads: int, *args: Any) -> list[Any]:
     """``kernel(start, stop, *args)`` over rows ``0:n`` cut into ``threads`` even parts.
 
@@ -58,8 +72,7 @@ def run_split(kernel: Callable[..., Any], n: int, threads: int, *args: Any) -> l
     """
     if threads <= 1 or n < 2:
         return [kernel(0, n, *args)]
-    bounds = np.linspace(0, n, threads + 1).astype(np.int64).tolist()
-    parts = list(itertools.pairwise(bounds))
+    parts = split_bounds(n, threads)
     pool = _pool(len(parts) - 1)
     jobs: list[Future[Any]] = [pool.submit(kernel, lo, hi, *args) for lo, hi in parts[1:]]
     try:

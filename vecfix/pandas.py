@@ -57,5 +57,7 @@ class VecfixAccessor:
         >>> out.tolist(), out.name, out.index.tolist()
         (['1.3', <NA>, '-0.1'], 'px', [10, 20, 30])
         """
-        out = format_fixed(self._series, exponent, scale, null=null, threads=threads)
+        out = format_fixed(
+            self._series, exponent, scale, null=null, threads=threads, layout="arrow"
+        )
         return out.to_pandas()

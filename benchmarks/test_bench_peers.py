@@ -85,18 +85,31 @@ OUTPUTS = {
 }
 
 
+@pytest.mark.parametrize("threads", [1, None], ids=["1-thread", "all-cores"])
+@pytest.mark.parametrize("layout", ["matrix", "arrow"])
 @pytest.mark.parametrize("method", list(OUTPUTS))
 @pytest.mark.benchmark(group=GROUP)
 def test_vecfix_to_a_column(
-    benchmark, method: str, price9: np.ndarray, vecfix_text: list[str]
+    benchmark,
+    method: str,
+    layout: str,
+    threads: int | None,
+    price9: np.ndarray,
+    vecfix_text: list[str],
 ) -> None:
+    """A finished Arrow, polars or pandas column, from the byte matrix or from the Arrow
+    layout the kernels write with ``layout="arrow"``."""
     needs, rows_of = OUTPUTS[method]
     pytest.importorskip(needs)
-    column = benchmark(
-        lambda: getattr(vecfix.format_fixed(price9, EXPONENT, SCALE, threads=1), method)()
-    )
-    label = f"vecfix: format_fixed(..., threads=1).{method}()"
-    record(benchmark, len(price9), label, rows_of(column), vecfix_text)
+
+    def column() -> object:
+        out = vecfix.format_fixed(price9, EXPONENT, SCALE, threads=threads, layout=layout)
+        return getattr(out, method)()
+
+    result = benchmark(column)
+    cores = "threads=1" if threads == 1 else f"threads=None ({usable_cores()} cores)"
+    label = f'vecfix: format_fixed(..., {cores}, layout="{layout}").{method}()'
+    record(benchmark, len(price9), label, rows_of(result), vecfix_text)
 
 
 # --- DuckDB --------------------------------------------------------------------------------

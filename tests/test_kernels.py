@@ -138,3 +138,24 @@ def test_quotients_near_the_float_division_limit():
     want = [reference_fixed(*row) for row in rows]
     got = vecfix.format_fixed(np.array(c, dtype=np.int64), np.array(e), np.array(s))
     assert got.to_list() == want
+
+
+@pytest.mark.parametrize("cut", [0, 1, 255, 256, 257, 700])
+def test_widest_of_layouts_runs_and_strays(cut):
+    """Runs of one layout longer than the kernel's stretch (the table grouped by
+    instrument), cut anywhere, with stray rows of other layouts and of no table layout:
+    the matrix is exactly as wide as the widest row, and that row prints in full."""
+    rng = np.random.default_rng(cut)
+    n = 900 if not NOJIT else 600  # past MEASURE_BELOW: the extremes decide the width
+    coef = rng.integers(-(10**9), 10**9, n, dtype=np.int64)
+    exps = np.where(np.arange(n) < cut, -9, -6).astype(np.int32)
+    scales = np.where(np.arange(n) < cut, 4, 2).astype(np.int32)
+    stray = rng.integers(0, n, 3)
+    exps[stray[0]], scales[stray[0]] = -3, 20  # scale past the table: measured alone
+    coef[stray[1]] = -(10**18)  # the widest of its layout, inside a run
+    exps[stray[2]], scales[stray[2]] = 2, 0  # another layout inside a run
+    rows = zip(coef.tolist(), exps.tolist(), scales.tolist(), strict=True)
+    want = [reference_fixed(c, e, s) for c, e, s in rows]
+    got = vecfix.format_fixed(coef, exps, scales, threads=1)
+    assert got.width == max(map(len, want))
+    assert got.to_list() == want

@@ -525,6 +525,32 @@ def _stage_layouts(exps, estep, scales, sstep, nb, narrow):
 LAYOUTS = 36 * 16
 
 
+@helper
+def _one_value(values, step, lo, hi):
+    """Whether ``values[i * step]`` is one value for ``lo <= i < hi`` (a contiguous slice
+    compared with its first value: a vectorized loop)."""
+    if step == 0:
+        return True
+    if values[lo] != values[hi - 1]:  # rows of many layouts: known at once
+        return False
+    part = values[lo:hi]
+    first = part[0]
+    differ = 0
+    for x in part:
+        differ |= x ^ first
+    return differ == 0
+
+
+@helper
+def _layout_slot(d, s):
+    """Row of :func:`widest_of_layouts`' table for ``d = e + s`` and ``s`` (-1: none)."""
+    return (d + 20) * 16 + s if (s >= 0) & (s < 16) & (d >= -20) & (d < 16) else -1
+
+
+#: Rows :func:`widest_of_layouts` checks for one layout at a time.
+_RUN = 256
+
+
 @kernel
 def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limit, table):
     """The longest row among rows ``start:stop`` (capped at ``limit + 1``), for rows whose
@@ -532,8 +558,9 @@ def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limi
     the smallest and the largest coefficient of each layout decide; rows of other layouts
     are measured one by one. ``table``: an int64 ``(LAYOUTS, 2)`` array to work in.
 
-    One scalar pass, much cheaper than measuring every row (``format_rows`` writes the
-    lengths as it writes the rows).
+    Much cheaper than measuring every row (``format_rows`` writes the lengths as it writes
+    the rows): a stretch of :data:`_RUN` rows of one layout (a table grouped by instrument)
+    costs two vectorized passes, and the other rows one scalar step each.
     """
     cap = max(limit, 0) + 1
     for t in range(table.shape[0]):
@@ -541,18 +568,28 @@ def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limi
         table[t, 1] = np.iinfo(np.int64).min
     widest = 0
     last, low, high = 0, table[0, 0], table[0, 1]  # the current run's layout in registers
-    for i in range(start, stop):
-        c = coef[i]
-        e, s = _I64(exps[i * estep]), _I64(scales[i * sstep])
-        d = e + s
-        if (s >= 0) & (s < 16) & (d >= -20) & (d < 16):
-            t = (d + 20) * 16 + s
+    for i0 in range(start, stop, _RUN):
+        i1 = min(i0 + _RUN, stop)
+        e0, s0 = _I64(exps[i0 * estep]), _I64(scales[i0 * sstep])
+        t = _layout_slot(e0 + s0, s0)
+        if t >= 0 and _one_value(exps, estep, i0, i1) and _one_value(scales, sstep, i0, i1):
             if t != last:
                 table[last, 0], table[last, 1] = low, high
                 last, low, high = t, table[t, 0], table[t, 1]
-            low, high = min(low, c), max(high, c)
-        else:
-            widest = max(widest, min(_row_length(c, e, s), cap))
+            for c in coef[i0:i1]:
+                low, high = min(low, c), max(high, c)
+            continue
+        for i in range(i0, i1):
+            c = coef[i]
+            e, s = _I64(exps[i * estep]), _I64(scales[i * sstep])
+            t = _layout_slot(e + s, s)
+            if t >= 0:
+                if t != last:
+                    table[last, 0], table[last, 1] = low, high
+                    last, low, high = t, table[t, 0], table[t, 1]
+                low, high = min(low, c), max(high, c)
+            else:
+                widest = max(widest, min(_row_length(c, e, s), cap))
     table[last, 0], table[last, 1] = low, high
     for t in range(table.shape[0]):
         if table[t, 0] <= table[t, 1]:

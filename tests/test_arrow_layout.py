@@ -15,6 +15,7 @@ from reference import reference_fixed
 
 import vecfix
 import vecfix._format as fmt
+import vecfix._tuning
 
 pa = pytest.importorskip("pyarrow")
 
@@ -181,3 +182,43 @@ def test_any_rows(rows, threads):
     scales = np.array([r[2] for r in rows], dtype=np.int32)
     out = vecfix.format_fixed(coef, exps, scales, threads=threads, layout="arrow")
     check(out, reference(coef, exps, scales))
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("nulls", [False, True])
+def test_wide_rows_take_the_texts_size(monkeypatch, threads, nulls):
+    """Past WIDE_MATRIX_BYTES (shrunk here) with rows wider than the block rows, the rows
+    are measured first and the buffer is the text's size, not rows x widest: one row at
+    exponent 3,000 among short ones."""
+    monkeypatch.setattr(fmt, "WIDE_MATRIX_BYTES", 1_000)
+    monkeypatch.setattr(vecfix._tuning, "WIDE_MATRIX_BYTES", 1_000)  # .matrix reads it
+    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
+    monkeypatch.setattr(fmt, "NULL_BLOCK", 11)
+    n = 80
+    rng = np.random.default_rng(threads)
+    coef = rng.integers(-(10**6), 10**6, size=n)
+    exps = np.full(n, -2, dtype=np.int32)
+    exps[n // 3] = 3_000
+    valid = rng.random(n) > 0.2 if nulls else None
+    valid = None if valid is None else valid | (np.arange(n) == n // 3)
+    data = np.ma.masked_array(coef, mask=~valid) if nulls else coef
+    out = vecfix.format_fixed(data, exps, 2, threads=threads, layout="arrow")
+    want = reference(coef, exps, 2, valid)
+    assert out._data.size == sum(len(t) for t in want if t is not None) + sum(
+        len(reference_fixed(0, int(e), 2)) for e, t in zip(exps, want, strict=True) if t is None
+    )  # the text, with a null row's placeholder zero: never rows x widest
+    assert out.to_arrow().to_pylist() == want and out.to_list() == want
+    assert out[n // 3] == want[n // 3]
+    pl = pytest.importorskip("polars")
+    assert out.to_polars().to_list() == want and isinstance(pl, object)
+    with pytest.raises(ValueError, match=r"row 26 is 3,00\d bytes long.*to_arrow\(\)"):
+        out.matrix  # noqa: B018  (would be rows x widest: refused, with the way out)
+
+
+def test_wide_rows_matrix_layout_still_refused(monkeypatch):
+    monkeypatch.setattr(fmt, "WIDE_MATRIX_BYTES", 1_000)
+    coef = np.arange(80, dtype=np.int64)
+    exps = np.full(80, -2, dtype=np.int32)
+    exps[5] = 3_000
+    with pytest.raises(vecfix.RowError, match="byte matrix would take"):
+        vecfix.format_fixed(coef, exps, 2)

@@ -14,7 +14,7 @@ import numpy as np
 from . import _kernels
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
 from ._jit import readonly
-from ._kernels import FILL, MEASURE, PACK
+from ._kernels import FILL, MEASURE, PACK, PACK_AT
 from ._limits import INT32_MAX as _INT32_MAX
 from ._limits import INT32_MIN as _INT32_MIN
 from ._limits import INT64_MIN
@@ -32,6 +32,8 @@ _SLACK = 8
 _NO_BYTES = np.empty(0, dtype=np.uint8)
 #: ``layout="arrow"`` writes int32 offsets: a buffer of rows x widest bytes up to this.
 _PACK_LIMIT = _INT32_MAX
+#: ... and, past WIDE_MATRIX_BYTES, rows up to this wide (a block row prints at most 18).
+_PACK_WIDEST = 32
 _LOCAL = threading.local()
 
 
@@ -203,16 +205,39 @@ def _format_packed(
         widest = passes.layouts_widest()
     elif widest is None:  # a few rows: measure them (naming a row that is too long)
         widest = _measure(passes, np.empty(rows.n, dtype=np.int32))
-    if rows.big_values or rows.n * widest + _SLACK > _PACK_LIMIT:
+    if rows.big_values or widest > MAX_ROW_LENGTH:  # the matrix path: the fallback's
         return format_fixed(coefficients, exponents, scales, threads=threads, null=null)
-    if widest > MAX_ROW_LENGTH:  # the matrix path names the row
+    # _pack writes in a buffer of rows x widest, of which only the text's pages are ever
+    # touched; rows much wider than the block rows (a few wide ones, most likely) are
+    # measured first instead, and the buffer is the text's size
+    size = rows.n * widest + _SLACK
+    packed: tuple[np.ndarray, np.ndarray] | None
+    if size <= _PACK_LIMIT and (size <= WIDE_MATRIX_BYTES or widest <= _PACK_WIDEST):
+        packed = _pack(passes, widest)
+    else:
+        packed = _pack_measured(passes, widest)
+    if packed is None:  # past int32 offsets: a matrix, which to_arrow() packs as large_string
         return format_fixed(coefficients, exponents, scales, threads=threads, null=null)
-    if rows.n * widest > WIDE_MATRIX_BYTES:
-        lengths = np.empty(rows.n, dtype=np.int32)
-        _measure(passes, lengths)
-        _refuse_few_wide_rows(rows, lengths, [], widest)
-    offsets, data = _pack(passes, widest)
+    offsets, data = packed
     return Formatted._packed(offsets, data, valid, inputs.identity)
+
+
+def _pack_measured(passes: _Passes, widest: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every row's text back to back at offsets measured first: the memory is the
+    text's (and the offsets'), whatever one row's width. None when the text is past
+    int32 offsets."""
+    n = passes.rows.n
+    offsets = np.empty(n + 1, dtype=np.int32)
+    offsets[0] = 0
+    ends = offsets[1:]
+    _measure(passes, ends)  # each row's length, then, summed in place, where it ends
+    total = int(ends.sum(dtype=np.int64))
+    if total + _SLACK > _PACK_LIMIT:
+        return None
+    np.cumsum(ends, out=ends)
+    data = np.empty(total + _SLACK, dtype=np.uint8)
+    passes.run(lambda r: (data, int(widest), ends[r:], _INT32_MAX, PACK_AT))
+    return offsets, data[:total]
 
 
 def _pack(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray]:

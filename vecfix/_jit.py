@@ -128,9 +128,12 @@ def helper(fn: Callable[..., Any]) -> Any:
 
 
 def _store8_python(buf, offset, value):
-    """Pure-Python ``store8`` for ``NUMBA_DISABLE_JIT=1``: never writes past the buffer."""
-    data = int(value).to_bytes(8, "little")[: max(buf.shape[0] - offset, 0)]
-    buf[offset : offset + len(data)] = np.frombuffer(data, dtype=np.uint8)
+    """Pure-Python ``store8`` for ``NUMBA_DISABLE_JIT=1``: a store the compiled one would
+    make past the buffer (memory corruption there) raises here, so tests without the JIT
+    catch it."""
+    if not 0 <= offset <= buf.shape[0] - 8:
+        raise IndexError(f"store8 at {offset} of a {buf.shape[0]}-byte buffer")
+    buf[offset : offset + 8] = np.frombuffer(int(value).to_bytes(8, "little"), dtype=np.uint8)
 
 
 @intrinsic

@@ -369,10 +369,11 @@ def _place(buf, nb, fast, width, zero, wide, narrow, packed):
     The first ``fast`` rows with unaligned 8-byte stores that may spill up to
     ``8 * ceil(width / 8) - 1`` bytes past the row's text (over rows written after it, or
     slack bytes); the rest byte by byte: ``width`` bytes (zero-padded), or with ``packed``
-    the text's ``LEN`` bytes only. ``zero`` is 0 read from memory, so that LLVM does not
+    the text's ``LEN`` bytes only (and the fast rows' three words: a block row's text
+    is at most 18 bytes). ``zero`` is 0 read from memory, so that LLVM does not
     turn the zero stores into ``memset`` calls.
     """
-    nw = (width + 7) // 8
+    nw = min((width + 7) // 8, 3) if packed else (width + 7) // 8  # no padding to write
     at, w0, w1, w2, size = wide[_AT], wide[_W0], wide[_W1], wide[_W2], narrow[_LEN]
     for j in range(fast):
         base = _I64(at[j])
@@ -391,7 +392,7 @@ def _place(buf, nb, fast, width, zero, wide, narrow, packed):
 
 
 #: ``mode`` of :func:`format_rows`.
-FILL, MEASURE, PACK = 0, 1, 2
+FILL, MEASURE, PACK, PACK_AT = 0, 1, 2, 3
 
 
 @kernel
@@ -420,6 +421,10 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
         padding, and ``lengths[i]`` the offset in ``buf`` where row ``i`` ends. ``width``
         is at least the widest row, so the text stays within ``buf[start * width:stop *
         width]``.
+    :data:`PACK_AT`
+        As :data:`PACK`, at offsets the caller has measured: ``lengths[i]`` holds where
+        row ``i`` ends (Arrow's ``offsets[1:]``) and keeps it. The text takes its own size
+        whatever the widest row.
     """
     widest = 0
     first = -1
@@ -438,12 +443,15 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
             wide, real, narrow):  # fmt: skip
     """:func:`format_rows`' passes over rows ``start:stop``, a block at a time."""
     block = wide.shape[1]
-    measure, packed = mode == MEASURE, mode == PACK
+    measure, packed, given = mode == MEASURE, mode >= PACK, mode == PACK_AT
     widest = 0
     first = -1
     cap = max(limit, 0) + 1
-    end = stop * width if stop < lengths.shape[0] else buf.shape[0]
-    room = end - 8 * ((width + 7) // 8)  # a row starting at or before this may spill
+    nw = min((width + 7) // 8, 3) if packed else (width + 7) // 8  # words a fast row stores
+    end = buf.shape[0]
+    if stop < lengths.shape[0]:
+        end = _I64(lengths[stop - 1]) if given else stop * width
+    room = end - 8 * nw  # a row starting at or before this may spill
     zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _place)
     at, fast_rows, size = wide[_AT], narrow[_FAST], narrow[_LEN]
     pos = start * width  # PACK: where the next row starts
@@ -465,6 +473,8 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
             fast = nb
             if packed:
                 for j in range(nb):
+                    if given:
+                        pos = _I64(lengths[i0 + j]) - _I64(size[j])
                     at[j] = _U64(pos)
                     pos += _I64(size[j])
                 while fast > 0 and _I64(at[fast - 1]) > room:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterator
 from typing import IO, Any
@@ -105,10 +106,20 @@ class Formatted:
         """``(n, width)`` C-contiguous ``uint8``: row ``i`` left-aligned, zero-padded."""
         if self._matrix is None:
             from ._arrow import unpack_rows
+            from ._tuning import WIDE_MATRIX_BYTES, WIDE_MATRIX_RATIO
 
             lengths = self.lengths
             assert self._offsets is not None and self._data is not None
             width = int(lengths.max()) if lengths.size else 0
+            size, text = lengths.size * width, int(self._data.size)
+            if size > WIDE_MATRIX_BYTES and size > WIDE_MATRIX_RATIO * text:
+                row = int(np.argmax(lengths))
+                raise ValueError(
+                    f"row {row} is {width:,} bytes long, so the ({lengths.size:,}, {width:,})"
+                    f" byte matrix would take {size / 2**30:.1f} GiB for"
+                    f" {text / 2**20:.1f} MiB of text; this result holds the text in"
+                    " Arrow's layout: use to_arrow(), to_pandas(), to_polars() or to_list()"
+                )
             matrix = np.zeros((lengths.size, width), dtype=np.uint8)
             unpack_rows(self._data, self._offsets, lengths, matrix)
             self._matrix = matrix
@@ -146,6 +157,9 @@ class Formatted:
             i = range(len(self))[key]  # IndexError and negative indices as for lists
             if self.valid is not None and not self.valid[i]:
                 return None
+            if self._matrix is None and self._offsets is not None and self._data is not None:
+                lo, hi = int(self._offsets[i]), int(self._offsets[i + 1])
+                return self._data[lo:hi].tobytes().decode("ascii")
             return self.matrix[i, : self.lengths[i]].tobytes().decode("ascii")
         valid = None if self.valid is None else self.valid[key]
         identity = self.identity
@@ -166,11 +180,15 @@ class Formatted:
 
     def to_list(self) -> list[str | None]:
         """Every row as a Python ``str``; ``None`` for a null row."""
-        text = self.matrix.tobytes().decode("ascii")
-        w = self.width
-        rows: list[str | None] = [
-            text[i * w : i * w + n] for i, n in enumerate(self.lengths.tolist())
-        ]
+        rows: list[str | None]
+        if self._matrix is None and self._offsets is not None and self._data is not None:
+            text = self._data.tobytes().decode("ascii")  # Arrow's layout: no matrix made
+            bounds = self._offsets.tolist()
+            rows = [text[lo:hi] for lo, hi in itertools.pairwise(bounds)]
+        else:
+            text = self.matrix.tobytes().decode("ascii")
+            w = self.width
+            rows = [text[i * w : i * w + n] for i, n in enumerate(self.lengths.tolist())]
         if self.valid is not None:
             for i in np.flatnonzero(~self.valid).tolist():
                 rows[i] = None
@@ -415,6 +433,8 @@ class Formatted:
         if name is None:
             name = "" if self.identity is None or self.identity.name is None else self.identity.name
         _require("pyarrow", "to_polars")
+        if self._matrix is None and self._offsets is not None:  # Arrow's layout: as it is
+            return pl.Series(str(name), self.to_arrow())
         # string_view is polars' own layout for strings: it takes the records and shares
         # the matrix instead of copying and checking every row (about 8 ns/value less)
         return pl.Series(str(name), self.to_arrow(view=True))

@@ -41,6 +41,8 @@ def warmup(*, everything: bool = True) -> float:
         text = format_fixed(np.array([b"1.5", b"-2"]), scales=1)
         text.to_bytes()
         text.rjust(6)
+        packed = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1, layout="arrow")
+        assert packed.matrix.shape == (2, 4)  # unpack_rows: its matrix, made on first use
         head = fix.Header("S", "T")
         numbers: dict[str, Any] = {
             "price_exponent": 0,

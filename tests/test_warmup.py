@@ -21,7 +21,7 @@ from pathlib import Path
 import numba
 import pytest
 
-from vecfix import _warmup
+from vecfix import _jit, _warmup
 from vecfix._warmup import _FRAMING, _GROUPS, plan, worker_count
 
 NOJIT = bool(numba.config.DISABLE_JIT)
@@ -93,6 +93,38 @@ def test_warmup_starts_no_worker_when_told_not_to(monkeypatch):
     assert _warmup.warmup() >= 0
     assert _warmup.warmup(everything=False) >= 0
     assert started == []
+
+
+def test_no_worker_from_a_program_that_is_not_python(monkeypatch):
+    monkeypatch.setattr(sys, "executable", "/usr/bin/uwsgi")
+    assert _warmup._start(_GROUPS[:1]) is None
+    monkeypatch.setattr(sys, "executable", "")
+    assert _warmup._start(_GROUPS[:1]) is None
+
+
+def test_no_worker_from_a_frozen_app(monkeypatch):
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert _warmup._start(_GROUPS[:1]) is None
+
+
+def test_a_worker_that_cannot_start_leaves_its_share_here(monkeypatch):
+    asked = []
+
+    def cannot(share):
+        asked.append([g.name for g in share])
+        return None
+
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "2")
+    monkeypatch.setattr(_warmup, "_start", cannot)
+    monkeypatch.setattr(_warmup, "_cold", lambda group: True)
+    monkeypatch.setattr(_jit, "CACHE", True)
+    ran = []
+    groups = tuple(g._replace(run=lambda g=g: ran.append(g.name) or g.run()) for g in _GROUPS)
+    monkeypatch.setattr(_warmup, "_GROUPS", groups)
+    assert _warmup.warmup() >= 0
+    if not NOJIT:
+        assert asked  # a share was offered to a worker
+    assert sorted(ran) == sorted(g.name for g in _GROUPS)  # and every group ran here once
 
 
 # --- fresh processes -------------------------------------------------------------------------

@@ -127,7 +127,7 @@ def _mass_quotes() -> None:
     from . import fix
 
     one = _texts(b"1")
-    ids = {"quote_ids": ["Q"], "quote_set_ids": ["S"], "quote_entry_ids": ["E"]}
+    ids: dict[str, Any] = {"quote_ids": ["Q"], "quote_set_ids": ["S"], "quote_entry_ids": ["E"]}
     fix.mass_quotes(["X"], one, one, one, one, **ids, **_fix_args())  # no digits to format
 
 
@@ -276,8 +276,9 @@ def _start(groups: Sequence[_Group]) -> subprocess.Popen[bytes] | None:
     cache_dir = numba.config.CACHE_DIR  # type: ignore[attr-defined]
     if cache_dir:  # set in code rather than in the environment, perhaps
         env["NUMBA_CACHE_DIR"] = str(cache_dir)
-    if not sys.executable:
-        return None
+    name = os.path.basename(sys.executable or "").lower()
+    if getattr(sys, "frozen", False) or not name.startswith(("python", "pypy")):
+        return None  # an embedding program or a frozen app: it would not run ``-c``
     try:
         return subprocess.Popen(
             [sys.executable, "-c", _WORKER_CODE, root, *(g.name for g in groups)],

@@ -36,7 +36,7 @@ _START_SECONDS = 0.6
 #: The kernels every message builder compiles (the header, the trailer, the identifier
 #: check), and their compile time in seconds: counted once for each process.
 _FRAMING = ("first_bad_byte", "frame_lengths", "write_heads", "write_trailers")
-_FRAMING_SECONDS = 0.9
+_FRAMING_SECONDS = 0.5
 
 _WORKER_CODE = (
     "import sys; sys.path.insert(0, sys.argv[1]); from vecfix._warmup import _worker;"
@@ -141,20 +141,19 @@ _FIX = "_fix_kernels"
 _MESSAGES = ("snapshots", "quotes", "mass_quotes", "incremental")
 _FIELDS = ("first_bad_byte", "check_disjoint", "rows_to_matrix", "write_fields")
 _GROUPS = (
-    _Group("text", _text, "_text_kernels", ("parse_decimal", "join", "justify"), 1.4),
-    _Group("arrow", _arrow, "_arrow", ("pack_rows", "string_views"), 0.7, "pyarrow"),
-    _Group("fields", _fields, _FIX, _FIELDS, 0.7),
+    _Group("text", _text, "_text_kernels", ("parse_decimal", "join", "justify"), 1.3),
+    _Group("arrow", _arrow, "_arrow", ("pack_rows", "string_views"), 0.5, "pyarrow"),
+    _Group("fields", _fields, _FIX, _FIELDS, 0.8),
     _Group("snapshots", _snapshots, _FIX, ("snapshot_lengths", "write_snapshot_bodies"), 0.7),
-    _Group("quotes", _quotes, _FIX, ("quote_lengths", "write_quote_bodies"), 1.0),
-    _Group("mass_quotes", _mass_quotes, _FIX, ("pack_sets", "write_mass_quote_bodies"), 2.0),
-    _Group("incremental", _incremental, _FIX, ("write_incremental_bodies",), 1.0),
+    _Group("quotes", _quotes, _FIX, ("quote_lengths", "write_quote_bodies"), 0.9),
+    _Group("mass_quotes", _mass_quotes, _FIX, ("pack_sets", "write_mass_quote_bodies"), 1.8),
+    _Group("incremental", _incremental, _FIX, ("write_incremental_bodies",), 0.9),
 )
 _BY_NAME = {g.name: g for g in _GROUPS}
 
 #: :func:`~vecfix.format_fixed`'s kernels (compiled by this process, first) and their
-#: compile time in seconds.
-_FORMAT_KERNELS = ("format_rows", "widest_of_layouts")
-_FORMAT_SECONDS = 3.8
+#: compile times in seconds (``format_rows`` with the kernels it calls).
+_FORMAT_SECONDS = {"format_rows": 4.0, "widest_of_layouts": 0.3}
 
 
 def _format_calls() -> Any:
@@ -361,9 +360,10 @@ def warmup(*, everything: bool = True) -> float:
             from ._coldstart import cached_on_disk
 
             cold = [g for g in _GROUPS if _cold(g)]
-            kernels = _dispatchers("_kernels", _FORMAT_KERNELS)
-            format_cold = not all(cached_on_disk(k) for k in kernels)
-            shares = plan(cold, count, _FORMAT_SECONDS if format_cold else 0.0)
+            kernels = _dispatchers("_kernels", list(_FORMAT_SECONDS))
+            timed = zip(kernels, _FORMAT_SECONDS.values(), strict=True)
+            busy = sum(t for k, t in timed if not cached_on_disk(k))
+            shares = plan(cold, count, busy)
             mine = shares[0] + [g for g in _GROUPS if g not in cold]  # those only load
             for share in shares[1:]:
                 proc = _start(share)

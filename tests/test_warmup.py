@@ -21,7 +21,7 @@ from pathlib import Path
 import numba
 import pytest
 
-from vecfix import _jit, _warmup
+from vecfix import _format, _jit, _warmup
 from vecfix._warmup import _FRAMING, _GROUPS, plan, worker_count
 
 NOJIT = bool(numba.config.DISABLE_JIT)
@@ -74,6 +74,24 @@ def test_worker_count_reads_the_environment(monkeypatch):
     assert worker_count() == 0
     monkeypatch.delenv("VECFIX_WARMUP_WORKERS")
     assert worker_count() >= 0
+    monkeypatch.setattr(_format, "usable_cores", lambda: 16)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.3, 0.2, 0.1), raising=False)
+    assert worker_count() == 15  # an idle machine: every core but this process's
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.9, 5.0, 5.0), raising=False)
+    assert worker_count() == 12  # three cores busy with other work
+    monkeypatch.setattr(os, "getloadavg", lambda: (40.0, 5.0, 5.0), raising=False)
+    assert worker_count() == 0  # all busy: compile here, as a worker would only add work
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "4")
+    assert worker_count() == 4  # the variable overrides the load
+    monkeypatch.delenv("VECFIX_WARMUP_WORKERS")
+
+    def no_load_average():
+        raise OSError("no load average")
+
+    monkeypatch.setattr(os, "getloadavg", no_load_average, raising=False)
+    assert worker_count() == 15
+    monkeypatch.setattr(_format, "usable_cores", lambda: 1)
+    assert worker_count() == 0
     for bad in ("-1", "two", "1.5"):
         monkeypatch.setenv("VECFIX_WARMUP_WORKERS", bad)
         with pytest.raises(ValueError, match=f"VECFIX_WARMUP_WORKERS .* got {bad!r}"):

@@ -1,15 +1,16 @@
 """Compile (or load from the on-disk cache) the kernels ahead of the first real call.
 
 Cold (Numba's on-disk cache empty), :func:`warmup` shares the compile out: while this
-process compiles :func:`~vecfix.format_fixed`'s kernels, worker processes (one per usable
-core beyond this one) compile the other kernel groups, each into the on-disk cache, and
+process compiles :func:`~vecfix.format_fixed`'s kernels, worker processes (one per idle
+core beyond this one: :func:`worker_count`) compile the other kernel groups, each into the
+on-disk cache, split by :func:`plan`, and
 this process then loads what they wrote (loading takes milliseconds a kernel; Numba
 compiles one function at a time per process, so threads would not help). The groups'
 warm-up calls take already-formatted columns, so no worker compiles the format kernels
 again.
 
 Workers are an optimisation, never a point of failure: with the cache off
-(``VECFIX_NUMBA_CACHE=0``), one usable core, ``VECFIX_WARMUP_WORKERS=0``, a worker that
+(``VECFIX_NUMBA_CACHE=0``), no idle core, ``VECFIX_WARMUP_WORKERS=0``, a worker that
 cannot start, fails or runs past :data:`WORKER_TIMEOUT`, or code a worker wrote that this
 process cannot use, this process compiles the kernels itself, one after the other.
 """
@@ -213,8 +214,12 @@ def _cold(group: _Group) -> bool:
 
 
 def worker_count() -> int:
-    """Worker processes :func:`warmup` may start: ``VECFIX_WARMUP_WORKERS``, else one per
-    usable core beyond this process's (0 on one core).
+    """Worker processes :func:`warmup` may start: ``VECFIX_WARMUP_WORKERS`` if set, else
+    one per usable core beyond this process's that other work leaves idle (the usable
+    cores less one, less the whole part of the 1-minute load average; 0 on one core).
+
+    A worker on a core that is busy anyway saves nothing and costs its start-up and the
+    loads here (about a third more CPU in all), so a busy machine compiles in one process.
 
     Examples
     --------
@@ -225,11 +230,15 @@ def worker_count() -> int:
     from ._format import usable_cores
 
     value = os.environ.get("VECFIX_WARMUP_WORKERS", "").strip()
-    if not value:
-        return usable_cores() - 1
-    if not value.isdigit():
-        raise ValueError(f"VECFIX_WARMUP_WORKERS must be a whole number >= 0, got {value!r}")
-    return int(value)
+    if value:
+        if not value.isdigit():
+            raise ValueError(f"VECFIX_WARMUP_WORKERS must be a whole number >= 0, got {value!r}")
+        return int(value)
+    try:
+        busy = int(os.getloadavg()[0])
+    except (AttributeError, OSError):  # no load average here (Windows)
+        busy = 0
+    return max(usable_cores() - 1 - busy, 0)
 
 
 def plan(groups: Sequence[_Group], workers: int, main_load: float) -> list[list[_Group]]:
@@ -319,12 +328,13 @@ def warmup(*, everything: bool = True) -> float:
     """Compile vecfix's kernels now, so that no later call pays for compiling.
 
     With Numba's on-disk cache warm this only loads compiled code (well under a second);
-    cold, it compiles (several seconds). Cold and with more than one usable core, worker
-    processes compile part of the kernels into the on-disk cache at the same time as this
-    process compiles the rest, and this process then loads theirs; with the cache off
+    cold, it compiles (several seconds). Cold and with idle cores, worker processes compile
+    part of the kernels into the on-disk cache at the same time as this process compiles
+    the rest, and this process then loads theirs; with the cache off
     (``VECFIX_NUMBA_CACHE=0``) or when a worker fails, this process compiles everything
-    itself. ``VECFIX_WARMUP_WORKERS`` caps the worker count (``0``: none). Call it at
-    start-up in latency-sensitive services.
+    itself. ``VECFIX_WARMUP_WORKERS`` sets the worker count (``0``: none; by default one
+    per idle core, see :func:`worker_count`). Call it at start-up in latency-sensitive
+    services.
 
     Parameters
     ----------

@@ -147,6 +147,23 @@ def test_a_worker_that_cannot_start_leaves_its_share_here(monkeypatch):
     assert sorted(ran) == sorted(g.name for g in _GROUPS)  # and every group ran here once
 
 
+def test_no_worker_when_numba_cannot_cache(monkeypatch):
+    """No cache directory Numba can use (its kernels then compile with ``cache=False``):
+    a worker's compile would be lost, so none starts."""
+    started = []
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "2")
+    monkeypatch.setattr(_jit, "CACHE", True)
+    monkeypatch.setattr(_warmup, "_start", lambda share: started.append(share))
+    monkeypatch.setattr(_warmup, "_cold", lambda group: True)
+    real = _warmup._dispatchers
+    uncached = lambda module, names: (  # noqa: E731
+        [object() for _ in names] if module == "_kernels" else real(module, names)
+    )
+    monkeypatch.setattr(_warmup, "_dispatchers", uncached)
+    assert _warmup.warmup() >= 0
+    assert started == []
+
+
 # --- fresh processes -------------------------------------------------------------------------
 
 PRELUDE = textwrap.dedent(

@@ -369,8 +369,9 @@ def warmup(*, everything: bool = True) -> float:
         if _jit.CACHE and count and not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
             from ._coldstart import cached_on_disk
 
-            cold = [g for g in _GROUPS if _cold(g)]
             kernels = _dispatchers("_kernels", list(_FORMAT_SECONDS))
+            on_disk = all(hasattr(getattr(k, "_cache", None), "_cache_file") for k in kernels)
+            cold = [g for g in _GROUPS if _cold(g)] if on_disk else []  # else none to share
             timed = zip(kernels, _FORMAT_SECONDS.values(), strict=True)
             busy = sum(t for k, t in timed if not cached_on_disk(k))
             shares = plan(cold, count, busy)

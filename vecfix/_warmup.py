@@ -2,12 +2,11 @@
 
 Cold (Numba's on-disk cache empty), :func:`warmup` shares the compile out: while this
 process compiles :func:`~vecfix.format_fixed`'s kernels, worker processes (one per idle
-core beyond this one: :func:`worker_count`) compile the other kernel groups, each into the
-on-disk cache, split by :func:`plan`, and
-this process then loads what they wrote (loading takes milliseconds a kernel; Numba
-compiles one function at a time per process, so threads would not help). The groups'
-warm-up calls take already-formatted columns, so no worker compiles the format kernels
-again.
+core beyond this one: :func:`worker_count`) compile the other kernel groups (split by
+:func:`plan`) into the on-disk cache, and this process then loads what they wrote
+(milliseconds a kernel). Numba compiles one function at a time per process, so threads
+would not help. The groups' warm-up calls take already-formatted columns, so no worker
+compiles the format kernels again.
 
 Workers are an optimisation, never a point of failure: with the cache off
 (``VECFIX_NUMBA_CACHE=0``), no idle core, ``VECFIX_WARMUP_WORKERS=0``, a worker that

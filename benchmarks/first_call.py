@@ -86,9 +86,14 @@ def run_demo(cache_dir: str, cache: bool) -> dict[str, float]:
     return {"first_line": first, "done": time.perf_counter() - start}
 
 
-def run_child(code: str, cache_dir: str, cache: bool) -> dict[str, float]:
-    """Run ``code`` in a fresh interpreter with the given Numba cache setup; parse its JSON."""
+def run_child(
+    code: str, cache_dir: str, cache: bool, workers: int | None = None
+) -> dict[str, float]:
+    """Run ``code`` in a fresh interpreter with the given Numba cache setup (and
+    ``VECFIX_WARMUP_WORKERS=workers`` unless None); parse its JSON."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, VECFIX_NUMBA_CACHE="1" if cache else "0")
+    if workers is not None:
+        env["VECFIX_WARMUP_WORKERS"] = str(workers)
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
     )
@@ -126,14 +131,18 @@ def measure(cache_dir: str, repeat: int) -> Iterator[tuple[str, dict[str, float]
     def fresh() -> str:  # a new, empty cache directory
         return tempfile.mkdtemp(prefix="run", dir=cache_dir)
 
-    def median_of(code: str, cache: bool, empty: bool = False, before: str = "") -> dict:
+    def median_of(
+        code: str, cache: bool, empty: bool = False, before: str = "", workers: int | None = None
+    ) -> dict:
         results = []
         for _ in range(repeat):
             where = fresh() if empty else warm
             if before:
                 run_child(before, where, cache=True)
-            results.append(run_child(code, where, cache))
+            results.append(run_child(code, where, cache, workers))
         return medians(results)
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
     warm = fresh()
     run_child(WARMUP, warm, cache=True)  # fills ``warm``
@@ -148,8 +157,16 @@ def measure(cache_dir: str, repeat: int) -> Iterator[tuple[str, dict[str, float]
         median_of(WARMUP, False),
     )
     yield (
-        "vecfix.warmup(), empty cache (worker processes share the compile)",
+        "vecfix.warmup(), empty cache (workers on the idle cores, if any)",
         median_of(WARMUP, True, empty=True),
+    )
+    yield (
+        f"vecfix.warmup(), empty cache, VECFIX_WARMUP_WORKERS={max((cores or 1) - 1, 1)}",
+        median_of(WARMUP, True, empty=True, workers=max((cores or 1) - 1, 1)),
+    )
+    yield (
+        "vecfix.warmup(), empty cache, VECFIX_WARMUP_WORKERS=0",
+        median_of(WARMUP, True, empty=True, workers=0),
     )
     yield (
         "vecfix.warmup(), after a first call cached format_fixed's kernels",

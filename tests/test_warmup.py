@@ -67,6 +67,18 @@ def test_the_split_balances_the_estimated_seconds():
     assert shares[0] == []
 
 
+def test_the_named_kernels_exist():
+    """Every kernel a group or the format estimate names is a kernel of its module (a
+    renamed one would count as cold for ever, and start workers for nothing)."""
+    named = [(g.module, k) for g in _GROUPS for k in g.kernels]
+    named += [("_fix_kernels", k) for k in _FRAMING]
+    named += [("_kernels", k) for k in _warmup._FORMAT_SECONDS]
+    for module, name in named:
+        (kernel,) = _warmup._dispatchers(module, [name])
+        assert callable(kernel), f"{module}.{name}"
+    assert _warmup._dispatchers("_kernels", ["no_such_kernel"]) == [None]
+
+
 def test_worker_count_reads_the_environment(monkeypatch):
     monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "3")
     assert worker_count() == 3

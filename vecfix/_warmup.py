@@ -194,10 +194,12 @@ def _public_calls(small: Any) -> None:
 
 
 def _dispatchers(module: str, names: Sequence[str]) -> list[Any]:
+    """The kernels ``names`` of ``vecfix.<module>`` (None for a name it lacks: then
+    :func:`~vecfix._coldstart.cached_on_disk` says False, and the kernel counts as cold)."""
     import importlib
 
     mod = importlib.import_module(f"vecfix.{module}")
-    return [getattr(mod, name) for name in names]
+    return [getattr(mod, name, None) for name in names]
 
 
 def _cold(group: _Group) -> bool:

@@ -1,10 +1,12 @@
-"""Time ``import vecfix`` plus the first ``format_fixed`` call, and ``vecfix.warmup()``.
+"""Time ``import vecfix`` plus the first ``format_fixed`` call, ``vecfix.warmup()`` and
+``python -m vecfix demo``.
 
 Each measurement runs in a fresh Python process, against a Numba cache directory of its
-own (a new temporary one unless ``--cache-dir`` is given):
+own (under a new temporary one unless ``--cache-dir`` is given):
 
-* cold: ``VECFIX_NUMBA_CACHE=0``, so every process compiles the kernels;
-* first: cache on but empty, so the process compiles and writes the cache;
+* cold: ``VECFIX_NUMBA_CACHE=0``, so every process compiles the kernels in memory;
+* empty: cache on but empty (a new directory for each run), so the process compiles and
+  writes the cache (``warmup()`` shares the compile with worker processes);
 * warm: cache on and populated by the run before, so the process only loads it.
 
 Usage::
@@ -13,6 +15,10 @@ Usage::
 
 It prints medians in seconds. NumPy is imported before the clock starts (a program that
 formats arrays has it already); the ``import vecfix`` time includes importing Numba.
+``warmup()`` also reports the CPU seconds of this process (``cpu_here``) and of its worker
+processes (``cpu_workers``, all of them together): on a busy machine, wall times stretch
+but these hold. The demo's ``first_line`` is its first line on stdout or stderr (the
+"compiling kernels" notice when the cache is empty).
 """
 
 from __future__ import annotations
@@ -44,23 +50,32 @@ print(json.dumps({"import": t1 - t0, "first_call": t2 - t1, "second_call": t3 - 
 """
 
 WARMUP = r"""
-import json, time
+import json, resource, time
 import numpy as np
 import vecfix
+cpu = time.process_time()
 seconds = vecfix.warmup()
+cpu = time.process_time() - cpu
 t0 = time.perf_counter()
 vecfix.format_fixed(np.array([1], dtype=np.int64), -9, 4)
 t1 = time.perf_counter()
-print(json.dumps({"warmup": seconds, "call_after": t1 - t0}))
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"warmup": seconds, "call_after": t1 - t0, "cpu_here": cpu,
+                  "cpu_workers": children.ru_utime + children.ru_stime}))
 """
 
 
 def run_demo(cache_dir: str, cache: bool) -> dict[str, float]:
-    """``python -m vecfix demo`` in a fresh process: seconds to its first line and to its end."""
+    """``python -m vecfix demo`` in a fresh process: seconds to its first line (stdout or
+    stderr) and to its end."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, VECFIX_NUMBA_CACHE="1" if cache else "0")
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vecfix", "demo"], env=env, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "vecfix", "demo"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     assert proc.stdout is not None
     proc.stdout.readline()
@@ -71,9 +86,14 @@ def run_demo(cache_dir: str, cache: bool) -> dict[str, float]:
     return {"first_line": first, "done": time.perf_counter() - start}
 
 
-def run_child(code: str, cache_dir: str, cache: bool) -> dict[str, float]:
-    """Run ``code`` in a fresh interpreter with the given Numba cache setup; parse its JSON."""
+def run_child(
+    code: str, cache_dir: str, cache: bool, workers: int | None = None
+) -> dict[str, float]:
+    """Run ``code`` in a fresh interpreter with the given Numba cache setup (and
+    ``VECFIX_WARMUP_WORKERS=workers`` unless None); parse its JSON."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, VECFIX_NUMBA_CACHE="1" if cache else "0")
+    if workers is not None:
+        env["VECFIX_WARMUP_WORKERS"] = str(workers)
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
     )
@@ -106,25 +126,61 @@ def seconds(v: float) -> str:
 
 
 def measure(cache_dir: str, repeat: int) -> Iterator[tuple[str, dict[str, float]]]:
-    """Yield cold, first (cache written) and warm timings of both scripts, in that order."""
+    """Yield cold, empty-cache and warm timings of the first call, warmup and the demo."""
 
-    def median_of(code: str, cache: bool) -> dict[str, float]:
-        return medians([run_child(code, cache_dir, cache) for _ in range(repeat)])
+    def fresh() -> str:  # a new, empty cache directory
+        return tempfile.mkdtemp(prefix="run", dir=cache_dir)
 
+    def median_of(
+        code: str, cache: bool, empty: bool = False, before: str = "", workers: int | None = None
+    ) -> dict:
+        results = []
+        for _ in range(repeat):
+            where = fresh() if empty else warm
+            if before:
+                run_child(before, where, cache=True)
+            results.append(run_child(code, where, cache, workers))
+        return medians(results)
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+    warm = fresh()
+    run_child(WARMUP, warm, cache=True)  # fills ``warm``
     yield "import + first call, cold (VECFIX_NUMBA_CACHE=0)", median_of(FIRST_CALL, False)
     yield (
-        "import + first call, cache on, first run (compiles and writes it if empty)",
-        run_child(FIRST_CALL, cache_dir, cache=True),
+        "import + first call, empty cache (compiles, writes the cache)",
+        median_of(FIRST_CALL, True, empty=True),
     )
     yield "import + first call, cache warm", median_of(FIRST_CALL, True)
-    yield "vecfix.warmup(), cold (VECFIX_NUMBA_CACHE=0)", median_of(WARMUP, False)
     yield (
-        "vecfix.warmup(), cache on, first run (compiles what the first call did not)",
-        run_child(WARMUP, cache_dir, cache=True),
+        "vecfix.warmup(), cold (VECFIX_NUMBA_CACHE=0: all in this process)",
+        median_of(WARMUP, False),
+    )
+    yield (
+        "vecfix.warmup(), empty cache (workers on the idle cores, if any)",
+        median_of(WARMUP, True, empty=True),
+    )
+    yield (
+        f"vecfix.warmup(), empty cache, VECFIX_WARMUP_WORKERS={max((cores or 1) - 1, 1)}",
+        median_of(WARMUP, True, empty=True, workers=max((cores or 1) - 1, 1)),
+    )
+    yield (
+        "vecfix.warmup(), empty cache, VECFIX_WARMUP_WORKERS=0",
+        median_of(WARMUP, True, empty=True, workers=0),
+    )
+    yield (
+        "vecfix.warmup(), after a first call cached format_fixed's kernels",
+        median_of(WARMUP, True, empty=True, before=FIRST_CALL),
     )
     yield "vecfix.warmup(), cache warm", median_of(WARMUP, True)
-    yield "python -m vecfix demo, cold (VECFIX_NUMBA_CACHE=0)", run_demo(cache_dir, cache=False)
-    yield "python -m vecfix demo, cache warm", run_demo(cache_dir, cache=True)
+    yield (
+        "python -m vecfix demo, empty cache",
+        medians([run_demo(fresh(), cache=True) for _ in range(repeat)]),
+    )
+    yield (
+        "python -m vecfix demo, cache warm",
+        medians([run_demo(warm, True) for _ in range(repeat)]),
+    )
 
 
 def _vecfix_file() -> str:
@@ -138,11 +194,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Measure and print; returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per median (default 3)")
-    parser.add_argument("--cache-dir", help="Numba cache directory (default: a new temp one)")
+    parser.add_argument(
+        "--cache-dir",
+        help="where to make the Numba cache directories, one a run (default: a new temp one)",
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="vecfix-numba-cache-") as tmp:
         cache_dir = args.cache_dir or tmp
-        print(f"Python {sys.version.split()[0]}, NUMBA_CACHE_DIR={cache_dir}")
+        print(f"Python {sys.version.split()[0]}, NUMBA_CACHE_DIR={cache_dir}/run*")
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        print(
+            f"{cores} usable cores; VECFIX_WARMUP_WORKERS={os.environ.get('VECFIX_WARMUP_WORKERS')}"
+        )
         print(
             f"medians of {args.repeat} fresh processes; vecfix from {_vecfix_file()}\n", flush=True
         )

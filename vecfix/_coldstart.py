@@ -39,12 +39,31 @@ def cache_is_cold() -> bool:
         ]
         if not kernels:
             return False
-        for kernel in kernels:
-            # {} when the index is missing or stale (another source file's time stamp)
-            index = kernel._cache._cache_file._load_index()  # type: ignore[attr-defined]
-            magic = kernel.targetctx.codegen().magic_tuple()  # type: ignore[attr-defined]
-            if any(isinstance(key, tuple) and magic in key for key in index):
-                return False
-        return True
+        return not any(_indexed(kernel) for kernel in kernels)
     except Exception:  # private Numba API: never fail a command over a notice
+        return False
+
+
+def _indexed(kernel: object) -> bool:
+    """Whether ``kernel``'s cache index lists code for this CPU (raises on a Numba change)."""
+    # {} when the index is missing or stale (another source file's time stamp)
+    index = kernel._cache._cache_file._load_index()  # type: ignore[attr-defined]
+    magic = kernel.targetctx.codegen().magic_tuple()  # type: ignore[attr-defined]
+    return any(isinstance(key, tuple) and magic in key for key in index)
+
+
+def cached_on_disk(kernel: object) -> bool:
+    """Whether Numba's on-disk cache holds code of ``kernel`` (a Numba dispatcher) for this
+    CPU, for any signature; False when unsure (the cache off, an unexpected Numba version),
+    so that :func:`vecfix.warmup` compiles rather than counts on a load.
+
+    Examples
+    --------
+    >>> from vecfix._coldstart import cached_on_disk
+    >>> cached_on_disk(len)
+    False
+    """
+    try:
+        return _indexed(kernel)
+    except Exception:  # no _cache_file: cache=False, or private Numba API changed
         return False

@@ -1,24 +1,357 @@
-"""Compile (or load from the on-disk cache) the kernels ahead of the first real call."""
+"""Compile (or load from the on-disk cache) the kernels ahead of the first real call.
+
+Cold (Numba's on-disk cache empty), :func:`warmup` shares the compile out: while this
+process compiles :func:`~vecfix.format_fixed`'s kernels, worker processes (one per idle
+core beyond this one: :func:`worker_count`) compile the other kernel groups (split by
+:func:`plan`) into the on-disk cache, and this process then loads what they wrote
+(milliseconds a kernel). Numba compiles one function at a time per process, so threads
+would not help. The groups' warm-up calls take already-formatted columns, so no worker
+compiles the format kernels again.
+
+Workers are an optimisation, never a point of failure: with the cache off
+(``VECFIX_NUMBA_CACHE=0``), no idle core, ``VECFIX_WARMUP_WORKERS=0``, a worker that
+cannot start, fails or runs past :data:`WORKER_TIMEOUT`, or code a worker wrote that this
+process cannot use, this process compiles the kernels itself, one after the other.
+"""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
+
+#: Seconds :func:`warmup` waits for its worker processes before it compiles their share
+#: itself (a cold compile of a group takes a few seconds).
+WORKER_TIMEOUT = 300.0
+
+#: Seconds a worker process takes to start (Python, NumPy, Numba, vecfix) before it
+#: compiles anything; with :attr:`_Group.seconds`, what the split between processes weighs.
+_START_SECONDS = 0.6
+
+#: The kernels every message builder compiles (the header, the trailer, the identifier
+#: check), and their compile time in seconds: counted once for each process.
+_FRAMING = ("first_bad_byte", "frame_lengths", "write_heads", "write_trailers")
+_FRAMING_SECONDS = 0.5
+
+_WORKER_CODE = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from vecfix._warmup import _worker;"
+    " sys.exit(_worker(sys.argv[2:]))"
+)
+
+
+class _Group(NamedTuple):
+    """Kernels compiled by one warm-up function, which never compiles the format kernels."""
+
+    name: str
+    run: Callable[[], None]
+    module: str  # of the kernels, within vecfix
+    kernels: tuple[str, ...]
+    seconds: float  # compile time on one core (2-vCPU EPYC, Numba 0.68), framing left out
+    needs: str = ""  # an optional package without which the group compiles nothing
+
+    @property
+    def framed(self) -> bool:
+        """Whether it also compiles the :data:`_FRAMING` kernels (a message builder)."""
+        return self.name in _MESSAGES
+
+
+def _texts(*rows: bytes) -> Any:
+    """A :class:`~vecfix.Formatted` of ``rows``, made without a kernel."""
+    from ._result import Formatted
+
+    matrix = np.zeros((len(rows), max(map(len, rows))), dtype=np.uint8)
+    for i, row in enumerate(rows):
+        matrix[i, : len(row)] = np.frombuffer(row, dtype=np.uint8)
+    return Formatted(matrix, np.array([len(r) for r in rows], dtype=np.int32))
+
+
+def _fix_args() -> dict[str, Any]:
+    from . import fix
+
+    return {"header": fix.Header("S", "T"), "sending_time": "20260101-00:00:00.000"}
+
+
+def _text() -> None:
+    from .columns import parse_decimal_text
+
+    parse_decimal_text(np.array([b"1.5", b"-2"]))
+    small = _texts(b"1.5", b"-2.0")
+    small.to_bytes()
+    small.rjust(6)
+
+
+def _unpack() -> None:
+    from ._result import Formatted
+
+    offsets = np.array([0, 3, 7], dtype=np.int32)
+    packed = Formatted._packed(offsets, np.frombuffer(b"1.5-2.0", dtype=np.uint8))
+    assert packed.matrix.shape == (2, 4)  # layout="arrow": the matrix, made on first use
+
+
+def _arrow() -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:  # pyarrow is optional
+        return
+    small = _texts(b"1.5", b"-2.0")
+    small.to_arrow()  # the packing kernel
+    small.to_arrow(view=True)  # the string_view records (to_polars)
+
+
+def _fields() -> None:
+    from . import fix
+
+    small = _texts(b"1.5", b"-2.0")
+    fix.Header("S", "T")  # the identifier check
+    fix.fields(35, small)
+    fix.fields(35, small, out=np.empty(32, dtype=np.uint8), offsets=np.array([0, 16]))
+    try:
+        import pyarrow as pa
+
+        fix.fields(55, pa.array(["X"]))  # Arrow strings into a byte matrix
+    except ImportError:  # pyarrow is optional
+        pass
+
+
+def _snapshots() -> None:
+    from . import fix
+
+    fix.snapshots(["X"], [2], [0, 1], _texts(b"1", b"2"), _texts(b"3", b"4"), **_fix_args())
+
+
+def _quotes() -> None:
+    from . import fix
+
+    one = _texts(b"1")
+    fix.quotes(["X"], one, one, one, one, quote_ids=["Q"], **_fix_args())
+
+
+def _mass_quotes() -> None:
+    from . import fix
+
+    one = _texts(b"1")
+    ids: dict[str, Any] = {"quote_ids": ["Q"], "quote_set_ids": ["S"], "quote_entry_ids": ["E"]}
+    fix.mass_quotes(["X"], one, one, one, one, **ids, **_fix_args())  # no digits to format
+
+
+def _incremental() -> None:
+    from . import fix
+
+    fix.incremental(0, 0, ["X"], _texts(b"1"), _texts(b"2"), **_fix_args())
+
+
+_FIX = "_fix_kernels"
+_MESSAGES = ("snapshots", "quotes", "mass_quotes", "incremental")
+_FIELDS = ("first_bad_byte", "check_disjoint", "rows_to_matrix", "write_fields")
+_GROUPS = (
+    _Group("text", _text, "_text_kernels", ("parse_decimal", "join", "justify"), 1.3),
+    _Group("arrow", _arrow, "_arrow", ("pack_rows", "string_views"), 0.5, "pyarrow"),
+    _Group("unpack", _unpack, "_arrow", ("unpack_rows",), 0.2),
+    _Group("fields", _fields, _FIX, _FIELDS, 0.8),
+    _Group("snapshots", _snapshots, _FIX, ("snapshot_lengths", "write_snapshot_bodies"), 0.7),
+    _Group("quotes", _quotes, _FIX, ("quote_lengths", "write_quote_bodies"), 0.9),
+    _Group("mass_quotes", _mass_quotes, _FIX, ("pack_sets", "write_mass_quote_bodies"), 1.8),
+    _Group("incremental", _incremental, _FIX, ("write_incremental_bodies",), 0.9),
+)
+_BY_NAME = {g.name: g for g in _GROUPS}
+
+#: :func:`~vecfix.format_fixed`'s kernels (compiled by this process, first) and their
+#: compile times in seconds (``format_rows`` with the kernels it calls).
+_FORMAT_SECONDS = {"format_rows": 4.0, "widest_of_layouts": 0.3}
+
+
+def _format_calls() -> Any:
+    """Compile :func:`~vecfix.format_fixed`'s kernels; return a small result."""
+    from ._format import format_fixed
+
+    small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # measuring first
+    exponents = np.arange(600, dtype=np.int32) % 3 - 1  # format_rows: measure, then fill
+    format_fixed(np.arange(600, dtype=np.int64), exponents, 1)
+    return small
+
+
+def _public_calls(small: Any) -> None:
+    """The public calls, on integers: every signature they use, once the groups ran."""
+    from . import fix
+    from ._format import format_fixed
+
+    text = format_fixed(np.array([b"1.5", b"-2"]), scales=1)
+    text.to_bytes()
+    text.rjust(6)
+    numbers: dict[str, Any] = {
+        "price_exponent": 0,
+        "price_scale": 1,
+        "size_exponent": 0,
+        "size_scale": 0,
+        **_fix_args(),
+    }
+    fix.snapshots(["X"], [2], [0, 1], np.array([1, 2]), np.array([3, 4]), **numbers)
+    fix.quotes(["X"], [1], [2], [3], [4], quote_ids=["Q"], **numbers)
+    fix.mass_quotes(["X"], [1], [2], [3], [4], **numbers)
+    fix.incremental(0, 0, ["X"], [1], [2], **numbers)
+    fix.fields(35, small)
+    try:
+        small.to_arrow()
+        small.to_arrow(view=True)
+    except ImportError:  # pyarrow is optional
+        pass
+
+
+def _dispatchers(module: str, names: Sequence[str]) -> list[Any]:
+    """The kernels ``names`` of ``vecfix.<module>`` (None for a name it lacks: then
+    :func:`~vecfix._coldstart.cached_on_disk` says False, and the kernel counts as cold)."""
+    import importlib
+
+    mod = importlib.import_module(f"vecfix.{module}")
+    return [getattr(mod, name, None) for name in names]
+
+
+def _cold(group: _Group) -> bool:
+    """Whether a kernel of ``group`` lacks compiled code for this CPU on disk."""
+    import importlib.util
+
+    from ._coldstart import cached_on_disk
+
+    if group.needs and importlib.util.find_spec(group.needs) is None:
+        return False  # nothing to compile
+    names = group.kernels + (_FRAMING if group.framed else ())
+    return not all(cached_on_disk(k) for k in _dispatchers(group.module, names))
+
+
+def worker_count() -> int:
+    """Worker processes :func:`warmup` may start: ``VECFIX_WARMUP_WORKERS`` if set, else
+    one per usable core beyond this process's that other work leaves idle (the usable
+    cores less one, less the whole part of the 1-minute load average; 0 on one core).
+
+    A worker on a core that is busy anyway saves nothing and costs its start-up and the
+    loads here (about a third more CPU in all), so a busy machine compiles in one process.
+
+    Examples
+    --------
+    >>> from vecfix._warmup import worker_count
+    >>> worker_count() >= 0
+    True
+    """
+    from ._format import usable_cores
+
+    value = os.environ.get("VECFIX_WARMUP_WORKERS", "").strip()
+    if value:
+        if not value.isdigit():
+            raise ValueError(f"VECFIX_WARMUP_WORKERS must be a whole number >= 0, got {value!r}")
+        return int(value)
+    try:
+        busy = int(os.getloadavg()[0])
+    except (AttributeError, OSError):  # no load average here (Windows)
+        busy = 0
+    return max(usable_cores() - 1 - busy, 0)
+
+
+def plan(groups: Sequence[_Group], workers: int, main_load: float) -> list[list[_Group]]:
+    """Split ``groups`` over this process (the first list) and up to ``workers`` workers.
+
+    Longest group first, each to the process that would finish it first: a worker starts
+    :data:`_START_SECONDS` late, this process after ``main_load`` seconds of its own, and a
+    process compiles the framing kernels once for all its message groups. Workers left
+    without a group are dropped.
+
+    Examples
+    --------
+    >>> from vecfix._warmup import _GROUPS, plan
+    >>> [len(share) for share in plan(_GROUPS, 0, 3.8)]  # all here
+    [7]
+    >>> shares = plan(_GROUPS, 1, 3.8)  # two cores: this process takes less, being busy
+    >>> sorted(g.name for share in shares for g in share) == sorted(g.name for g in _GROUPS)
+    True
+    >>> len(shares[0]) < len(shares[1])
+    True
+    """
+    loads = [main_load] + [_START_SECONDS] * workers
+    framed = [False] * len(loads)
+    shares: list[list[_Group]] = [[] for _ in loads]
+
+    def cost(g: _Group, p: int) -> float:
+        return g.seconds + (_FRAMING_SECONDS if g.framed and not framed[p] else 0.0)
+
+    for g in sorted(groups, key=lambda g: -(g.seconds + _FRAMING_SECONDS * g.framed)):
+        p = min(range(len(loads)), key=lambda p: (loads[p] + cost(g, p), p))
+        loads[p] += cost(g, p)
+        framed[p] = framed[p] or g.framed
+        shares[p].append(g)
+    return [shares[0]] + [s for s in shares[1:] if s]
+
+
+def _start(groups: Sequence[_Group]) -> subprocess.Popen[bytes] | None:
+    """A worker process compiling ``groups`` into the on-disk cache; None if it cannot start."""
+    import numba
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, VECFIX_NUMBA_CACHE="1")
+    cache_dir = numba.config.CACHE_DIR  # type: ignore[attr-defined]
+    if cache_dir:  # set in code rather than in the environment, perhaps
+        env["NUMBA_CACHE_DIR"] = str(cache_dir)
+    name = os.path.basename(sys.executable or "").lower()
+    if getattr(sys, "frozen", False) or not name.startswith(("python", "pypy")):
+        return None  # an embedding program or a frozen app: it would not run ``-c``
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-c", _WORKER_CODE, root, *(g.name for g in groups)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return None
+
+
+def _worker(names: Sequence[str]) -> int:
+    """A worker process's work: run the named groups (the cache must be on)."""
+    import warnings
+
+    from . import _jit
+
+    if not _jit.CACHE:
+        return 2
+    warnings.simplefilter("ignore")  # a cache warning here is the main process's to give
+    for name in names:
+        _BY_NAME[name].run()
+    return 0
+
+
+def _wait(workers: Sequence[subprocess.Popen[bytes]], timeout: float) -> None:
+    """Wait up to ``timeout`` seconds in all for ``workers``; kill those still running."""
+    deadline = time.monotonic() + timeout
+    for proc in workers:
+        try:
+            proc.wait(max(deadline - time.monotonic(), 0.0))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def warmup(*, everything: bool = True) -> float:
     """Compile vecfix's kernels now, so that no later call pays for compiling.
 
     With Numba's on-disk cache warm this only loads compiled code (well under a second);
-    cold, it compiles (several seconds). Call it at start-up in latency-sensitive services.
+    cold, it compiles (several seconds). Cold and with idle cores, worker processes compile
+    part of the kernels into the on-disk cache at the same time as this process compiles
+    the rest, and this process then loads theirs; with the cache off
+    (``VECFIX_NUMBA_CACHE=0``) or when a worker fails, this process compiles everything
+    itself. ``VECFIX_WARMUP_WORKERS`` sets the worker count (``0``: none; by default one
+    per idle core, see :func:`worker_count`). Call it at start-up in latency-sensitive
+    services.
 
     Parameters
     ----------
     everything : bool, default True
         Also compile the kernels of the decimal-text parser, the Arrow/bytes output
-        methods and :mod:`vecfix.fix`; ``False`` compiles only :func:`format_fixed`'s.
+        methods and :mod:`vecfix.fix`; ``False`` compiles only :func:`format_fixed`'s
+        (in this process: no worker is started).
 
     Returns
     -------
@@ -30,46 +363,46 @@ def warmup(*, everything: bool = True) -> float:
     >>> import vecfix
     >>> seconds = vecfix.warmup()
     """
-    from . import fix
-    from ._format import format_fixed
+    import numba
+
+    from . import _jit
 
     start = time.perf_counter()
-    small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # format_rows, measuring first
-    exponents = np.arange(600, dtype=np.int32) % 3 - 1  # format_rows: measure, then fill
-    format_fixed(np.arange(600, dtype=np.int64), exponents, 1)
-    if everything:
-        text = format_fixed(np.array([b"1.5", b"-2"]), scales=1)
-        text.to_bytes()
-        text.rjust(6)
-        packed = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1, layout="arrow")
-        assert packed.matrix.shape == (2, 4)  # unpack_rows: its matrix, made on first use
-        head = fix.Header("S", "T")
-        numbers: dict[str, Any] = {
-            "price_exponent": 0,
-            "price_scale": 1,
-            "size_exponent": 0,
-            "size_scale": 0,
-        }
-        when = "20260101-00:00:00.000"
-        fix.snapshots(
-            ["X"], [2], [0, 1], np.array([1, 2]), np.array([3, 4]), **numbers, header=head,
-            sending_time=when,
-        )  # fmt: skip
-        fix.quotes(["X"], [1], [2], [3], [4], quote_ids=["Q"], **numbers, header=head,
-                   sending_time=when)  # fmt: skip
-        fix.mass_quotes(["X"], [1], [2], [3], [4], **numbers, header=head, sending_time=when)
-        fix.incremental(0, 0, ["X"], [1], [2], **numbers, header=head, sending_time=when)
-        try:
-            import pyarrow as pa
+    if not everything:
+        _format_calls()
+        return time.perf_counter() - start
+    mine: list[_Group] = list(_GROUPS)
+    theirs: list[_Group] = []  # compiled by the workers; loaded here once they are done
+    workers: list[subprocess.Popen[bytes]] = []
+    try:
+        count = worker_count()
+        if _jit.CACHE and count and not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
+            from ._coldstart import cached_on_disk
 
-            fix.fields(55, pa.array(["X"]))  # Arrow strings into a byte matrix
-        except ImportError:  # pyarrow is optional
-            pass
-        fix.fields(35, small)
-        fix.fields(35, small, out=np.empty(32, dtype=np.uint8), offsets=np.array([0, 16]))
-        try:
-            small.to_arrow()  # the packing kernel
-            small.to_arrow(view=True)  # the string_view records (to_polars)
-        except ImportError:  # pyarrow is optional
-            pass
+            kernels = _dispatchers("_kernels", list(_FORMAT_SECONDS))
+            on_disk = all(hasattr(getattr(k, "_cache", None), "_cache_file") for k in kernels)
+            cold = [g for g in _GROUPS if _cold(g)] if on_disk else []  # else none to share
+            timed = zip(kernels, _FORMAT_SECONDS.values(), strict=True)
+            busy = sum(t for k, t in timed if not cached_on_disk(k))
+            shares = plan(cold, count, busy)
+            mine = shares[0] + [g for g in _GROUPS if g not in cold]  # those only load
+            for share in shares[1:]:
+                proc = _start(share)
+                if proc is None:  # this process compiles that share after its own
+                    mine += share
+                else:
+                    workers.append(proc)
+                    theirs += share
+        small = _format_calls()
+        for group in mine:
+            group.run()
+        _wait(workers, WORKER_TIMEOUT)
+        for group in theirs:  # loads what the workers wrote; compiles what they did not
+            group.run()
+        _public_calls(small)
+    finally:
+        for proc in workers:  # an exception here: no worker outlives the call
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     return time.perf_counter() - start

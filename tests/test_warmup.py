@@ -1,0 +1,324 @@
+"""``vecfix.warmup()``: its kernel groups, the split over worker processes, and the cold
+compile shared with them through Numba's on-disk cache.
+
+The tests that compile every kernel run scripts in fresh interpreters with an empty
+``NUMBA_CACHE_DIR`` of their own (each takes 10-20 s on 2 cores); they run when
+``VECFIX_SLOW_TESTS=1`` (the CI does this in a step of its own). What a process compiled
+and what it loaded is read from Numba's counters (``dispatcher.stats``): a cache hit is a
+load from disk, a cache miss a compile.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numba
+import pytest
+
+from vecfix import _format, _jit, _warmup
+from vecfix._warmup import _FRAMING, _GROUPS, plan, worker_count
+
+NOJIT = bool(numba.config.DISABLE_JIT)
+SLOW = os.environ.get("VECFIX_SLOW_TESTS", "") not in ("", "0")
+ROOT = Path(__file__).resolve().parent.parent
+slow = pytest.mark.skipif(
+    NOJIT or not SLOW, reason="set VECFIX_SLOW_TESTS=1 (compiles every kernel in a fresh cache)"
+)
+
+# --- the plan ---------------------------------------------------------------------------
+
+
+def test_every_group_goes_to_exactly_one_process():
+    for workers in range(9):
+        shares = plan(_GROUPS, workers, 3.8)
+        names = [g.name for share in shares for g in share]
+        assert sorted(names) == sorted(g.name for g in _GROUPS)
+        assert len(shares) <= workers + 1
+        assert all(shares[1:])  # no idle worker is started
+
+
+def test_no_worker_means_this_process_compiles_everything():
+    key = lambda g: -g.seconds - _warmup._FRAMING_SECONDS * g.framed  # noqa: E731
+    assert plan(_GROUPS, 0, 0.0) == [sorted(_GROUPS, key=key)]
+
+
+def test_the_split_balances_the_estimated_seconds():
+    def load(share, start):
+        framed = any(g.framed for g in share)
+        return start + sum(g.seconds for g in share) + _warmup._FRAMING_SECONDS * framed
+
+    total = sum(g.seconds for g in _GROUPS)
+    for workers, main_load in ((1, 3.8), (2, 3.8), (3, 0.0), (15, 3.8)):
+        shares = plan(_GROUPS, workers, main_load)
+        loads = [load(shares[0], main_load)] + [load(s, _warmup._START_SECONDS) for s in shares[1:]]
+        assert max(loads) < main_load + total  # better than one process alone
+        # the busiest process is this one with no group, or its last group went there
+        # because the least loaded one would have finished it no sooner
+        biggest = max(g.seconds for g in _GROUPS) + _warmup._FRAMING_SECONDS
+        assert max(loads) <= max(main_load, min(loads) + biggest) + 1e-9
+    # many cores: the format kernels (3.8 s here) are the longest job; the rest share out
+    shares = plan(_GROUPS, 15, 3.8)
+    assert shares[0] == []
+
+
+def test_the_named_kernels_exist():
+    """Every kernel a group or the format estimate names is a kernel of its module (a
+    renamed one would count as cold for ever, and start workers for nothing)."""
+    named = [(g.module, k) for g in _GROUPS for k in g.kernels]
+    named += [("_fix_kernels", k) for k in _FRAMING]
+    named += [("_kernels", k) for k in _warmup._FORMAT_SECONDS]
+    for module, name in named:
+        (kernel,) = _warmup._dispatchers(module, [name])
+        assert callable(kernel), f"{module}.{name}"
+    assert _warmup._dispatchers("_kernels", ["no_such_kernel"]) == [None]
+
+
+def test_worker_count_reads_the_environment(monkeypatch):
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "3")
+    assert worker_count() == 3
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "0")
+    assert worker_count() == 0
+    monkeypatch.delenv("VECFIX_WARMUP_WORKERS")
+    assert worker_count() >= 0
+    monkeypatch.setattr(_format, "usable_cores", lambda: 16)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.3, 0.2, 0.1), raising=False)
+    assert worker_count() == 15  # an idle machine: every core but this process's
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.9, 5.0, 5.0), raising=False)
+    assert worker_count() == 12  # three cores busy with other work
+    monkeypatch.setattr(os, "getloadavg", lambda: (40.0, 5.0, 5.0), raising=False)
+    assert worker_count() == 0  # all busy: compile here, as a worker would only add work
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "4")
+    assert worker_count() == 4  # the variable overrides the load
+    monkeypatch.delenv("VECFIX_WARMUP_WORKERS")
+
+    def no_load_average():
+        raise OSError("no load average")
+
+    monkeypatch.setattr(os, "getloadavg", no_load_average, raising=False)
+    assert worker_count() == 15
+    monkeypatch.setattr(_format, "usable_cores", lambda: 1)
+    assert worker_count() == 0
+    for bad in ("-1", "two", "1.5"):
+        monkeypatch.setenv("VECFIX_WARMUP_WORKERS", bad)
+        with pytest.raises(ValueError, match=f"VECFIX_WARMUP_WORKERS .* got {bad!r}"):
+            worker_count()
+
+
+def test_a_worker_past_its_time_is_killed():
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    start = time.monotonic()
+    _warmup._wait([sleeper], 0.5)
+    assert sleeper.returncode is not None and sleeper.returncode != 0
+    assert time.monotonic() - start < 30
+
+
+def test_warmup_starts_no_worker_when_told_not_to(monkeypatch):
+    started = []
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "0")
+    monkeypatch.setattr(_warmup, "_start", lambda share: started.append(share))
+    assert _warmup.warmup() >= 0
+    assert _warmup.warmup(everything=False) >= 0
+    assert started == []
+
+
+def test_no_worker_from_a_program_that_is_not_python(monkeypatch):
+    monkeypatch.setattr(sys, "executable", "/usr/bin/uwsgi")
+    assert _warmup._start(_GROUPS[:1]) is None
+    monkeypatch.setattr(sys, "executable", "")
+    assert _warmup._start(_GROUPS[:1]) is None
+
+
+def test_no_worker_from_a_frozen_app(monkeypatch):
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert _warmup._start(_GROUPS[:1]) is None
+
+
+def test_a_worker_that_cannot_start_leaves_its_share_here(monkeypatch):
+    asked = []
+
+    def cannot(share):
+        asked.append([g.name for g in share])
+        return None
+
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "2")
+    monkeypatch.setattr(_warmup, "_start", cannot)
+    monkeypatch.setattr(_warmup, "_cold", lambda group: True)
+    monkeypatch.setattr(_jit, "CACHE", True)
+    ran = []
+    groups = tuple(g._replace(run=lambda g=g: ran.append(g.name) or g.run()) for g in _GROUPS)
+    monkeypatch.setattr(_warmup, "_GROUPS", groups)
+    assert _warmup.warmup() >= 0
+    if not NOJIT:
+        assert asked  # a share was offered to a worker
+    assert sorted(ran) == sorted(g.name for g in _GROUPS)  # and every group ran here once
+
+
+def test_no_worker_when_numba_cannot_cache(monkeypatch):
+    """No cache directory Numba can use (its kernels then compile with ``cache=False``):
+    a worker's compile would be lost, so none starts."""
+    started = []
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "2")
+    monkeypatch.setattr(_jit, "CACHE", True)
+    monkeypatch.setattr(_warmup, "_start", lambda share: started.append(share))
+    monkeypatch.setattr(_warmup, "_cold", lambda group: True)
+    real = _warmup._dispatchers
+    uncached = lambda module, names: (  # noqa: E731
+        [object() for _ in names] if module == "_kernels" else real(module, names)
+    )
+    monkeypatch.setattr(_warmup, "_dispatchers", uncached)
+    assert _warmup.warmup() >= 0
+    assert started == []
+
+
+# --- fresh processes -------------------------------------------------------------------------
+
+PRELUDE = textwrap.dedent(
+    """
+    import importlib, json, os, sys
+    from numba.core.registry import CPUDispatcher
+    import vecfix
+    import vecfix._warmup as w
+
+    MODULES = ("_kernels", "_fix_kernels", "_text_kernels", "_arrow")
+
+    def kernels():
+        for m in MODULES:
+            module = importlib.import_module("vecfix." + m)
+            for name, obj in vars(module).items():
+                if isinstance(obj, CPUDispatcher) and obj.__module__ == module.__name__:
+                    if obj.targetoptions.get("inline") != "always":
+                        yield m + "." + name, obj
+
+    def compiled():
+        return {name for name, k in kernels() if k.signatures}
+
+    def stats():
+        return {
+            "misses": sorted(n for n, k in kernels() if sum(k.stats.cache_misses.values())),
+            "hits": sorted(n for n, k in kernels() if sum(k.stats.cache_hits.values())),
+        }
+
+    workers = []
+    start = w._start
+    def spy(share):
+        proc = start(share)
+        workers.append({"groups": [g.name for g in share], "proc": proc})
+        return proc
+    w._start = spy
+    """
+)
+
+
+def run(code: str, env: dict[str, str]) -> dict:
+    full = dict(os.environ, PYTHONPATH=str(ROOT), **env)
+    full.pop("NUMBA_DISABLE_JIT", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=full,
+        cwd=ROOT,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+@slow
+def test_each_group_compiles_its_own_kernels_and_the_public_calls_nothing_more():
+    """Cache off: each group, run alone in order, compiles only the kernels it names (never
+    the format kernels: a worker must not compile them again); then the format kernels and
+    the public calls on integers compile nothing but the format kernels, so the groups
+    cover every signature the public API uses; and no worker is started."""
+    got = run(
+        """
+        groups = {}
+        for g in w._GROUPS:
+            before = compiled()
+            g.run()
+            groups[g.name] = sorted(compiled() - before)
+        before = compiled()
+        w._public_calls(w._format_calls())
+        public = sorted(compiled() - before)
+        vecfix.warmup()
+        print(json.dumps({"groups": groups, "public": public, "workers": len(workers),
+                          "left": sorted(n for n, k in kernels() if not k.signatures)}))
+        """,
+        {"VECFIX_NUMBA_CACHE": "0", "VECFIX_WARMUP_WORKERS": "2"},
+    )
+    assert got["workers"] == 0
+    for g in _GROUPS:
+        named = {f"{g.module}.{k}" for k in g.kernels + (_FRAMING if g.framed else ())}
+        assert set(got["groups"][g.name]) <= named, g.name
+        assert set(got["groups"][g.name]) >= {f"{g.module}.{k}" for k in g.kernels}, g.name
+    assert {k.split(".")[0] for k in got["public"]} == {"_kernels"}
+    assert "_kernels.format_rows" in got["public"]
+    # _row_length and _write_row are called only from inside format_rows
+    assert not [k for k in got["left"] if not k.split(".")[1].startswith("_")]
+
+
+@slow
+def test_workers_fill_the_cache_and_this_process_loads_their_kernels(tmp_path):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "VECFIX_WARMUP_WORKERS": "2"}
+    got = run(
+        """
+        vecfix.warmup()
+        print(json.dumps({**stats(), "workers": [
+            {"groups": x["groups"], "status": x["proc"].returncode} for x in workers]}))
+        """,
+        env,
+    )
+    assert 1 <= len(got["workers"]) <= 2
+    assert all(x["status"] == 0 for x in got["workers"])
+    theirs = {
+        f"{g.module}.{k}"
+        for x in got["workers"]
+        for g in _GROUPS
+        if g.name in x["groups"]
+        for k in g.kernels
+    }
+    assert theirs and theirs <= set(got["hits"])  # loaded from what the workers wrote
+    assert not theirs & set(got["misses"])  # not compiled here
+    assert "_kernels.format_rows" in got["misses"]  # this process compiled its own share
+    # A fresh process loads everything and starts no worker.
+    again = run(
+        """
+        vecfix.warmup()
+        print(json.dumps({**stats(), "workers": len(workers)}))
+        """,
+        env,
+    )
+    assert again["misses"] == [] and again["workers"] == 0
+    assert set(again["hits"]) >= theirs | {"_kernels.format_rows"}
+
+
+@slow
+@pytest.mark.parametrize("worker", ["import sys; sys.exit(3)", "import time; time.sleep(600)"])
+def test_failed_workers_leave_the_compile_to_this_process(tmp_path, worker):
+    """A worker that fails at once, or hangs past the time limit: this process compiles
+    their groups itself and every kernel works."""
+    got = run(
+        f"""
+        w._WORKER_CODE = {worker!r}
+        w.WORKER_TIMEOUT = 2.0
+        vecfix.warmup()
+        import numpy as np, vecfix.fix as fix
+        msgs = fix.incremental(0, 0, ["X"], [15], [2], price_exponent=-1, price_scale=2,
+                               size_exponent=0, size_scale=0, sender="S", target="T",
+                               sending_time="20260101-00:00:00.000")
+        print(json.dumps({{**stats(), "msg": msgs[0].decode(), "left": sorted(
+            n for n, k in kernels() if not k.signatures and not n.split(".")[1].startswith("_")
+        ), "status": [x["proc"].returncode for x in workers]}}))
+        """,
+        {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "VECFIX_WARMUP_WORKERS": "2"},
+    )
+    assert got["status"] and all(s != 0 for s in got["status"])
+    assert got["left"] == []
+    assert got["hits"] == []  # nothing on disk to load: everything compiled here
+    assert "279=0\x01269=0\x0155=X\x01270=1.50\x01271=2\x01" in got["msg"]

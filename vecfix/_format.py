@@ -296,8 +296,51 @@ def _staging() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _format_rows(start: int, stop: int, *args: object) -> tuple[int, int]:
-    """:func:`vecfix._kernels.format_rows` with this thread's staging arrays."""
-    return _kernels.format_rows(start, stop, *args, *_staging())
+    """:func:`_row_kernel`'s ``format_rows`` with this thread's staging arrays."""
+    return (_kernel or _row_kernel())(start, stop, *args, *_staging())
+
+
+#: The ``format_rows`` that writes the rows, once :func:`_row_kernel` has chosen it.
+_kernel: Any = None
+
+
+def _row_kernel() -> Any:
+    """The ``format_rows`` kernel for the CPU that Numba compiles for: the block kernel
+    (:mod:`vecfix._kernels`) where it has AVX2, else the row-at-a-time one
+    (:mod:`vecfix._row_kernels`), as the block kernel's vector passes run 2-3x slower
+    than a plain row loop with SSE2 alone (``NUMBA_CPU_NAME=generic``, a cache built to
+    load on any x86-64). Chosen once a process; on an AVX2 host nothing else is imported
+    or compiled. ``VECFIX_KERNEL=block`` or ``rows`` forces one (for benchmarks and
+    tests: both write the same bytes).
+    """
+    global _kernel
+    forced = os.environ.get("VECFIX_KERNEL", "").strip().lower()
+    if forced not in ("block", "rows"):
+        forced = "block" if _target_has_avx2() else "rows"
+    if forced == "rows":
+        from . import _row_kernels
+
+        _kernel = _row_kernels.format_rows
+    else:
+        _kernel = _kernels.format_rows
+    return _kernel
+
+
+def _target_has_avx2() -> bool:
+    """Whether the machine code Numba writes may use AVX2: the features of
+    ``NUMBA_CPU_FEATURES`` when set (``NUMBA_CPU_NAME=generic`` sets none), else the
+    host's as LLVM reports them. True on other architectures (the block kernel is the
+    default; SSE2 is x86's floor)."""
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return True
+    from numba.core import codegen, config
+
+    features = config.CPU_FEATURES  # type: ignore[attr-defined]
+    if features is None:
+        features = codegen.get_host_cpu_features()  # "+avx2,-avx512f,...", NUMBA_ENABLE_AVX
+    return "+avx2" in str(features).split(",")
 
 
 def _for_kernels(rows: Rows) -> Rows:
@@ -368,8 +411,9 @@ _SMALL_ROW_BOUND = 64
 #: :func:`_small_layout`'s answers: ``(exponent, scale)`` -> ``(exps, scales, bound)``.
 _SMALL_LAYOUTS: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, int]] = {}
 
-#: The compiled code :func:`vecfix._kernels.format_rows` runs for :func:`_format_small`'s
-#: arguments, called without Numba's dispatch once known (see :func:`_entry_point`).
+#: The compiled code ``format_rows`` (:func:`_row_kernel`) runs for
+#: :func:`_format_small`'s arguments, called without Numba's dispatch once known (see
+#: :func:`_entry_point`).
 _small_entry: Callable[..., tuple[int, int]] | None = None
 
 
@@ -412,15 +456,17 @@ def _format_small(coef: np.ndarray, layout: tuple[np.ndarray, np.ndarray, int]) 
                           wide, real, narrow)  # fmt: skip
     else:  # the first call: Numba compiles (or loads) the kernel
         args = (0, n, readonly(coef), 1, exps, 0, scales, 0, flat, -1, lengths, bound, False)
-        widest, _ = _kernels.format_rows(*args, wide, real, narrow)
-        found = _entry_point(_kernels.format_rows, (*args, wide, real, narrow))
+        kernel = _kernel or _row_kernel()
+        widest, _ = kernel(*args, wide, real, narrow)
+        found = _entry_point(kernel, (*args, wide, real, narrow))
         _small_entry = found or _dispatched
     return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
 
 
 def _dispatched(start: int, stop: int, coef: np.ndarray, *args: object) -> tuple[int, int]:
-    """:func:`vecfix._kernels.format_rows` through Numba's dispatcher, ``coef`` read-only."""
-    return _kernels.format_rows(start, stop, readonly(coef), *args)
+    """:func:`_row_kernel`'s ``format_rows`` through Numba's dispatcher, ``coef``
+    read-only."""
+    return (_kernel or _row_kernel())(start, stop, readonly(coef), *args)
 
 
 def _entry_point(dispatcher: Any, args: tuple) -> Callable[..., Any] | None:

@@ -1,0 +1,329 @@
+"""A row-at-a-time twin of :func:`vecfix._kernels.format_rows`, for CPUs without AVX2.
+
+The block kernel's passes are written for vector units: on a CPU that LLVM compiles for
+without AVX2 (``NUMBA_CPU_NAME=generic``: SSE2 only) they stay scalar and run 2-3x slower
+than a plain loop over rows. :func:`format_rows` here is that plain loop, with the same
+arguments, contract and result, so that :mod:`vecfix._format` can run either
+(:func:`vecfix._format._row_kernel` chooses).
+
+A row ``(c, e, s)`` (see :mod:`vecfix._kernels` for ``M``, ``d = e + s`` and ``k = -d``)
+is taken here when ``0 <= s <= 15`` and either ``-18 <= d <= 15`` with ``M < 10**16``, or
+``d <= -20`` (``M = 0``). Then, in registers:
+
+* ``M = (|c| + 10**k // 2) // 10**k`` by one unsigned division by the layout's ``10**k``
+  (or ``M = |c| * 10**d``); the layout's constants are recomputed only when the exponent
+  or the scale changes from the row before;
+* ``M``'s 16 digits as two 8-digit words, four digits a table read (:data:`DIGITS4`),
+  the first digit in the low byte;
+* the row's text in three little-endian words: leading zeros shifted out, the point
+  inserted, the sign in front (:func:`_compose`);
+* unaligned 8-byte stores at the row's start, which may spill up to 7 bytes into the next
+  row before it is written (never past ``stop``'s row or the buffer).
+
+Other rows go through :mod:`vecfix._kernels`' general path (``_row_length``,
+``_write_row``). Nothing here wraps around, so the plain-Python twins
+(``NUMBA_DISABLE_JIT=1``) raise no overflow warnings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import helper, kernel, store8
+from ._kernels import _row_length, _write_row
+
+_U64 = np.uint64
+_I64 = np.int64
+_DOT = _U64(46)  # b"."
+_MINUS = _U64(45)  # b"-"
+_E8 = _U64(100_000_000)
+_E16 = _U64(10**16)
+_ONES = ~_U64(0)
+_F64 = np.float64
+_TWO50 = float(2**50)
+
+
+@helper
+def _pow10(k):
+    """``10**k`` as uint64 for ``0 <= k <= 19``, by at most five multiplies."""
+    p = _U64(10) if k & 1 else _U64(1)
+    p *= _U64(100) if k & 2 else _U64(1)
+    p *= _U64(10_000) if k & 4 else _U64(1)
+    p *= _E8 if k & 8 else _U64(1)
+    return p * (_E16 if k & 16 else _U64(1))
+
+
+@kernel
+def _layout(e, s):
+    """The constants of layout ``(e, s)``: ``(ok, mul, div, half, most)``.
+
+    ``ok``: whether :func:`format_rows` takes the layout. Its rows have ``M = |c| * mul``
+    when ``div`` is 1 (taken when ``|c| <= most``, so that ``M < 10**16``), else ``M =
+    (|c| + half) // div``. ``d <= -20`` gives ``mul = 0``: every digit is dropped.
+    """
+    d = _I64(e) + _I64(s)
+    ok = (s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20))
+    mul, div, half, most = _U64(1), _U64(1), _U64(0), _ONES
+    if d >= 0:
+        mul = _pow10(min(d, 15))
+        most = (_E16 - _U64(1)) // mul
+    elif d >= -18:
+        div = _pow10(-d)
+        half = div // _U64(2)
+    else:
+        mul = _U64(0)
+    return ok, mul, div, half, most
+
+
+@helper
+def _quotient(t, div, inverse):
+    """``t // div`` for ``t < 2**64 - 2 * div``, ``inverse = 1 / div``: by a float64
+    multiply and an integer fix-up while the quotient is below ``2**50`` (three roundings
+    of relative size ``2**-53`` keep the estimate within one), by the divider above."""
+    q = _F64(_I64(t >> _U64(1))) * 2.0 * inverse  # t >> 1 fits int64: a signed conversion
+    if q >= _TWO50:
+        return t // div
+    q0 = _U64(_I64(q))
+    qd = q0 * div
+    return q0 + _U64(t >= qd + div) - _U64(t < qd)
+
+
+@helper
+def _digits8(x):
+    """Decimal digits of ``x < 10**8`` (1 for 0)."""
+    n = _I64(1) + _I64(x >= _U64(10)) + _I64(x >= _U64(100)) + _I64(x >= _U64(1000))
+    n += _I64(x >= _U64(10_000)) + _I64(x >= _U64(100_000)) + _I64(x >= _U64(1_000_000))
+    return n + _I64(x >= _U64(10_000_000))
+
+
+#: The four ASCII digits of each of 0000..9999 in a uint32, the first in the low byte: a
+#: constant of the compiled code (Numba freezes a global array), 40 KB read a row at a
+#: time (two reads for 8 digits, where SWAR arithmetic takes five multiplies).
+DIGITS4 = np.frombuffer("".join(f"{v:04d}" for v in range(10_000)).encode(), dtype="<u4").copy()
+DIGITS4.flags.writeable = False
+
+
+@helper
+def _ascii8(x):
+    """The eight ASCII digits of ``x < 10**8`` in a uint64, the first in the low byte."""
+    top = x // _U64(10_000)
+    return _U64(DIGITS4[top]) | (_U64(DIGITS4[x - top * _U64(10_000)]) << _U64(32))
+
+
+@helper
+def _compose(m, shown, s, neg):
+    """Row words ``(w0, w1, w2)`` of ``M < 10**16`` printed with ``shown`` digits (1..16,
+    zero-padded), a point before the last ``s`` (0..15) and a sign when ``neg``."""
+    hi = m // _E8
+    a, b = _ascii8(hi), _ascii8(m - hi * _E8)
+    skip = 16 - shown  # leading zeros to drop: (a, b) as 128 bits >> 8 * skip
+    if skip == 0:
+        e0, e1 = a, b
+    elif skip < 8:
+        e0 = (a >> _U64(8 * skip)) | (b << _U64(64 - 8 * skip))
+        e1 = b >> _U64(8 * skip)
+    else:
+        e0, e1 = b >> _U64(8 * (skip - 8)), _U64(0)
+    p0, p1, p2 = e0, e1, _U64(0)
+    i = shown - s  # the point's byte (when s > 0): 1..15
+    if s > 0 and i < 8:
+        low = (_U64(1) << _U64(8 * i)) - _U64(1)
+        p0 = (e0 & low) | ((e0 & ~low) << _U64(8)) | (_DOT << _U64(8 * i))
+        p1 = (e1 << _U64(8)) | (e0 >> _U64(56))
+        p2 = e1 >> _U64(56)
+    elif s > 0:
+        low = (_U64(1) << _U64(8 * (i - 8))) - _U64(1)
+        p1 = (e1 & low) | ((e1 & ~low) << _U64(8)) | (_DOT << _U64(8 * (i - 8)))
+        p2 = e1 >> _U64(56)
+    up = _U64(8) * _U64(neg)  # the sign: everything up one byte, "-" in front
+    carry = _ONES * _U64(neg)
+    w0 = (p0 << up) | (_MINUS & carry)
+    w1 = (p1 << up) | ((p0 >> _U64(56)) & carry)
+    w2 = (p2 << up) | ((p1 >> _U64(56)) & carry)
+    return w0, w1, w2
+
+
+@helper
+def _store_row(buf, base, width, nw, fast, w0, w1, w2, zero):
+    """Write a row's words at ``buf[base:]``: ``nw`` 8-byte stores when ``fast`` (the
+    stores may spill past the row), else byte by byte within its ``width`` bytes.
+    ``zero`` is 0 read from memory, so that LLVM does not turn the zero stores into a
+    ``memset`` call."""
+    if fast:
+        store8(buf, base, w0)
+        if nw > 1:
+            store8(buf, base + 8, w1)
+            if nw > 2:
+                store8(buf, base + 16, w2)
+                for t in range(3, nw):
+                    store8(buf, base + 8 * t, zero)
+    else:
+        _store_bytes(buf, base, width, w0, w1, w2)
+
+
+@kernel
+def _store_bytes(buf, base, width, w0, w1, w2):
+    """Write a row's words at ``buf[base:base + width]`` byte by byte (the last rows of a
+    buffer without slack; compiled apart, out of the row loop)."""
+    for t in range(width):
+        word = w0 if t < 8 else (w1 if t < 16 else (w2 if t < 24 else _U64(0)))
+        buf[base + t] = np.uint8((word >> _U64(8 * (t % 8))) & _U64(0xFF))
+
+
+@helper
+def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, measure):
+    """:func:`format_rows`' one pass over rows ``start:stop``, a run of one layout at a
+    time (the whole range when ``estep`` and ``sstep`` are 0), so that the layout's
+    constants stay in registers."""
+    widest = 0
+    first = -1
+    nw = (width + 7) // 8
+    end = stop * width if stop < lengths.shape[0] else buf.shape[0]
+    stores_below = end - 8 * nw + 1  # rows starting below this take 8-byte stores
+    i = start
+    while i < stop:
+        e, s = _I64(exps[i * estep]), _I64(scales[i * sstep])
+        j = i + 1
+        if estep == 0 and sstep == 0:
+            j = stop
+        else:
+            while j < stop and _I64(exps[j * estep]) == e and _I64(scales[j * sstep]) == s:
+                j += 1
+        if measure:
+            top, row = _run(i, j, coef, e, s, buf, width, nw, stores_below, lengths, limit, True)
+        else:
+            top, row = _run(i, j, coef, e, s, buf, width, nw, stores_below, lengths, limit, False)
+        widest = max(widest, top)
+        first = row if first < 0 else first
+        i = j
+    return widest, first
+
+
+@helper
+def _run(start, stop, coef, e, s, buf, width, nw, stores_below, lengths, limit, measure):
+    """Rows ``start:stop``, all of layout ``(e, s)``; return ``(widest, first)`` as
+    :func:`format_rows` does. ``measure`` is a constant where this is inlined."""
+    widest = 0
+    first = -1
+    cap = max(limit, 0) + 1
+    zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _store_row)
+    ok, mul, div, half, most = _layout(e, s)
+    inverse = 1.0 / _F64(div)
+    lean = ok and div != _U64(1) and 1 <= s <= 7 and not measure
+    unit = _pow10(min(max(s, 0), 15))  # 10**s
+    per_unit = 1.0 / _F64(unit)
+    pad = max(width - 9, 0) // 8  # _lean_row's zero stores
+    end = stores_below + 8 * nw - 1
+    lean_below = end - max(17, 16 + 8 * pad) + 1  # rows starting below this may be lean
+    for i in range(start, stop):
+        c = coef[i]
+        n = -1
+        if lean:
+            m = _quotient(_magnitude(c) + half, div, inverse)
+            top = _quotient(m, unit, per_unit) if m < _E16 else _E8
+            base = i * width
+            if top < _E8 and base < lean_below:
+                n = _lean_row(buf, base, c, m, top, unit, s, half, pad, zero)
+        if n < 0:
+            n = _row(i, c, e, s, ok, mul, div, half, most, inverse, buf, width, nw,
+                     stores_below, cap, zero, measure)  # fmt: skip
+        if n > limit:  # rare: rows beyond the limit get length 0
+            first = i if first < 0 else first
+            n = 0
+        lengths[i] = n
+        widest = max(widest, n)
+    return widest, first
+
+
+@helper
+def _magnitude(c):
+    """``|c|`` of an int64 as uint64, exact for the smallest int64 too."""
+    return _U64(c) if c >= 0 else ~_U64(c) + _U64(1)
+
+
+@helper
+def _lean_row(buf, base, c, m, top, unit, s, half, pad, zero):
+    """Write a row of ``1 <= s <= 7`` decimals with digits dropped (``half > 0``) whose
+    integer part ``top = M // 10**s`` is below ``10**8``; return its length.
+
+    The text ``[-] top . frac`` in two words stored at ``base + neg`` and ``base + neg +
+    8``, after ``pad`` zero stores from ``base + 16`` and a ``-`` at ``base`` (the digits
+    overwrite it when there is no sign). The stores reach ``base + max(17, 16 + 8 *
+    pad)``.
+    """
+    frac = m - top * unit
+    nt = _digits8(top)
+    neg = _I64(c <= -_I64(half))  # c < 0 and M != 0: M > 0 when |c| >= 10**k - half = half
+    for t in range(pad):
+        store8(buf, base + 16 + 8 * t, zero)
+    buf[base] = np.uint8(_MINUS)
+    tail = _DOT | ((_ascii8(frac) >> _U64(64 - 8 * s)) << _U64(8))  # "." and s digits
+    body = _ascii8(top) >> _U64(64 - 8 * nt)
+    store8(buf, base + neg, body | ((tail << _U64(8 * nt - 8)) << _U64(8)))
+    store8(buf, base + neg + 8, tail >> _U64(64 - 8 * nt))
+    return neg + nt + 1 + s
+
+
+@helper
+def _row(i, c, e, s, ok, mul, div, half, most, inverse, buf, width, nw, stores_below, cap,
+         zero, measure):  # fmt: skip
+    """Measure (``measure``) or write row ``i``, ``c`` of layout ``(e, s)`` whose constants
+    are given (:func:`_layout`); return its length (capped at ``cap`` when measured)."""
+    a = _magnitude(c)
+    m = _U64(0)
+    taken = ok
+    if ok and div == _U64(1):
+        taken = a <= most
+        m = a * mul if taken else _U64(0)
+    elif ok:
+        m = _quotient(a + half, div, inverse)
+        taken = m < _E16
+    if taken:
+        hi = m // _E8
+        nd = _digits8(hi) + 8 if hi != _U64(0) else _digits8(m)
+        shown = max(nd, s + 1)
+        neg = (c < 0) & (m != _U64(0))
+        n = shown + _I64(s > 0) + _I64(neg)
+        if not measure:
+            w0, w1, w2 = _compose(m, shown, s, neg)
+            base = i * width
+            _store_row(buf, base, width, nw, base < stores_below, w0, w1, w2, zero)
+    elif measure:
+        n = min(_row_length(c, e, s), cap)
+    else:
+        n = _write_row(buf, i * width, width, c, e, s)
+    return n
+
+
+@kernel
+def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengths,
+                limit, measure, wide, real, narrow):  # fmt: skip
+    """Measure or write rows ``start:stop``, a row at a time; return ``(widest, first)``.
+
+    The arguments, the result and what is written are those of
+    :func:`vecfix._kernels.format_rows` (see there), byte for byte. The staging arrays
+    ``wide``, ``real`` and ``narrow`` are taken and left alone, so that either kernel
+    runs with the same arguments.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from vecfix import _kernels
+    >>> coef = np.array([5000_250000000, -4_000050000, 7], dtype=np.int64)
+    >>> e, s = np.array([-9], dtype=np.int32), np.array([4], dtype=np.int32)
+    >>> buf, lengths = np.zeros(3 * 9 + 8, dtype=np.uint8), np.zeros(3, dtype=np.int32)
+    >>> format_rows(0, 3, coef, 1, e, 0, s, 0, buf, 9, lengths, 2**31 - 1, False,
+    ...             *_kernels.scratch())
+    (9, -1)
+    >>> [bytes(buf[9 * i : 9 * i + n]) for i, n in enumerate(lengths)], buf[16:18].tolist()
+    ([b'5000.2500', b'-4.0001', b'0.0000'], [0, 0])
+    """
+    widest = 0
+    first = -1
+    auto = width < 0
+    for phase in range(2 if auto else 1):
+        if auto and phase == 1:
+            width = widest
+        widest, first = _rows(start, stop, coef, exps, estep, scales, sstep, buf, width,
+                              lengths, limit, measure or (auto and phase == 0))  # fmt: skip
+    return widest, first

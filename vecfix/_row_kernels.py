@@ -27,7 +27,11 @@ Other rows go through :mod:`vecfix._kernels`' general path (``_row_length``,
 
 from __future__ import annotations
 
+import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
 from ._jit import helper, kernel, store8
 from ._kernels import _row_length, _write_row
@@ -36,11 +40,60 @@ _U64 = np.uint64
 _I64 = np.int64
 _DOT = _U64(46)  # b"."
 _MINUS = _U64(45)  # b"-"
+_E7 = _U64(10_000_000)
 _E8 = _U64(100_000_000)
 _E16 = _U64(10**16)
 _ONES = ~_U64(0)
-_F64 = np.float64
-_TWO50 = float(2**50)
+
+
+def _mulhi_python(a, b):
+    """Pure-Python ``mulhi`` for ``NUMBA_DISABLE_JIT=1``."""
+    return np.uint64((int(a) * int(b)) >> 64)
+
+
+@intrinsic
+def _mulhi_intrinsic(typingctx, a, b):
+    """High 64 bits of the 128-bit product of two uint64 (one ``mul`` instruction)."""
+    if a != types.uint64 or b != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        wide = ir.IntType(128)
+        product = builder.mul(builder.zext(args[0], wide), builder.zext(args[1], wide))
+        return builder.trunc(builder.lshr(product, ir.Constant(wide, 64)), ir.IntType(64))
+
+    return types.uint64(a, b), codegen
+
+
+#: ``mulhi(a, b)``: the high 64 bits of ``a * b`` for two uint64.
+mulhi = _mulhi_python if numba.config.DISABLE_JIT else _mulhi_intrinsic  # type: ignore[attr-defined]
+
+
+def _reciprocals() -> tuple[np.ndarray, np.ndarray]:
+    """``MAGIC[k]``, ``SHIFT[k]`` with ``x // 10**k == mulhi(x >> k, MAGIC[k]) >> SHIFT[k]``
+    for every uint64 ``x`` and ``1 <= k <= 19`` (Granlund & Montgomery 1994, theorem 4.2:
+    ``x >> k`` has ``n = 64 - k`` bits, ``2**(l-1) < 5**k < 2**l`` and ``m = ceil(2**(n +
+    l) / 5**k) < 2**64``); each is checked here."""
+    magic = np.zeros(20, dtype=np.uint64)
+    shift = np.zeros(20, dtype=np.uint64)
+    for k in range(1, 20):
+        d, n = 5**k, 64 - k
+        bits = d.bit_length()
+        m = -(-(1 << (n + bits)) // d)
+        assert m < 1 << 64 and m * d - (1 << (n + bits)) <= 1 << bits
+        magic[k], shift[k] = m, bits - k
+    magic.flags.writeable = shift.flags.writeable = False
+    return magic, shift
+
+
+#: The reciprocals of :func:`_reciprocals`, constants of the compiled code.
+MAGIC, SHIFT = _reciprocals()
+
+
+@helper
+def _div10(x, k):
+    """``x // 10**k`` for a uint64 ``x`` and ``1 <= k <= 19``, by a multiply."""
+    return mulhi(x >> _U64(k), MAGIC[k]) >> SHIFT[k]
 
 
 @helper
@@ -53,39 +106,21 @@ def _pow10(k):
     return p * (_E16 if k & 16 else _U64(1))
 
 
-@kernel
+@helper
 def _layout(e, s):
-    """The constants of layout ``(e, s)``: ``(ok, mul, div, half, most)``.
+    """The constants of layout ``(e, s)``: ``(ok, mul, k, half, most)``, without a division.
 
     ``ok``: whether :func:`format_rows` takes the layout. Its rows have ``M = |c| * mul``
-    when ``div`` is 1 (taken when ``|c| <= most``, so that ``M < 10**16``), else ``M =
-    (|c| + half) // div``. ``d <= -20`` gives ``mul = 0``: every digit is dropped.
+    when ``k`` is 0 (taken when ``|c| <= most``, so that ``M < 10**16``), else ``M = (|c|
+    + half) // 10**k``. ``d <= -20`` gives ``mul = 0``: every digit is dropped.
     """
     d = _I64(e) + _I64(s)
     ok = (s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20))
-    mul, div, half, most = _U64(1), _U64(1), _U64(0), _ONES
-    if d >= 0:
-        mul = _pow10(min(d, 15))
-        most = (_E16 - _U64(1)) // mul
-    elif d >= -18:
-        div = _pow10(-d)
-        half = div // _U64(2)
-    else:
-        mul = _U64(0)
-    return ok, mul, div, half, most
-
-
-@helper
-def _quotient(t, div, inverse):
-    """``t // div`` for ``t < 2**64 - 2 * div``, ``inverse = 1 / div``: by a float64
-    multiply and an integer fix-up while the quotient is below ``2**50`` (three roundings
-    of relative size ``2**-53`` keep the estimate within one), by the divider above."""
-    q = _F64(_I64(t >> _U64(1))) * 2.0 * inverse  # t >> 1 fits int64: a signed conversion
-    if q >= _TWO50:
-        return t // div
-    q0 = _U64(_I64(q))
-    qd = q0 * div
-    return q0 + _U64(t >= qd + div) - _U64(t < qd)
+    up = min(max(d, 0), 15)  # selects, no branches: layouts change row to row in a mix
+    k = min(max(-d, 0), 18) * _I64(d >= -18)
+    mul = _pow10(up) * _U64(d > -20)
+    most = _pow10(16 - up) - _U64(1) if d >= 0 else _ONES
+    return ok, mul, k, _pow10(k) >> _U64(1), most
 
 
 @helper
@@ -141,6 +176,18 @@ def _compose(m, shown, s, neg):
     w1 = (p1 << up) | ((p0 >> _U64(56)) & carry)
     w2 = (p2 << up) | ((p1 >> _U64(56)) & carry)
     return w0, w1, w2
+
+
+@helper
+def _shr(x, n):
+    """``x >> n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
+    return x >> _U64(n & 63) if _U64(n) < _U64(64) else _U64(0)
+
+
+@helper
+def _shl(x, n):
+    """``x << n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
+    return x << _U64(n & 63) if _U64(n) < _U64(64) else _U64(0)
 
 
 @helper
@@ -202,36 +249,43 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
 @helper
 def _run(start, stop, coef, e, s, buf, width, nw, stores_below, lengths, limit, measure):
     """Rows ``start:stop``, all of layout ``(e, s)``; return ``(widest, first)`` as
-    :func:`format_rows` does. ``measure`` is a constant where this is inlined."""
+    :func:`format_rows` does. ``measure`` is a constant where this is inlined.
+
+    Written rows of ``1 <= s <= 7`` decimals with digits dropped go through
+    :func:`_lean_rows` in runs whose integer part keeps its digit count; the row that
+    ends a run, and every other row, through :func:`_row`.
+    """
     widest = 0
     first = -1
     cap = max(limit, 0) + 1
     zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _store_row)
-    ok, mul, div, half, most = _layout(e, s)
-    inverse = 1.0 / _F64(div)
-    lean = ok and div != _U64(1) and 1 <= s <= 7 and not measure
-    unit = _pow10(min(max(s, 0), 15))  # 10**s
-    per_unit = 1.0 / _F64(unit)
-    pad = max(width - 9, 0) // 8  # _lean_row's zero stores
+    ok, mul, k, half, most = _layout(e, s)
+    lean = ok and k > 0 and 1 <= s <= 7 and not measure and stop - start >= 8
+    pad = max(width - 9, 0) // 8  # _lean_rows' and _split_row's zero stores from base + 16
     end = stores_below + 8 * nw - 1
     lean_below = end - max(17, 16 + 8 * pad) + 1  # rows starting below this may be lean
-    for i in range(start, stop):
-        c = coef[i]
-        n = -1
+    split_below = end - max(25, 16 + 8 * pad) + 1  # and split (_split_row)
+    nt = 1  # the integer part's digits in the current lean run
+    i = start
+    while i < stop:
         if lean:
-            m = _quotient(_magnitude(c) + half, div, inverse)
-            top = _quotient(m, unit, per_unit) if m < _E16 else _E8
-            base = i * width
-            if top < _E8 and base < lean_below:
-                n = _lean_row(buf, base, c, m, top, unit, s, half, pad, zero)
-        if n < 0:
-            n = _row(i, c, e, s, ok, mul, div, half, most, inverse, buf, width, nw,
-                     stores_below, cap, zero, measure)  # fmt: skip
+            i, top = _lean_rows(i, stop, coef, buf, width, lengths, limit, k, half, s, nt,
+                                pad, zero, lean_below)  # fmt: skip
+            widest = max(widest, top)
+            if i == stop:
+                break
+        c = coef[i]
+        n = _row(i, c, e, s, ok, mul, k, half, most, buf, width, nw, stores_below, cap, zero,
+                 pad, split_below, measure)  # fmt: skip
         if n > limit:  # rare: rows beyond the limit get length 0
             first = i if first < 0 else first
             n = 0
         lengths[i] = n
         widest = max(widest, n)
+        if lean:  # the next run: this row's digit count
+            m = _div10(_magnitude(c) + half, k)
+            nt = _digits8(min(_div10(m, s), _U64(9_999_999)))
+        i += 1
     return widest, first
 
 
@@ -242,57 +296,111 @@ def _magnitude(c):
 
 
 @helper
-def _lean_row(buf, base, c, m, top, unit, s, half, pad, zero):
-    """Write a row of ``1 <= s <= 7`` decimals with digits dropped (``half > 0``) whose
-    integer part ``top = M // 10**s`` is below ``10**8``; return its length.
+def _lean_rows(i, stop, coef, buf, width, lengths, limit, k, half, s, nt, pad, zero,
+               lean_below):  # fmt: skip
+    """Write rows ``i, i + 1, ...`` (before ``stop``) of a layout with ``k >= 1`` digits
+    dropped and ``1 <= s <= 7`` decimals while their integer part ``top = M // 10**s`` has
+    ``nt`` (1..7) digits; return the first row not written and the longest row written.
 
-    The text ``[-] top . frac`` in two words stored at ``base + neg`` and ``base + neg +
-    8``, after ``pad`` zero stores from ``base + 16`` and a ``-`` at ``base`` (the digits
-    overwrite it when there is no sign). The stores reach ``base + max(17, 16 + 8 *
-    pad)``.
+    Such a row ``[-] top . frac`` has a fixed length: two words stored at ``base + neg``
+    and ``base + neg + 8`` after ``pad`` zero stores from ``base + 16`` and a ``-`` at
+    ``base`` (the digits overwrite it when there is no sign); no store waits on counting
+    digits. The stores reach ``base + max(17, 16 + 8 * pad)``, and rows from
+    ``lean_below`` on are left to :func:`_row`, as is a row longer than ``limit``.
     """
-    frac = m - top * unit
-    nt = _digits8(top)
-    neg = _I64(c <= -_I64(half))  # c < 0 and M != 0: M > 0 when |c| >= 10**k - half = half
-    for t in range(pad):
-        store8(buf, base + 16 + 8 * t, zero)
-    buf[base] = np.uint8(_MINUS)
-    tail = _DOT | ((_ascii8(frac) >> _U64(64 - 8 * s)) << _U64(8))  # "." and s digits
-    body = _ascii8(top) >> _U64(64 - 8 * nt)
-    store8(buf, base + neg, body | ((tail << _U64(8 * nt - 8)) << _U64(8)))
-    store8(buf, base + neg + 8, tail >> _U64(64 - 8 * nt))
-    return neg + nt + 1 + s
+    lo = _pow10(nt - 1) * _U64(nt > 1)  # top has nt digits: lo <= top < hi
+    hi = _pow10(nt)
+    unit = _pow10(s)
+    top_shift = _U64(64 - 8 * nt)
+    low_shift = _U64(8 * nt)  # the point and the fraction follow the top's nt bytes
+    frac_shift = _U64(64 - 8 * s)
+    size = nt + 1 + s
+    below = 1 - _I64(half)  # c < 0 with M != 0: M > 0 when |c| >= 10**k - half = half
+    mk, shk, ms, shs = MAGIC[k], SHIFT[k], MAGIC[s], SHIFT[s]
+    widest = 0
+    while i < stop:
+        c = coef[_U64(i)]  # unsigned indices: no wraparound code
+        m = mulhi((_magnitude(c) + half) >> _U64(k), mk) >> shk
+        top = mulhi(m >> _U64(s), ms) >> shs
+        base = i * width
+        neg = _I64(c < below)
+        if (top < lo) | (top >= hi) | (base >= lean_below) | (size + neg > limit):
+            break
+        for t in range(pad):
+            store8(buf, base + 16 + 8 * t, zero)
+        buf[_U64(base)] = np.uint8(_MINUS)
+        frac = m - top * unit
+        if s <= 4:  # the fraction is one table read
+            digits = _U64(DIGITS4[frac]) >> (frac_shift - _U64(32))
+        else:
+            digits = _ascii8(frac) >> frac_shift
+        tail = _DOT | (digits << _U64(8))  # "." and the s digits
+        store8(buf, base + neg, (_ascii8(top) >> top_shift) | (tail << low_shift))
+        store8(buf, base + neg + 8, tail >> top_shift)
+        lengths[_U64(i)] = size + neg
+        widest = max(widest, size + neg)
+        i += 1
+    return i, widest
 
 
 @helper
-def _row(i, c, e, s, ok, mul, div, half, most, inverse, buf, width, nw, stores_below, cap,
-         zero, measure):  # fmt: skip
+def _row(i, c, e, s, ok, mul, k, half, most, buf, width, nw, stores_below, cap, zero, pad,
+         split_below, measure):  # fmt: skip
     """Measure (``measure``) or write row ``i``, ``c`` of layout ``(e, s)`` whose constants
-    are given (:func:`_layout`); return its length (capped at ``cap`` when measured)."""
+    are given (:func:`_layout`); return its length (capped at ``cap`` when measured).
+
+    A written row with decimals and an integer part below ``10**7`` goes through
+    :func:`_split_row` (from rows ``split_below`` on, its stores would reach too far),
+    other rows the layout takes through :func:`_compose`, the rest through the general
+    path."""
     a = _magnitude(c)
-    m = _U64(0)
-    taken = ok
-    if ok and div == _U64(1):
-        taken = a <= most
-        m = a * mul if taken else _U64(0)
-    elif ok:
-        m = _quotient(a + half, div, inverse)
-        taken = m < _E16
-    if taken:
+    x = min(a, most) * mul + half  # no branch on k: layouts change row to row in a mix
+    m = _div10(x, k) if k > 0 else x
+    if ok & (a <= most) & (m < _E16):
+        neg = (c < 0) & (m != _U64(0))
+        base = i * width
+        top = _div10(m, max(s, 1))
+        if not measure and s > 0 and top < _E7 and base < split_below:
+            return _split_row(buf, base, m, top, s, _I64(neg), pad, zero)
         hi = m // _E8
         nd = _digits8(hi) + 8 if hi != _U64(0) else _digits8(m)
         shown = max(nd, s + 1)
-        neg = (c < 0) & (m != _U64(0))
         n = shown + _I64(s > 0) + _I64(neg)
         if not measure:
             w0, w1, w2 = _compose(m, shown, s, neg)
-            base = i * width
             _store_row(buf, base, width, nw, base < stores_below, w0, w1, w2, zero)
     elif measure:
         n = min(_row_length(c, e, s), cap)
     else:
         n = _write_row(buf, i * width, width, c, e, s)
     return n
+
+
+@helper
+def _split_row(buf, base, m, top, s, neg, pad, zero):
+    """Write ``[-] top . frac`` for ``1 <= s <= 15`` decimals and ``top = M // 10**s <
+    10**7``; return its length. ``neg``: 1 for a sign.
+
+    Three 8-byte stores from ``base + neg``: the integer part and the point, then the
+    fraction's last ``s`` of 16 digits (zeros after them), after ``pad`` zero stores
+    from ``base + 16`` and a ``-`` at ``base`` (overwritten when there is no sign). The
+    stores reach ``base + max(25, 16 + 8 * pad)``.
+    """
+    frac = m - top * _pow10(s)
+    nt = _digits8(top)
+    high = frac // _E8
+    a, b = _ascii8(high), _ascii8(frac - high * _E8)
+    r = 16 - s  # leading zeros of the fraction's 16 digits: (a, b) >> 8 * r as 128 bits
+    g0 = _shr(a, 8 * r) | _shl(b, 64 - 8 * r) | _shr(b, 8 * r - 64)  # no branch on s
+    g1 = _shr(b, 8 * r)
+    for t in range(pad):
+        store8(buf, base + 16 + 8 * t, zero)
+    buf[_U64(base)] = np.uint8(_MINUS)
+    q = base + neg
+    store8(buf, q, (_ascii8(top) >> _U64(64 - 8 * nt)) | (_DOT << _U64(8 * nt)))
+    store8(buf, q + nt + 1, g0)
+    store8(buf, q + nt + 9, g1)
+    return neg + nt + 1 + s
 
 
 @kernel

@@ -8,17 +8,22 @@ arguments, contract and result, so that :mod:`vecfix._format` can run either
 
 A row ``(c, e, s)`` (see :mod:`vecfix._kernels` for ``M``, ``d = e + s`` and ``k = -d``)
 is taken here when ``0 <= s <= 15`` and either ``-18 <= d <= 15`` with ``M < 10**16``, or
-``d <= -20`` (``M = 0``). Then, in registers:
+``d <= -20`` (``M = 0``). Rows go a run of one layout at a time (:func:`_run`: the
+layout's constants in registers), in registers:
 
-* ``M = (|c| + 10**k // 2) // 10**k`` by one unsigned division by the layout's ``10**k``
-  (or ``M = |c| * 10**d``); the layout's constants are recomputed only when the exponent
-  or the scale changes from the row before;
-* ``M``'s 16 digits as two 8-digit words, four digits a table read (:data:`DIGITS4`),
-  the first digit in the low byte;
-* the row's text in three little-endian words: leading zeros shifted out, the point
-  inserted, the sign in front (:func:`_compose`);
-* unaligned 8-byte stores at the row's start, which may spill up to 7 bytes into the next
-  row before it is written (never past ``stop``'s row or the buffer).
+* ``M = (|c| + 10**k // 2) // 10**k`` by a multiply with the reciprocal of ``10**k``
+  (:data:`MAGIC`, :func:`mulhi`), or ``M = |c| * 10**d``;
+* digits four at a time from a table (:data:`DIGITS4`), the first in the low byte of a
+  word;
+* unaligned 8-byte stores at the row's start, which may spill a few bytes into the next
+  row before it is written (never past ``stop``'s row, nor past the buffer: the last rows
+  are written byte by byte).
+
+Rows with ``1 <= s <= 7`` decimals and digits dropped go through :func:`_lean_rows` in
+runs whose integer part keeps its digit count (PRICE9 prices: two stores a row, no digit
+counting); other rows with decimals and an integer part below ``10**7`` through
+:func:`_split_row` (three stores); the rest the layout takes through :func:`_compose`
+(the text's words: leading zeros shifted out, the point inserted, the sign in front).
 
 Other rows go through :mod:`vecfix._kernels`' general path (``_row_length``,
 ``_write_row``). Nothing here wraps around, so the plain-Python twins

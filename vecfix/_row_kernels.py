@@ -425,8 +425,9 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     >>> coef = np.array([5000_250000000, -4_000050000, 7], dtype=np.int64)
     >>> e, s = np.array([-9], dtype=np.int32), np.array([4], dtype=np.int32)
     >>> buf, lengths = np.zeros(3 * 9 + 8, dtype=np.uint8), np.zeros(3, dtype=np.int32)
-    >>> format_rows(0, 3, coef, 1, e, 0, s, 0, buf, 9, lengths, 2**31 - 1, False,
-    ...             *_kernels.scratch())
+    >>> widest, first = format_rows(0, 3, coef, 1, e, 0, s, 0, buf, 9, lengths, 2**31 - 1,
+    ...                             False, *_kernels.scratch())
+    >>> int(widest), int(first)
     (9, -1)
     >>> [bytes(buf[9 * i : 9 * i + n]) for i, n in enumerate(lengths)], buf[16:18].tolist()
     ([b'5000.2500', b'-4.0001', b'0.0000'], [0, 0])

@@ -8,8 +8,8 @@ arguments, contract and result, so that :mod:`vecfix._format` can run either
 
 A row ``(c, e, s)`` (see :mod:`vecfix._kernels` for ``M``, ``d = e + s`` and ``k = -d``)
 is taken here when ``0 <= s <= 15`` and either ``-18 <= d <= 15`` with ``M < 10**16``, or
-``d <= -20`` (``M = 0``). Rows go a run of one layout at a time (:func:`_run`: the
-layout's constants in registers), in registers:
+``d <= -20`` (``M = 0``). Then, in registers (:func:`_rows`; a layout's constants are
+recomputed only where the exponent or the scale changes):
 
 * ``M = (|c| + 10**k // 2) // 10**k`` by a multiply with the reciprocal of ``10**k``
   (:data:`MAGIC`, :func:`mulhi`), or ``M = |c| * 10**d``;
@@ -222,72 +222,61 @@ def _store_bytes(buf, base, width, w0, w1, w2):
         buf[base + t] = np.uint8((word >> _U64(8 * (t % 8))) & _U64(0xFF))
 
 
-@helper
+@kernel
 def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, measure):
-    """:func:`format_rows`' one pass over rows ``start:stop``, a run of one layout at a
-    time (the whole range when ``estep`` and ``sstep`` are 0), so that the layout's
-    constants stay in registers."""
-    widest = 0
-    first = -1
-    nw = (width + 7) // 8
-    end = stop * width if stop < lengths.shape[0] else buf.shape[0]
-    stores_below = end - 8 * nw + 1  # rows starting below this take 8-byte stores
-    i = start
-    while i < stop:
-        e, s = _I64(exps[i * estep]), _I64(scales[i * sstep])
-        j = i + 1
-        if estep == 0 and sstep == 0:
-            j = stop
-        else:
-            while j < stop and _I64(exps[j * estep]) == e and _I64(scales[j * sstep]) == s:
-                j += 1
-        if measure:
-            top, row = _run(i, j, coef, e, s, buf, width, nw, stores_below, lengths, limit, True)
-        else:
-            top, row = _run(i, j, coef, e, s, buf, width, nw, stores_below, lengths, limit, False)
-        widest = max(widest, top)
-        first = row if first < 0 else first
-        i = j
-    return widest, first
+    """:func:`format_rows`' one pass over rows ``start:stop``; return ``(widest, first)``.
 
-
-@helper
-def _run(start, stop, coef, e, s, buf, width, nw, stores_below, lengths, limit, measure):
-    """Rows ``start:stop``, all of layout ``(e, s)``; return ``(widest, first)`` as
-    :func:`format_rows` does. ``measure`` is a constant where this is inlined.
-
-    Written rows of ``1 <= s <= 7`` decimals with digits dropped go through
-    :func:`_lean_rows` in runs whose integer part keeps its digit count; the row that
-    ends a run, and every other row, through :func:`_row`.
+    The layout's constants are recomputed only where the exponent or the scale changes
+    from the row before. A written layout with ``1 <= s <= 7`` decimals and digits dropped
+    hands its runs of 8 rows or more to :func:`_lean_rows`, in turns that end where the
+    integer part's digit count changes; that row, and every other row, goes through
+    :func:`_row`. (One function for the whole pass: a call a run would cost rows whose
+    layout changes row to row more than the compile it saves.)
     """
     widest = 0
     first = -1
     cap = max(limit, 0) + 1
     zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _store_row)
-    ok, mul, k, half, most = _layout(e, s)
-    lean = ok and k > 0 and 1 <= s <= 7 and not measure and stop - start >= 8
+    nw = (width + 7) // 8
+    end = stop * width if stop < lengths.shape[0] else buf.shape[0]
+    stores_below = end - 8 * nw + 1  # rows starting below this take 8-byte stores
     pad = max(width - 9, 0) // 8  # _lean_rows' and _split_row's zero stores from base + 16
-    end = stores_below + 8 * nw - 1
     lean_below = end - max(17, 16 + 8 * pad) + 1  # rows starting below this may be lean
     split_below = end - max(25, 16 + 8 * pad) + 1  # and split (_split_row)
-    nt = 1  # the integer part's digits in the current lean run
+    e, s = _I64(1) << _I64(40), _I64(0)  # no layout yet: the first row's differs
+    ok, mul, k, half, most = False, _U64(1), _I64(0), _U64(0), _ONES
+    run_end = start  # the current layout's rows end here (or later: not yet looked)
+    nt = _I64(1)  # the integer part's digits in the current lean run
     i = start
     while i < stop:
-        if lean:
-            i, top = _lean_rows(i, stop, coef, buf, width, lengths, limit, k, half, s, nt,
+        if i >= run_end:  # a new layout, perhaps
+            e2, s2 = _I64(exps[i * estep]), _I64(scales[i * sstep])
+            if e2 != e or s2 != s:
+                e, s = e2, s2
+                ok, mul, k, half, most = _layout(e, s)
+            run_end = i + 1
+            if estep == 0 and sstep == 0:
+                run_end = stop
+            elif ok and k > 0 and 1 <= s <= 7 and not measure:  # how far the run goes
+                while run_end < stop and (_I64(exps[run_end * estep]) == e) & (
+                    _I64(scales[run_end * sstep]) == s
+                ):
+                    run_end += 1
+        if ok and k > 0 and 1 <= s <= 7 and not measure and run_end - i >= 8:
+            i, top = _lean_rows(i, run_end, coef, buf, width, lengths, limit, k, half, s, nt,
                                 pad, zero, lean_below)  # fmt: skip
             widest = max(widest, top)
-            if i == stop:
-                break
-        c = coef[i]
+            if i == run_end:
+                continue
+        c = coef[_U64(i)]  # unsigned indices: no wraparound code
         n = _row(i, c, e, s, ok, mul, k, half, most, buf, width, nw, stores_below, cap, zero,
                  pad, split_below, measure)  # fmt: skip
         if n > limit:  # rare: rows beyond the limit get length 0
             first = i if first < 0 else first
             n = 0
-        lengths[i] = n
+        lengths[_U64(i)] = n
         widest = max(widest, n)
-        if lean:  # the next run: this row's digit count
+        if ok and k > 0 and 1 <= s <= 7:  # the next lean run: this row's digit count
             m = _div10(_magnitude(c) + half, k)
             nt = _digits8(min(_div10(m, s), _U64(9_999_999)))
         i += 1
@@ -300,7 +289,7 @@ def _magnitude(c):
     return _U64(c) if c >= 0 else ~_U64(c) + _U64(1)
 
 
-@helper
+@kernel
 def _lean_rows(i, stop, coef, buf, width, lengths, limit, k, half, s, nt, pad, zero,
                lean_below):  # fmt: skip
     """Write rows ``i, i + 1, ...`` (before ``stop``) of a layout with ``k >= 1`` digits
@@ -372,13 +361,20 @@ def _row(i, c, e, s, ok, mul, k, half, most, buf, width, nw, stores_below, cap, 
         shown = max(nd, s + 1)
         n = shown + _I64(s > 0) + _I64(neg)
         if not measure:
-            w0, w1, w2 = _compose(m, shown, s, neg)
-            _store_row(buf, base, width, nw, base < stores_below, w0, w1, w2, zero)
+            _write_words(buf, base, width, nw, base < stores_below, m, shown, s, neg, zero)
     elif measure:
         n = min(_row_length(c, e, s), cap)
     else:
         n = _write_row(buf, i * width, width, c, e, s)
     return n
+
+
+@kernel
+def _write_words(buf, base, width, nw, fast, m, shown, s, neg, zero):
+    """:func:`_compose` and :func:`_store_row`: a function of its own, for the rows of
+    neither :func:`_lean_rows` nor :func:`_split_row` (a shorter compile)."""
+    w0, w1, w2 = _compose(m, shown, s, neg)
+    _store_row(buf, base, width, nw, fast, w0, w1, w2, zero)
 
 
 @helper

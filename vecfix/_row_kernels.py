@@ -420,6 +420,8 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     >>> from vecfix import _kernels
     >>> coef = np.array([5000_250000000, -4_000050000, 7], dtype=np.int64)
     >>> e, s = np.array([-9], dtype=np.int32), np.array([4], dtype=np.int32)
+    >>> for a in coef, e, s:  # read-only, as format_fixed passes them: one signature
+    ...     a.flags.writeable = False
     >>> buf, lengths = np.zeros(3 * 9 + 8, dtype=np.uint8), np.zeros(3, dtype=np.int32)
     >>> widest, first = format_rows(0, 3, coef, 1, e, 0, s, 0, buf, 9, lengths, 2**31 - 1,
     ...                             False, *_kernels.scratch())

@@ -245,24 +245,26 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     split_below = end - max(25, 16 + 8 * pad) + 1  # and split (_split_row)
     e, s = _I64(1) << _I64(40), _I64(0)  # no layout yet: the first row's differs
     ok, mul, k, half, most = False, _U64(1), _I64(0), _U64(0), _ONES
-    run_end = start  # the current layout's rows end here (or later: not yet looked)
+    lean = False  # the layout's written rows may go through _lean_rows
+    run_end = start  # the current layout's rows end here
     nt = _I64(1)  # the integer part's digits in the current lean run
     i = start
     while i < stop:
-        if i >= run_end:  # a new layout, perhaps
+        if i >= run_end:  # a new layout, perhaps; then how far it goes
             e2, s2 = _I64(exps[i * estep]), _I64(scales[i * sstep])
             if e2 != e or s2 != s:
                 e, s = e2, s2
                 ok, mul, k, half, most = _layout(e, s)
+                lean = ok & (k > 0) & (s >= 1) & (s <= 7) & (not measure)
             run_end = i + 1
             if estep == 0 and sstep == 0:
                 run_end = stop
-            elif ok and k > 0 and 1 <= s <= 7 and not measure:  # how far the run goes
-                while run_end < stop and (_I64(exps[run_end * estep]) == e) & (
-                    _I64(scales[run_end * sstep]) == s
-                ):
-                    run_end += 1
-        if ok and k > 0 and 1 <= s <= 7 and not measure and run_end - i >= 8:
+            while run_end < stop and (_I64(exps[run_end * estep]) == e) & (
+                _I64(scales[run_end * sstep]) == s
+            ):
+                run_end += 1
+        long_run = run_end - i >= 8  # tested first: mostly false where layouts mix
+        if long_run and lean:
             i, top = _lean_rows(i, run_end, coef, buf, width, lengths, limit, k, half, s, nt,
                                 pad, zero, lean_below)  # fmt: skip
             widest = max(widest, top)
@@ -276,7 +278,7 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
             n = 0
         lengths[_U64(i)] = n
         widest = max(widest, n)
-        if ok and k > 0 and 1 <= s <= 7:  # the next lean run: this row's digit count
+        if long_run and lean:  # the next lean run: this row's digit count
             m = _div10(_magnitude(c) + half, k)
             nt = _digits8(min(_div10(m, s), _U64(9_999_999)))
         i += 1

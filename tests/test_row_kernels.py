@@ -208,3 +208,43 @@ def test_kernel_choice_follows_the_target(monkeypatch, name, features, kernel):
     assert _format._row_kernel() is KERNELS[other]
     px = np.array([5000_250000000, -4_000050000, 7], dtype=np.int64)
     assert vecfix.format_fixed(px, -9, 4).to_list() == ["5000.2500", "-4.0001", "0.0000"]
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("layout", ["per-row", "one layout"])
+def test_rows_kernel_packs_arrow_layout(seed, layout):
+    """``PACK``: the rows' text back to back from ``start * width``, ``lengths`` where each
+    row ends; ``PACK_AT``: at ends the caller gives (Arrow's offsets). Against the
+    reference, for a range of rows inside a column, with and without slack."""
+    coef, exps, scales = _rows(seed + 20, N)
+    if layout == "one layout":
+        exps = _read_only(np.array([-9], dtype=np.int32))
+        scales = _read_only(np.array([4], dtype=np.int32))
+    want = _texts(coef, exps, scales)
+    width = max(map(len, want))
+    ends = np.cumsum([len(t) for t in want]).astype(np.int32)
+    for start, stop in ((0, N), (N // 3, N - 5)):
+        for size in (N * width + 8, N * width):
+            buf = np.full(size, 0xEE, dtype=np.uint8)
+            lengths = np.full(N, -7, dtype=np.int32)
+            got = _call("rows", start, stop, coef, exps, scales, buf, width, lengths, NO_LIMIT,
+                        _row_kernels.PACK)  # fmt: skip
+            assert got[0] == max(map(len, want[start:stop]))
+            text = "".join(want[start:stop]).encode()
+            at = start * width
+            assert bytes(buf[at : at + len(text)]) == text
+            assert (
+                lengths[start:stop].tolist()
+                == (at + ends[start:stop] - ends[start - 1] * (start > 0)).tolist()
+            )
+            if stop < N:  # nothing past the range's rows
+                assert (buf[stop * width :] == 0xEE).all()
+            buf = np.full(size, 0xEE, dtype=np.uint8)
+            given = ends.copy()
+            _call("rows", start, stop, coef, exps, scales, buf, width, given, NO_LIMIT,
+                  _row_kernels.PACK_AT)  # fmt: skip
+            first = int(ends[start - 1]) if start else 0
+            assert bytes(buf[first : int(ends[stop - 1])]) == text
+            assert (given == ends).all()
+            if stop < N:
+                assert (buf[int(ends[stop - 1]) :] == 0xEE).all()

@@ -45,6 +45,9 @@ _U64 = np.uint64
 _I64 = np.int64
 _DOT = _U64(46)  # b"."
 _MINUS = _U64(45)  # b"-"
+#: ``mode`` of :func:`format_rows`, as :mod:`vecfix._kernels` numbers them.
+FILL, MEASURE, PACK, PACK_AT = 0, 1, 2, 3
+
 _E7 = _U64(10_000_000)
 _E8 = _U64(100_000_000)
 _E16 = _U64(10**16)
@@ -223,7 +226,7 @@ def _store_bytes(buf, base, width, w0, w1, w2):
 
 
 @kernel
-def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, measure):
+def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, mode):
     """:func:`format_rows`' one pass over rows ``start:stop``; return ``(widest, first)``.
 
     The layout's constants are recomputed only where the exponent or the scale changes
@@ -233,14 +236,17 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     :func:`_row`. (One function for the whole pass: a call a run would cost rows whose
     layout changes row to row more than the compile it saves.)
     """
+    measure, packed, given = mode == MEASURE, mode >= PACK, mode == PACK_AT
     widest = 0
     first = -1
     cap = max(limit, 0) + 1
     zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _store_row)
-    nw = (width + 7) // 8
-    end = stop * width if stop < lengths.shape[0] else buf.shape[0]
+    nw = min((width + 7) // 8, 3) if packed else (width + 7) // 8  # words a row stores
+    end = buf.shape[0]
+    if stop < lengths.shape[0]:
+        end = _I64(lengths[stop - 1]) if given else stop * width
     stores_below = end - 8 * nw + 1  # rows starting below this take 8-byte stores
-    pad = max(width - 9, 0) // 8  # _lean_rows' and _split_row's zero stores from base + 16
+    pad = 0 if packed else max(width - 9, 0) // 8  # zero stores from base + 16
     lean_below = end - max(17, 16 + 8 * pad) + 1  # rows starting below this may be lean
     split_below = end - max(25, 16 + 8 * pad) + 1  # and split (_split_row)
     e, s = _I64(1) << _I64(40), _I64(0)  # no layout yet: the first row's differs
@@ -248,6 +254,7 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     lean = False  # the layout's written rows may go through _lean_rows
     run_end = start  # the current layout's rows end here
     nt = _I64(1)  # the integer part's digits in the current lean run
+    pos = start * width  # packed: where the next row starts
     i = start
     while i < stop:
         if i >= run_end:  # a new layout, perhaps; then how far it goes
@@ -265,18 +272,23 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
                 run_end += 1
         long_run = run_end - i >= 8  # tested first: mostly false where layouts mix
         if long_run and lean:
-            i, top = _lean_rows(i, run_end, coef, buf, width, lengths, limit, k, half, s, nt,
-                                pad, zero, lean_below)  # fmt: skip
+            i, top, pos = _lean_rows(i, run_end, coef, buf, width, lengths, limit, k, half, s,
+                                     nt, pad, zero, lean_below, packed, given, pos)  # fmt: skip
             widest = max(widest, top)
             if i == run_end:
                 continue
         c = coef[_U64(i)]  # unsigned indices: no wraparound code
-        n = _row(i, c, e, s, ok, mul, k, half, most, buf, width, nw, stores_below, cap, zero,
-                 pad, split_below, measure)  # fmt: skip
-        if n > limit:  # rare: rows beyond the limit get length 0
-            first = i if first < 0 else first
-            n = 0
-        lengths[_U64(i)] = n
+        at = (_I64(lengths[_U64(i)]) if given else pos) if packed else i * width
+        n, base = _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below, cap,
+                       zero, pad, split_below, measure, packed, given)  # fmt: skip
+        if packed:
+            lengths[_U64(i)] = base + n  # where the row ends
+            pos = base + n
+        else:
+            if n > limit:  # rare (measuring): rows beyond the limit get length 0
+                first = i if first < 0 else first
+                n = 0
+            lengths[_U64(i)] = n
         widest = max(widest, n)
         if long_run and lean:  # the next lean run: this row's digit count
             m = _div10(_magnitude(c) + half, k)
@@ -292,17 +304,20 @@ def _magnitude(c):
 
 
 @kernel
-def _lean_rows(i, stop, coef, buf, width, lengths, limit, k, half, s, nt, pad, zero,
-               lean_below):  # fmt: skip
-    """Write rows ``i, i + 1, ...`` (before ``stop``) of a layout with ``k >= 1`` digits
-    dropped and ``1 <= s <= 7`` decimals while their integer part ``top = M // 10**s`` has
-    ``nt`` (1..7) digits; return the first row not written and the longest row written.
+def _lean_rows(start, stop, coef, buf, width, lengths, limit, k, half, s, nt, pad, zero,
+               lean_below, packed, given, pos):  # fmt: skip
+    """Write rows ``start, start + 1, ...`` (before ``stop``) of a layout with ``k >= 1``
+    digits dropped and ``1 <= s <= 7`` decimals while their integer part ``top = M //
+    10**s`` has ``nt`` (1..7) digits; return the first row not written, the longest row
+    written and (``packed``) where the next row starts.
 
     Such a row ``[-] top . frac`` has a fixed length: two words stored at ``base + neg``
     and ``base + neg + 8`` after ``pad`` zero stores from ``base + 16`` and a ``-`` at
     ``base`` (the digits overwrite it when there is no sign); no store waits on counting
-    digits. The stores reach ``base + max(17, 16 + 8 * pad)``, and rows from
-    ``lean_below`` on are left to :func:`_row`, as is a row longer than ``limit``.
+    digits. ``base`` is the row's start: ``i * width``, or with ``packed`` ``pos`` (and
+    with ``given`` its end in ``lengths`` less its length). The stores reach ``base +
+    max(17, 16 + 8 * pad)``, and rows from ``lean_below`` on are left to :func:`_row`, as
+    is a row longer than ``limit``.
     """
     lo = _pow10(nt - 1) * _U64(nt > 1)  # top has nt digits: lo <= top < hi
     hi = _pow10(nt)
@@ -314,13 +329,17 @@ def _lean_rows(i, stop, coef, buf, width, lengths, limit, k, half, s, nt, pad, z
     below = 1 - _I64(half)  # c < 0 with M != 0: M > 0 when |c| >= 10**k - half = half
     mk, shk, ms, shs = MAGIC[k], SHIFT[k], MAGIC[s], SHIFT[s]
     widest = 0
+    i = start
     while i < stop:
         c = coef[_U64(i)]  # unsigned indices: no wraparound code
         m = mulhi((_magnitude(c) + half) >> _U64(k), mk) >> shk
         top = mulhi(m >> _U64(s), ms) >> shs
-        base = i * width
         neg = _I64(c < below)
-        if (top < lo) | (top >= hi) | (base >= lean_below) | (size + neg > limit):
+        n = size + neg
+        base = i * width
+        if packed:
+            base = _I64(lengths[_U64(i)]) - n if given else pos
+        if (top < lo) | (top >= hi) | (base >= lean_below) | (n > limit):
             break
         for t in range(pad):
             store8(buf, base + 16 + 8 * t, zero)
@@ -333,56 +352,65 @@ def _lean_rows(i, stop, coef, buf, width, lengths, limit, k, half, s, nt, pad, z
         tail = _DOT | (digits << _U64(8))  # "." and the s digits
         store8(buf, base + neg, (_ascii8(top) >> top_shift) | (tail << low_shift))
         store8(buf, base + neg + 8, tail >> top_shift)
-        lengths[_U64(i)] = size + neg
-        widest = max(widest, size + neg)
+        lengths[_U64(i)] = base + n if packed else n
+        pos = base + n
+        widest = max(widest, n)
         i += 1
-    return i, widest
+    return i, widest, pos
 
 
 @helper
-def _row(i, c, e, s, ok, mul, k, half, most, buf, width, nw, stores_below, cap, zero, pad,
-         split_below, measure):  # fmt: skip
-    """Measure (``measure``) or write row ``i``, ``c`` of layout ``(e, s)`` whose constants
-    are given (:func:`_layout`); return its length (capped at ``cap`` when measured).
+def _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below, cap, zero, pad,
+         split_below, measure, packed, given):  # fmt: skip
+    """Measure (``measure``) or write row ``c`` of layout ``(e, s)``, whose constants are
+    given (:func:`_layout`); return its length (capped at ``cap`` when measured) and where
+    it starts: ``at``, or with ``given`` its end ``at`` less its length.
 
     A written row with decimals and an integer part below ``10**7`` goes through
-    :func:`_split_row` (from rows ``split_below`` on, its stores would reach too far),
-    other rows the layout takes through :func:`_compose`, the rest through the general
-    path."""
+    :func:`_split_row` (from ``split_below`` on, its stores would reach too far), other
+    rows the layout takes through :func:`_compose`, the rest through the general path
+    (``packed``: the text's bytes only, else ``width`` bytes, zero-padded)."""
     a = _magnitude(c)
     x = min(a, most) * mul + half  # no branch on k: layouts change row to row in a mix
     m = _div10(x, k) if k > 0 else x
     if ok & (a <= most) & (m < _E16):
         neg = (c < 0) & (m != _U64(0))
-        base = i * width
-        top = _div10(m, max(s, 1))
-        if not measure and s > 0 and top < _E7 and base < split_below:
-            return _split_row(buf, base, m, top, s, _I64(neg), pad, zero)
         hi = m // _E8
         nd = _digits8(hi) + 8 if hi != _U64(0) else _digits8(m)
         shown = max(nd, s + 1)
         n = shown + _I64(s > 0) + _I64(neg)
+        base = at - n if given else at
         if not measure:
-            _write_words(buf, base, width, nw, base < stores_below, m, shown, s, neg, zero)
-    elif measure:
-        n = min(_row_length(c, e, s), cap)
-    else:
-        n = _write_row(buf, i * width, width, c, e, s)
-    return n
+            top = _div10(m, max(s, 1))
+            if s > 0 and top < _E7 and base < split_below:
+                _split_row(buf, base, m, top, shown - s, s, _I64(neg), pad, zero)
+            else:
+                count = n if packed else width
+                _write_words(buf, base, count, nw, base < stores_below, m, shown, s, neg, zero)
+        return n, base
+    if measure:
+        return min(_row_length(c, e, s), cap), at
+    if not packed:
+        return _write_row(buf, at, width, c, e, s), at
+    n = min(_row_length(c, e, s), cap)
+    base = at - n if given else at
+    _write_row(buf, base, n, c, e, s)
+    return n, base
 
 
 @kernel
-def _write_words(buf, base, width, nw, fast, m, shown, s, neg, zero):
-    """:func:`_compose` and :func:`_store_row`: a function of its own, for the rows of
-    neither :func:`_lean_rows` nor :func:`_split_row` (a shorter compile)."""
+def _write_words(buf, base, count, nw, fast, m, shown, s, neg, zero):
+    """:func:`_compose` and :func:`_store_row` (``count`` bytes when not ``fast``): a
+    function of its own, for the rows of neither :func:`_lean_rows` nor
+    :func:`_split_row` (a shorter compile)."""
     w0, w1, w2 = _compose(m, shown, s, neg)
-    _store_row(buf, base, width, nw, fast, w0, w1, w2, zero)
+    _store_row(buf, base, count, nw, fast, w0, w1, w2, zero)
 
 
 @helper
-def _split_row(buf, base, m, top, s, neg, pad, zero):
+def _split_row(buf, base, m, top, nt, s, neg, pad, zero):
     """Write ``[-] top . frac`` for ``1 <= s <= 15`` decimals and ``top = M // 10**s <
-    10**7``; return its length. ``neg``: 1 for a sign.
+    10**7`` of ``nt`` digits (1 for 0). ``neg``: 1 for a sign.
 
     Three 8-byte stores from ``base + neg``: the integer part and the point, then the
     fraction's last ``s`` of 16 digits (zeros after them), after ``pad`` zero stores
@@ -390,7 +418,6 @@ def _split_row(buf, base, m, top, s, neg, pad, zero):
     stores reach ``base + max(25, 16 + 8 * pad)``.
     """
     frac = m - top * _pow10(s)
-    nt = _digits8(top)
     high = frac // _E8
     a, b = _ascii8(high), _ascii8(frac - high * _E8)
     r = 16 - s  # leading zeros of the fraction's 16 digits: (a, b) >> 8 * r as 128 bits
@@ -403,18 +430,19 @@ def _split_row(buf, base, m, top, s, neg, pad, zero):
     store8(buf, q, (_ascii8(top) >> _U64(64 - 8 * nt)) | (_DOT << _U64(8 * nt)))
     store8(buf, q + nt + 1, g0)
     store8(buf, q + nt + 9, g1)
-    return neg + nt + 1 + s
 
 
 @kernel
 def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengths,
-                limit, measure, wide, real, narrow):  # fmt: skip
+                limit, mode, wide, real, narrow):  # fmt: skip
     """Measure or write rows ``start:stop``, a row at a time; return ``(widest, first)``.
 
     The arguments, the result and what is written are those of
-    :func:`vecfix._kernels.format_rows` (see there), byte for byte. The staging arrays
-    ``wide``, ``real`` and ``narrow`` are taken and left alone, so that either kernel
-    runs with the same arguments.
+    :func:`vecfix._kernels.format_rows` (see there), byte for byte: ``mode`` is
+    :data:`FILL` (or ``False``), :data:`MEASURE` (or ``True``), :data:`PACK` or
+    :data:`PACK_AT` (Arrow's layout: rows back to back, ``lengths`` their ends). The
+    staging arrays ``wide``, ``real`` and ``narrow`` are taken and left alone, so that
+    either kernel runs with the same arguments.
 
     Examples
     --------
@@ -438,6 +466,7 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     for phase in range(2 if auto else 1):
         if auto and phase == 1:
             width = widest
+        now = MEASURE if auto and phase == 0 else _I64(mode)
         widest, first = _rows(start, stop, coef, exps, estep, scales, sstep, buf, width,
-                              lengths, limit, measure or (auto and phase == 0))  # fmt: skip
+                              lengths, limit, now)  # fmt: skip
     return widest, first

@@ -262,7 +262,7 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
             if e2 != e or s2 != s:
                 e, s = e2, s2
                 ok, mul, k, half, most = _layout(e, s)
-                lean = ok & (k > 0) & (s >= 1) & (s <= 7) & (not measure)
+                lean = ok & (k > 0) & (s >= 1) & (s <= 7) & (mode == FILL)
             run_end = i + 1
             if estep == 0 and sstep == 0:
                 run_end = stop
@@ -272,8 +272,8 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
                 run_end += 1
         long_run = run_end - i >= 8  # tested first: mostly false where layouts mix
         if long_run and lean:
-            i, top, pos = _lean_rows(i, run_end, coef, buf, width, lengths, limit, k, half, s,
-                                     nt, pad, zero, lean_below, packed, given, pos)  # fmt: skip
+            i, top = _lean_rows(i, run_end, coef, buf, width, lengths, limit, k, half, s, nt,
+                                pad, zero, lean_below)  # fmt: skip
             widest = max(widest, top)
             if i == run_end:
                 continue
@@ -305,19 +305,17 @@ def _magnitude(c):
 
 @kernel
 def _lean_rows(start, stop, coef, buf, width, lengths, limit, k, half, s, nt, pad, zero,
-               lean_below, packed, given, pos):  # fmt: skip
+               lean_below):  # fmt: skip
     """Write rows ``start, start + 1, ...`` (before ``stop``) of a layout with ``k >= 1``
     digits dropped and ``1 <= s <= 7`` decimals while their integer part ``top = M //
-    10**s`` has ``nt`` (1..7) digits; return the first row not written, the longest row
-    written and (``packed``) where the next row starts.
+    10**s`` has ``nt`` (1..7) digits (rows at ``i * width``: ``FILL``); return the first
+    row not written and the longest row written.
 
     Such a row ``[-] top . frac`` has a fixed length: two words stored at ``base + neg``
     and ``base + neg + 8`` after ``pad`` zero stores from ``base + 16`` and a ``-`` at
     ``base`` (the digits overwrite it when there is no sign); no store waits on counting
-    digits. ``base`` is the row's start: ``i * width``, or with ``packed`` ``pos`` (and
-    with ``given`` its end in ``lengths`` less its length). The stores reach ``base +
-    max(17, 16 + 8 * pad)``, and rows from ``lean_below`` on are left to :func:`_row`, as
-    is a row longer than ``limit``.
+    digits. The stores reach ``base + max(17, 16 + 8 * pad)``, and rows from
+    ``lean_below`` on are left to :func:`_row`, as is a row longer than ``limit``.
     """
     lo = _pow10(nt - 1) * _U64(nt > 1)  # top has nt digits: lo <= top < hi
     hi = _pow10(nt)
@@ -337,8 +335,6 @@ def _lean_rows(start, stop, coef, buf, width, lengths, limit, k, half, s, nt, pa
         neg = _I64(c < below)
         n = size + neg
         base = i * width
-        if packed:
-            base = _I64(lengths[_U64(i)]) - n if given else pos
         if (top < lo) | (top >= hi) | (base >= lean_below) | (n > limit):
             break
         for t in range(pad):
@@ -352,11 +348,10 @@ def _lean_rows(start, stop, coef, buf, width, lengths, limit, k, half, s, nt, pa
         tail = _DOT | (digits << _U64(8))  # "." and the s digits
         store8(buf, base + neg, (_ascii8(top) >> top_shift) | (tail << low_shift))
         store8(buf, base + neg + 8, tail >> top_shift)
-        lengths[_U64(i)] = base + n if packed else n
-        pos = base + n
+        lengths[_U64(i)] = n
         widest = max(widest, n)
         i += 1
-    return i, widest, pos
+    return i, widest
 
 
 @helper

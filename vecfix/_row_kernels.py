@@ -104,9 +104,15 @@ def _div10(x, k):
     return mulhi(x >> _U64(k), MAGIC[k]) >> SHIFT[k]
 
 
+#: ``10**k`` for ``0 <= k <= 19``, a constant of the compiled code.
+POW10 = np.array([10**k for k in range(20)], dtype=np.uint64)
+POW10.flags.writeable = False
+
+
 @helper
 def _pow10(k):
-    """``10**k`` as uint64 for ``0 <= k <= 19``, by at most five multiplies."""
+    """``10**k`` as uint64 for ``0 <= k <= 19``, by at most five multiplies (once a lean
+    run; where layouts change row to row, :data:`POW10` is read instead)."""
     p = _U64(10) if k & 1 else _U64(1)
     p *= _U64(100) if k & 2 else _U64(1)
     p *= _U64(10_000) if k & 4 else _U64(1)
@@ -126,9 +132,9 @@ def _layout(e, s):
     ok = (s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20))
     up = min(max(d, 0), 15)  # selects, no branches: layouts change row to row in a mix
     k = min(max(-d, 0), 18) * _I64(d >= -18)
-    mul = _pow10(up) * _U64(d > -20)
-    most = _pow10(16 - up) - _U64(1) if d >= 0 else _ONES
-    return ok, mul, k, _pow10(k) >> _U64(1), most
+    mul = POW10[_U64(up)] * _U64(d > -20)
+    most = POW10[_U64(16 - up)] - _U64(1) if d >= 0 else _ONES
+    return ok, mul, k, POW10[_U64(k)] >> _U64(1), most
 
 
 @helper
@@ -371,7 +377,8 @@ def _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below, cap,
     if ok & (a <= most) & (m < _E16):
         neg = (c < 0) & (m != _U64(0))
         hi = m // _E8
-        nd = _digits8(hi) + 8 if hi != _U64(0) else _digits8(m)
+        long = hi != _U64(0)  # a select, not a branch: digit counts vary row to row
+        nd = _digits8(hi if long else m) + 8 * _I64(long)
         shown = max(nd, s + 1)
         n = shown + _I64(s > 0) + _I64(neg)
         base = at - n if given else at
@@ -412,7 +419,7 @@ def _split_row(buf, base, m, top, nt, s, neg, pad, zero):
     from ``base + 16`` and a ``-`` at ``base`` (overwritten when there is no sign). The
     stores reach ``base + max(25, 16 + 8 * pad)``.
     """
-    frac = m - top * _pow10(s)
+    frac = m - top * POW10[_U64(s)]
     high = frac // _E8
     a, b = _ascii8(high), _ascii8(frac - high * _E8)
     r = 16 - s  # leading zeros of the fraction's 16 digits: (a, b) >> 8 * r as 128 bits

@@ -307,7 +307,7 @@ _kernel: Any = None
 def _row_kernel() -> Any:
     """The ``format_rows`` kernel for the CPU that Numba compiles for: the block kernel
     (:mod:`vecfix._kernels`) where it has AVX2, else the row-at-a-time one
-    (:mod:`vecfix._row_kernels`), as the block kernel's vector passes run 2-3x slower
+    (:mod:`vecfix._row_kernels`), as the block kernel's vector passes run 3-4x slower
     than a plain row loop with SSE2 alone (``NUMBA_CPU_NAME=generic``, a cache built to
     load on any x86-64). Chosen once a process; on an AVX2 host nothing else is imported
     or compiled. ``VECFIX_KERNEL=block`` or ``rows`` forces one (for benchmarks and

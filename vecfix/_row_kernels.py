@@ -1,7 +1,7 @@
 """A row-at-a-time twin of :func:`vecfix._kernels.format_rows`, for CPUs without AVX2.
 
 The block kernel's passes are written for vector units: on a CPU that LLVM compiles for
-without AVX2 (``NUMBA_CPU_NAME=generic``: SSE2 only) they stay scalar and run 2-3x slower
+without AVX2 (``NUMBA_CPU_NAME=generic``: SSE2 only) they stay scalar and run 3-4x slower
 than a plain loop over rows. :func:`format_rows` here is that plain loop, with the same
 arguments, contract and result, so that :mod:`vecfix._format` can run either
 (:func:`vecfix._format._row_kernel` chooses).

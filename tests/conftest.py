@@ -93,3 +93,17 @@ def load_vectors(name: str) -> Vectors:
 def golden() -> dict[str, Vectors]:
     """Every golden vector file, by name (``grid``, ``big``, ``prices``)."""
     return {name: load_vectors(name) for name in VECTOR_FILES}
+
+
+@pytest.fixture(scope="module", params=["block", "rows"])
+def each_kernel(request):
+    """Run a module's tests once with each ``format_rows`` kernel that ``format_fixed`` may
+    choose (``vecfix._format._row_kernel``): the block kernel, and the row-at-a-time one
+    a CPU without AVX2 runs. Module-scoped, so Hypothesis tests may use it."""
+    from vecfix import _format, _kernels, _row_kernels
+
+    saved = _format._kernel, _format._small_entry
+    _format._kernel = {"block": _kernels, "rows": _row_kernels}[request.param].format_rows
+    _format._small_entry = None
+    yield request.param
+    _format._kernel, _format._small_entry = saved

@@ -19,6 +19,9 @@ from vecfix._tuning import BLOCK
 
 NOJIT = bool(numba.config.DISABLE_JIT)
 
+#: Every test here runs with each format_rows kernel format_fixed may choose (conftest).
+pytestmark = pytest.mark.usefixtures("each_kernel")
+
 
 @pytest.mark.parametrize("name", ["grid", "prices"])
 def test_kernel_length_formula_agrees_with_decimal_and_golden(golden, name):

@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 from conftest import INT64_MAX, INT64_MIN
 from hypothesis import example, given
 from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
+
+#: Every test here runs with each format_rows kernel format_fixed may choose (conftest).
+pytestmark = pytest.mark.usefixtures("each_kernel")
 
 EXPS = st.integers(-40, 40)
 SCALES = st.integers(-10, 30)

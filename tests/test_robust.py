@@ -388,7 +388,10 @@ WARMUP_SCRIPT = """
 import importlib, json, pkgutil
 from numba.core.registry import CPUDispatcher
 import vecfix
+from vecfix import _format, _kernels, _row_kernels
 vecfix.warmup()
+# the format_rows of the kernel format_fixed did not choose for this CPU is never called
+unused = {_kernels.format_rows, _row_kernels.format_rows} - {_format._kernel}
 idle = []
 for info in pkgutil.iter_modules(vecfix.__path__):
     if info.name == "__main__":
@@ -402,7 +405,7 @@ for info in pkgutil.iter_modules(vecfix.__path__):
             continue
         inlined = obj.targetoptions.get("inline") == "always"
         called_from_python = not name.startswith("_")  # _fill_row: only from the kernels
-        if not inlined and called_from_python and not obj.signatures:
+        if not inlined and called_from_python and not obj.signatures and obj not in unused:
             idle.append(module.__name__ + "." + name)
 print(json.dumps(idle))
 """

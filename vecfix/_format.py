@@ -144,15 +144,22 @@ def format_fixed(
         and out is None
         and null is None
         and (threads is None or (type(threads) is int and threads == 1))
-        and coefficients.dtype == _NATIVE_INT64
         and coefficients.ndim == 1
-        and coefficients.flags.c_contiguous
-        and _INT32_MIN <= exponents <= _INT32_MAX
-        and _INT32_MIN <= scales <= _INT32_MAX
+        and coefficients.dtype == _NATIVE_INT64
     ):
-        done = _format_int64(coefficients, exponents, scales, threads)
-        if done is not None:
-            return done
+        flags = coefficients.flags
+        done: Formatted | None = None
+        if flags.c_contiguous:
+            if coefficients.shape[0] < _MEASURE_BELOW:  # a few rows: one kernel call
+                known = _SMALL_LAYOUTS.get((exponents, scales)) or _small_layout(exponents, scales)
+                coef = coefficients if flags.aligned else coefficients.copy()  # one signature
+                done = _format_small(coef, known) if known else None
+            elif _INT32_MIN <= exponents <= _INT32_MAX and _INT32_MIN <= scales <= _INT32_MAX:
+                done = _format_int64(coefficients, exponents, scales, threads)
+            else:
+                done = None
+            if done is not None:
+                return done
     inputs = read_inputs(coefficients, exponents, scales, null)
     rows, valid = _for_kernels(inputs.rows), inputs.valid
     if valid is not None:
@@ -399,15 +406,59 @@ def _widest_of_layouts(start: int, stop: int, *args: object) -> int:
 
 def _staging() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """This thread's staging arrays for :func:`vecfix._kernels.format_rows`."""
-    arrays = getattr(_LOCAL, "staging", None)
-    if arrays is None:
+    try:
+        return _LOCAL.staging
+    except AttributeError:  # this thread's first call
         arrays = _LOCAL.staging = _kernels.scratch()
-    return arrays
+        return arrays
 
 
 def _format_rows(start: int, stop: int, *args: object) -> tuple[int, int]:
-    """:func:`vecfix._kernels.format_rows` with this thread's staging arrays."""
-    return _kernels.format_rows(start, stop, *args, *_staging())
+    """:func:`_row_kernel`'s ``format_rows`` with this thread's staging arrays."""
+    return (_kernel or _row_kernel())(start, stop, *args, *_staging())
+
+
+#: The ``format_rows`` that writes the rows, once :func:`_row_kernel` has chosen it.
+_kernel: Any = None
+
+
+def _row_kernel() -> Any:
+    """The ``format_rows`` kernel for the CPU that Numba compiles for: the block kernel
+    (:mod:`vecfix._kernels`) where it has AVX2, else the row-at-a-time one
+    (:mod:`vecfix._row_kernels`), as the block kernel's vector passes run 3-4x slower
+    than a plain row loop with SSE2 alone (``NUMBA_CPU_NAME=generic``, a cache built to
+    load on any x86-64). Chosen once a process; on an AVX2 host nothing else is imported
+    or compiled. ``VECFIX_KERNEL=block`` or ``rows`` forces one (for benchmarks and
+    tests: both write the same bytes).
+    """
+    global _kernel
+    forced = os.environ.get("VECFIX_KERNEL", "").strip().lower()
+    if forced not in ("block", "rows"):
+        forced = "block" if _target_has_avx2() else "rows"
+    if forced == "rows":
+        from . import _row_kernels
+
+        _kernel = _row_kernels.format_rows
+    else:
+        _kernel = _kernels.format_rows
+    return _kernel
+
+
+def _target_has_avx2() -> bool:
+    """Whether the machine code Numba writes may use AVX2: the features of
+    ``NUMBA_CPU_FEATURES`` when set (``NUMBA_CPU_NAME=generic`` sets none), else the
+    host's as LLVM reports them. True on other architectures (the block kernel is the
+    default; SSE2 is x86's floor)."""
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return True
+    from numba.core import codegen, config
+
+    features = config.CPU_FEATURES  # type: ignore[attr-defined]
+    if features is None:
+        features = codegen.get_host_cpu_features()  # "+avx2,-avx512f,...", NUMBA_ENABLE_AVX
+    return "+avx2" in str(features).split(",")
 
 
 def _for_kernels(rows: Rows) -> Rows:
@@ -453,8 +504,8 @@ def _format_int64(
 ) -> Formatted | None:
     """The common call (an int64 column, one exponent and scale, no options), lean.
 
-    The same kernel as the general path with nothing else around it, so that a call on a
-    handful of values costs microseconds. Returns None for a row over the length limit,
+    The same kernel as the general path with nothing else around it (a few rows go
+    through :func:`_format_small` instead). Returns None for a row over the length limit,
     which the general path then reports. ``threads`` is 1 or None (see
     :func:`_thread_count`).
     """
@@ -462,15 +513,6 @@ def _format_int64(
     coef = readonly(coef)
     e, s = _int32_constant(exponent), _int32_constant(scale)
     lengths = np.empty(n, dtype=np.int32)
-    if n < _MEASURE_BELOW:
-        bound = _longest_row(exponent, scale)
-        if bound <= _SMALL_ROW_BOUND:  # one kernel call measures and fills
-            flat = np.empty(n * bound + _SLACK, dtype=np.uint8)
-            wide, real, narrow = _staging()
-            widest, _ = _kernels.format_rows(0, n, coef, 1, e, 0, s, 0, flat, -1, lengths, bound,
-                                             FILL, wide, real, narrow)  # fmt: skip
-            return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
-        return None
     parts = _thread_count(n, threads)
     widest = _widest_of_extremes(coef, exponent, scale, parts)
     if widest > MAX_ROW_LENGTH:
@@ -480,9 +522,89 @@ def _format_int64(
     return Formatted._trusted(matrix, lengths)
 
 
-#: :func:`_format_int64` takes one kernel call for few rows when no row under the layout
-#: can be longer than this (the buffer is sized for the longest row an int64 can print).
+#: :func:`_format_small` takes a layout when no row under it can be longer than this (its
+#: buffer is sized for the longest row an int64 can print).
 _SMALL_ROW_BOUND = 64
+
+#: :func:`_small_layout`'s answers: ``(exponent, scale)`` -> ``(exps, scales, bound)``.
+_SMALL_LAYOUTS: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, int]] = {}
+
+#: The compiled code ``format_rows`` (:func:`_row_kernel`) runs for
+#: :func:`_format_small`'s arguments, called without Numba's dispatch once known (see
+#: :func:`_entry_point`).
+_small_entry: Callable[..., tuple[int, int]] | None = None
+
+
+def _small_layout(exponent: int, scale: int) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """What :func:`_format_small` needs for one exponent and scale: both as one-element
+    int32 arrays, and the longest row any int64 prints under them (its buffer's row).
+    None when either is outside int32 (the general path says so) or a row can be longer
+    than :data:`_SMALL_ROW_BOUND` (the general path measures first)."""
+    if not (_INT32_MIN <= exponent <= _INT32_MAX and _INT32_MIN <= scale <= _INT32_MAX):
+        return None
+    bound = _longest_row(exponent, scale)
+    if bound > _SMALL_ROW_BOUND:
+        return None
+    layout = _int32_constant(exponent), _int32_constant(scale), bound
+    if len(_SMALL_LAYOUTS) >= 4096:  # bounded, like _longest_row's cache
+        _SMALL_LAYOUTS.clear()
+    _SMALL_LAYOUTS[exponent, scale] = layout
+    return layout
+
+
+def _format_small(coef: np.ndarray, layout: tuple[np.ndarray, np.ndarray, int]) -> Formatted:
+    """A few rows (under :data:`MEASURE_BELOW`) of one layout in one kernel call that
+    measures, then fills: the call of a trading loop, which costs microseconds.
+
+    ``coef`` is a C-contiguous, aligned int64 column; ``layout`` comes from
+    :func:`_small_layout`. Once the kernel has run once through Numba's dispatcher, its
+    compiled code is called directly (:func:`_entry_point`): that skips typing each of
+    the arguments, and the read-only view the dispatcher needs to keep one signature
+    (the code only reads ``coef``): a third of the call's cost.
+    """
+    global _small_entry
+    exps, scales, bound = layout
+    n = coef.shape[0]
+    lengths = np.empty(n, dtype=np.int32)
+    flat = np.empty(n * bound + _SLACK, dtype=np.uint8)
+    wide, real, narrow = _staging()
+    entry = _small_entry
+    if entry is not None:
+        widest, _ = entry(0, n, coef, 1, exps, 0, scales, 0, flat, -1, lengths, bound, FILL,
+                          wide, real, narrow)  # fmt: skip
+    else:  # the first call: Numba compiles (or loads) the kernel
+        args = (0, n, readonly(coef), 1, exps, 0, scales, 0, flat, -1, lengths, bound, FILL)
+        kernel = _kernel or _row_kernel()
+        widest, _ = kernel(*args, wide, real, narrow)
+        found = _entry_point(kernel, (*args, wide, real, narrow))
+        _small_entry = found or _dispatched
+    return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
+
+
+def _dispatched(start: int, stop: int, coef: np.ndarray, *args: object) -> tuple[int, int]:
+    """:func:`_row_kernel`'s ``format_rows`` through Numba's dispatcher, ``coef``
+    read-only."""
+    return (_kernel or _row_kernel())(start, stop, readonly(coef), *args)
+
+
+def _entry_point(dispatcher: Any, args: tuple) -> Callable[..., Any] | None:
+    """The compiled code that Numba's ``dispatcher`` has run for ``args``, to be called
+    with arguments of the same types (an array's read-only flag aside); None without it
+    (``NUMBA_DISABLE_JIT=1``: the kernel is a Python function).
+
+    Numba's dispatcher types every argument on every call to find the code to run; the
+    code's own entry point converts them and runs it (and releases the GIL) directly.
+    Nothing checks the types then: the caller must pass arrays of the same dtype, number
+    of dimensions, layout and alignment.
+    """
+    overloads = getattr(dispatcher, "overloads", None)
+    if not overloads:
+        return None
+    import numba
+
+    key = tuple(numba.typeof(a, numba.core.typing.typeof.Purpose.argument) for a in args)
+    compiled = overloads.get(key)
+    return None if compiled is None else compiled.entry_point
 
 
 @functools.lru_cache(maxsize=4096)

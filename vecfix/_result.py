@@ -13,6 +13,8 @@ from . import _text_kernels as _pk
 from ._io import write_all
 from .columns.column import Identity
 
+_new = object.__new__
+
 
 class Formatted:
     """Formatted text for ``n`` rows, held as an ``(n, width)`` uint8 matrix.
@@ -80,9 +82,12 @@ class Formatted:
     @classmethod
     def _trusted(cls, matrix: np.ndarray, lengths: np.ndarray) -> Formatted:
         """Wrap arrays the kernels just filled, without re-checking them (no nulls)."""
-        self = cls.__new__(cls)
-        self._matrix, self._lengths, self.valid, self.identity = matrix, lengths, None, None
+        self = _new(cls)  # object.__new__: no lookup through the class
+        self._matrix = matrix
+        self._lengths = lengths
         self._offsets = self._data = None
+        self.valid = None
+        self.identity = None
         return self
 
     @classmethod

@@ -1,0 +1,251 @@
+"""The row-at-a-time kernel (``vecfix._row_kernels.format_rows``) against the block kernel
+it stands in for on CPUs without AVX2: the golden vectors, the reference, and the same
+bytes, lengths and results as ``vecfix._kernels.format_rows`` for every part of their
+shared contract (measuring, limits, automatic width, spills, ranges of rows); and the
+choice between the two."""
+
+from __future__ import annotations
+
+import random
+
+import numba
+import numpy as np
+import pytest
+from conftest import INT64_MAX, INT64_MIN
+from hypothesis import given
+from hypothesis import strategies as st
+from reference import reference_fixed
+
+import vecfix
+from vecfix import _format, _kernels, _row_kernels
+from vecfix._kernels import FILL, MEASURE
+
+NOJIT = bool(numba.config.DISABLE_JIT)
+NO_LIMIT = 2**31 - 1
+KERNELS = {"block": _kernels.format_rows, "rows": _row_kernels.format_rows}
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array = np.ascontiguousarray(array)
+    array.flags.writeable = False
+    return array
+
+
+def _rows(seed: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows both kernels take fast (prices) mixed with rows for the general path: any
+    int64, exponents beyond the fast layouts, negative and long scales, zeros, ties."""
+    rng = np.random.default_rng(seed)
+    coef = rng.integers(-(10**15), 10**15, n, dtype=np.int64)
+    exps = rng.integers(-12, 3, n).astype(np.int32)
+    scales = rng.integers(0, 9, n).astype(np.int32)
+    general = rng.random(n) < 0.2
+    coef[general] = rng.integers(INT64_MIN, INT64_MAX, int(general.sum()), dtype=np.int64)
+    exps[general] = rng.integers(-25, 20, int(general.sum()))
+    scales[general] = rng.integers(-3, 18, int(general.sum()))
+    coef[rng.random(n) < 0.05] = 0
+    ties = rng.random(n) < 0.1
+    coef[ties] = (coef[ties] // 10) * 10 + 5
+    return _read_only(coef), _read_only(exps), _read_only(scales)
+
+
+def _call(name, start, stop, coef, exps, scales, buf, width, lengths, limit, measure):
+    """``format_rows`` of kernel ``name``; per-row or (for one-element arrays) broadcast
+    exponents and scales."""
+    estep, sstep = int(exps.size > 1), int(scales.size > 1)
+    return KERNELS[name](start, stop, coef, 1, exps, estep, scales, sstep, buf, width,
+                         lengths, limit, measure, *_kernels.scratch())  # fmt: skip
+
+
+def _both(start, stop, coef, exps, scales, size, width, limit, measure):
+    """Run both kernels on copies of one buffer (``size`` bytes, filled with 0xEE) and
+    lengths (-7); return ``{name: (result, buf, lengths)}``."""
+    out = {}
+    for name in KERNELS:
+        buf = np.full(size, 0xEE, dtype=np.uint8)
+        lengths = np.full(coef.size, -7, dtype=np.int32)
+        result = _call(name, start, stop, coef, exps, scales, buf, width, lengths, limit,
+                       measure)  # fmt: skip
+        out[name] = (tuple(int(x) for x in result), buf, lengths)
+    return out
+
+
+def _texts(coef, exps, scales) -> list[str]:
+    e = np.broadcast_to(exps, coef.shape).tolist()
+    s = np.broadcast_to(scales, coef.shape).tolist()
+    return [reference_fixed(*row) for row in zip(coef.tolist(), e, s, strict=True)]
+
+
+N = 90 if NOJIT else 3000
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_kernel_writes_the_reference_text(seed):
+    coef, exps, scales = _rows(seed, N)
+    want = _texts(coef, exps, scales)
+    width = max(map(len, want))
+    for extra in (0, 1, 9, 17):  # wider rows: zero stores past the words
+        w = width + extra
+        buf = np.full(N * w + 8, 0xEE, dtype=np.uint8)
+        lengths = np.zeros(N, dtype=np.int32)
+        got = _call("rows", 0, N, coef, exps, scales, buf, w, lengths, NO_LIMIT, FILL)
+        assert got == (width, -1)
+        rows = buf[: N * w].reshape(N, w)
+        padded = np.array([t.encode() for t in want], dtype=f"S{w}").view(np.uint8)
+        np.testing.assert_array_equal(rows, padded.reshape(N, w))
+        assert lengths.tolist() == list(map(len, want))
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("layout", ["per-row", "one exponent", "one layout"])
+def test_rows_kernel_agrees_with_the_block_kernel(seed, layout):
+    """Same result, lengths and bytes, in every mode of the contract: measuring with and
+    without a limit, writing at the widest width and wider, with no slack after the
+    matrix, the automatic width, and a range of rows inside a larger column."""
+    coef, exps, scales = _rows(seed + 10, N)
+    if layout != "per-row":
+        exps = _read_only(np.array([-9], dtype=np.int32))
+    if layout == "one layout":
+        scales = _read_only(np.array([seed + 2], dtype=np.int32))
+    lengths = np.zeros(N, dtype=np.int32)
+    widest, _ = _call("block", 0, N, coef, exps, scales, buf := np.empty(0, np.uint8), 0,
+                      lengths, NO_LIMIT, MEASURE)  # fmt: skip
+    del buf
+    cases = [
+        (0, N, 0, 0, NO_LIMIT, MEASURE),  # measure
+        (0, N, 0, 0, 21, MEASURE),  # measure with a limit: rows beyond it get 0
+        (0, N, 0, 0, 9, MEASURE),
+        (0, N, N * widest + 8, widest, NO_LIMIT, FILL),  # write, with slack
+        (0, N, N * widest, widest, NO_LIMIT, FILL),  # no slack: the last rows by bytes
+        (0, N, N * (widest + 13) + 8, widest + 13, NO_LIMIT, FILL),
+        (0, N, N * 64 + 8, -1, NO_LIMIT, FILL),  # the automatic width (room for any row)
+        (N // 3, N - 5, N * widest + 8, widest, NO_LIMIT, FILL),  # rows inside a column
+        (N // 3, N // 3, N * widest + 8, widest, NO_LIMIT, FILL),  # no rows
+    ]
+    for start, stop, size, width, limit, measure in cases:
+        got = _both(start, stop, coef, exps, scales, size, width, limit, measure)
+        (result, buf, lengths), (result2, buf2, lengths2) = got["block"], got["rows"]
+        case = (start, stop, size, width, limit, measure)
+        assert result == result2, case
+        np.testing.assert_array_equal(lengths, lengths2, err_msg=str(case))
+        used = width if width >= 0 else result[0]
+        # the matrix's bytes, rows before start untouched (the slack after the matrix
+        # holds either kernel's own spills)
+        end = 0 if measure else stop * used
+        np.testing.assert_array_equal(buf[:end], buf2[:end], err_msg=str(case))
+        assert (buf2[: start * used] == 0xEE).all(), case
+        if stop < N and not measure:
+            assert (buf2[stop * used :] == 0xEE).all(), case
+        if measure and limit < NO_LIMIT:
+            too_long = [i for i, t in enumerate(_texts(coef, exps, scales)) if len(t) > limit]
+            assert result2[1] == (too_long[0] if too_long else -1)
+
+
+@pytest.mark.parametrize("name", ["grid", "prices"])
+def test_rows_kernel_golden_vectors(golden, name, monkeypatch):
+    """Every golden row that fits int64 through format_fixed with the row kernel chosen."""
+    monkeypatch.setattr(_format, "_kernel", _row_kernels.format_rows)
+    monkeypatch.setattr(_format, "_small_entry", None)
+    rows = [r for r in golden[name].rows() if INT64_MIN <= r[0] <= INT64_MAX]
+    if NOJIT:
+        rows = random.Random(name).sample(rows, 1_500)
+    c, e, s, want = (list(col) for col in zip(*rows, strict=True))
+    got = vecfix.format_fixed(np.array(c, dtype=np.int64), np.array(e), np.array(s))
+    bad = [(row, g) for row, g in zip(rows, got.to_list(), strict=True) if g != row[3]]
+    assert bad[:5] == []
+    assert got.width == max(map(len, want))
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(INT64_MIN, INT64_MAX) | st.integers(-(10**16), 10**16),
+            st.integers(-24, 18),
+            st.integers(-3, 17),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_rows_kernel_property(rows):
+    """Any int64 rows, the kernel called directly, against the reference."""
+    c, e, s = (np.array(col) for col in zip(*rows, strict=True))
+    coef, exps, scales = (
+        _read_only(c.astype(np.int64)),
+        _read_only(e.astype(np.int32)),
+        _read_only(s.astype(np.int32)),
+    )
+    want = _texts(coef, exps, scales)
+    width = max(map(len, want))
+    buf = np.zeros(len(rows) * 64 + 8, dtype=np.uint8)
+    lengths = np.zeros(len(rows), dtype=np.int32)
+    got = _call("rows", 0, len(rows), coef, exps, scales, buf, -1, lengths, 200, FILL)
+    assert got == (width, -1)
+    text = [bytes(buf[i * width : i * width + n]).decode() for i, n in enumerate(lengths)]
+    assert text == want
+
+
+@pytest.mark.parametrize(
+    ("name", "features", "kernel"),
+    [
+        ("generic", "", "rows"),  # NUMBA_CPU_NAME=generic: no features at all
+        ("x86-64-v2", "+sse2,+sse4.2,-avx2", "rows"),
+        ("haswell", "+sse2,+avx,+avx2", "block"),
+        ("znver4", "+avx2,+avx512f", "block"),
+    ],
+)
+def test_kernel_choice_follows_the_target(monkeypatch, name, features, kernel):
+    """The block kernel where Numba compiles for AVX2, the row kernel below it; and
+    VECFIX_KERNEL overrides the choice."""
+    from numba.core import config
+
+    monkeypatch.setattr(config, "CPU_NAME", name)
+    monkeypatch.setattr(config, "CPU_FEATURES", features)
+    monkeypatch.setattr(_format, "_kernel", None)
+    monkeypatch.setattr(_format, "_small_entry", None)
+    monkeypatch.delenv("VECFIX_KERNEL", raising=False)
+    assert _format._row_kernel() is KERNELS[kernel]
+    other = "block" if kernel == "rows" else "rows"
+    monkeypatch.setenv("VECFIX_KERNEL", other)
+    assert _format._row_kernel() is KERNELS[other]
+    px = np.array([5000_250000000, -4_000050000, 7], dtype=np.int64)
+    assert vecfix.format_fixed(px, -9, 4).to_list() == ["5000.2500", "-4.0001", "0.0000"]
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("layout", ["per-row", "one layout"])
+def test_rows_kernel_packs_arrow_layout(seed, layout):
+    """``PACK``: the rows' text back to back from ``start * width``, ``lengths`` where each
+    row ends; ``PACK_AT``: at ends the caller gives (Arrow's offsets). Against the
+    reference, for a range of rows inside a column, with and without slack."""
+    coef, exps, scales = _rows(seed + 20, N)
+    if layout == "one layout":
+        exps = _read_only(np.array([-9], dtype=np.int32))
+        scales = _read_only(np.array([4], dtype=np.int32))
+    want = _texts(coef, exps, scales)
+    width = max(map(len, want))
+    ends = np.cumsum([len(t) for t in want]).astype(np.int32)
+    for start, stop in ((0, N), (N // 3, N - 5)):
+        for size in (N * width + 8, N * width):
+            buf = np.full(size, 0xEE, dtype=np.uint8)
+            lengths = np.full(N, -7, dtype=np.int32)
+            got = _call("rows", start, stop, coef, exps, scales, buf, width, lengths, NO_LIMIT,
+                        _row_kernels.PACK)  # fmt: skip
+            assert got[0] == max(map(len, want[start:stop]))
+            text = "".join(want[start:stop]).encode()
+            at = start * width
+            assert bytes(buf[at : at + len(text)]) == text
+            assert (
+                lengths[start:stop].tolist()
+                == (at + ends[start:stop] - ends[start - 1] * (start > 0)).tolist()
+            )
+            if stop < N:  # nothing past the range's rows
+                assert (buf[stop * width :] == 0xEE).all()
+            buf = np.full(size, 0xEE, dtype=np.uint8)
+            given = ends.copy()
+            _call("rows", start, stop, coef, exps, scales, buf, width, given, NO_LIMIT,
+                  _row_kernels.PACK_AT)  # fmt: skip
+            first = int(ends[start - 1]) if start else 0
+            assert bytes(buf[first : int(ends[stop - 1])]) == text
+            assert (given == ends).all()
+            if stop < N:
+                assert (buf[int(ends[stop - 1]) :] == 0xEE).all()

@@ -3,15 +3,17 @@
 :func:`format_file` streams a file through :func:`vecfix.format_fixed` in record batches
 (or a whole pyarrow table through :func:`format_batch`); :class:`ColumnSpec` says how to
 format each column. Reading, formatting and writing overlap: while one batch is written
-(pyarrow's writers release the GIL), the next is read and formatted.
+(pyarrow's writers release the GIL), the next is read and formatted. A Parquet output is
+written by polars' streaming writer, which encodes columns in parallel, when polars is
+installed (``engine="auto"``); by pyarrow's otherwise.
 
 ``"-"`` as the input or output path means standard input or output. An output that is not a
 regular file (a named pipe, ``/dev/stdout``, a terminal) is written to directly; a regular
 file is written to a temporary file beside it and renamed over it at the end, so an error
 leaves no half-written file.
 
-Only the standard library is imported with this module: pyarrow and vecfix's kernels are
-imported when a function needs them.
+Only the standard library is imported with this module: pyarrow, polars and vecfix's
+kernels are imported when a function needs them.
 """
 
 from __future__ import annotations

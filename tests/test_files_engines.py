@@ -212,3 +212,76 @@ def test_cli_engine_option(tmp_path, engine, capsys):
     with pytest.raises(SystemExit):
         main([*argv[:-3], "--engine", "nope"])
     assert "invalid choice: 'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_polars_csv_reader_finds_null_strings_in_an_integer_only_file(
+    tmp_path, monkeypatch, engine
+):
+    """Every column read as integers: polars parses without the null strings (faster) and,
+    at the first cell that fails, goes on with them from the first row not yet read."""
+    pl = pytest.importorskip("polars")
+    import vecfix.files
+
+    monkeypatch.setattr(vecfix.files, "POLARS_CSV_BYTES", 0)  # small files too
+    scans: list[object] = []
+    scan_csv = pl.scan_csv
+
+    def spy(*args, **kwargs):
+        scans.append((kwargs.get("null_values") is not None, kwargs.get("skip_rows_after_header")))
+        return scan_csv(*args, **kwargs)
+
+    monkeypatch.setattr(pl, "scan_csv", spy)
+    a = [125, -5, 999, 1, 0, 77, -45, None, 3, 12]
+    b = [10, 20, None, 40, 50, 60, 70, 80, None, -100]
+    cells = {7: "NA", 8: "null"}  # null strings; row 2 of b is an empty cell
+    lines = ["a,b"]
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        xs = cells[i] if x is None else str(x)
+        ys = "" if i == 2 else cells[i] if y is None else str(y)
+        lines.append(f"{xs},{ys}")
+    src = tmp_path / "ints.csv"
+    src.write_text("\n".join(lines) + "\n")
+    specs = [ColumnSpec("a", 1, -2), ColumnSpec("b", 0, -1)]
+    out = tmp_path / "out.parquet"
+    stats = format_file(src, out, specs, batch_size=2, engine=engine)
+    assert stats.rows == 10
+    t = pq.read_table(out)
+    assert t["a"].to_pylist() == [None if x is None else reference_fixed(x, -2, 1) for x in a]
+    assert t["b"].to_pylist() == [None if y is None else reference_fixed(y, -1, 0) for y in b]
+    # The header (with the list), the data without it, then with it from a row <= 7.
+    assert len(scans) == 3 and scans[:2] == [(True, 0), (False, 0)]
+    assert scans[2][0] is True and 0 <= scans[2][1] <= 7
+    # A cell that is no integer and no null string: the error of the slow read.
+    src.write_text("a,b\n1,2\n3,4\n5,6\nabc,8\n")
+    with pytest.raises(DataError, match=r"cannot read .*ints\.csv.*leave out --exponent"):
+        format_file(src, out, specs, batch_size=1, engine=engine)
+
+
+def test_polars_csv_reader_goes_on_from_the_rows_already_read(tmp_path, monkeypatch):
+    """A null string far into the file: the batches read before it are kept, the read with
+    the null strings starts after them, and no row is lost or read twice."""
+    pl = pytest.importorskip("polars")
+    import vecfix.files
+
+    monkeypatch.setattr(vecfix.files, "POLARS_CSV_BYTES", 0)
+    skips: list[int] = []
+    scan_csv = pl.scan_csv
+
+    def spy(*args, **kwargs):
+        if kwargs.get("null_values") is not None:
+            skips.append(kwargs.get("skip_rows_after_header"))
+        return scan_csv(*args, **kwargs)
+
+    monkeypatch.setattr(pl, "scan_csv", spy)
+    n = 20_000
+    values = [None if i in (n - 10, n - 3) else (i * 7919) % 100_003 - 50_000 for i in range(n)]
+    src = tmp_path / "long.csv"
+    src.write_text("px\n" + "".join("NA\n" if v is None else f"{v}\n" for v in values))
+    out = tmp_path / "out.parquet"
+    format_file(src, out, [ColumnSpec("px", 2, -3)], batch_size=500)
+    # The header, then the rest from a batch boundary before the first null string (12,500
+    # here: polars hands its chunks out before it fails; 0 if it failed first).
+    assert len(skips) == 2 and skips[0] == 0 and 0 <= skips[1] < n - 10 and skips[1] % 500 == 0
+    got = pq.read_table(out)["px"].to_pylist()
+    assert got == [None if v is None else reference_fixed(v, -3, 2) for v in values]

@@ -29,7 +29,7 @@ import stat
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -1217,7 +1217,7 @@ where it can write the job, else pyarrow's."""
 
 def _read_ahead(
     pa: Any, pool: ThreadPoolExecutor, batches: Iterator[Any], shown: str, fmt: str
-) -> Iterator[Any]:
+) -> Generator[Any, None, None]:
     """The batches, each read in ``pool`` while the one before is formatted and written."""
     ahead: Future | None = pool.submit(next, batches, None)
     try:
@@ -1292,18 +1292,19 @@ def _polars_writer(engine: str, out_fmt: str, dst: _Destination, plan: _Plan) ->
     if engine == "pyarrow":
         return None
     why = None
-    pl = None
+    pl: Any = None
     if out_fmt != "parquet":
         why = f"it writes Parquet, not {out_fmt}"
     elif dst.tmp is None:
         why = "it writes regular files, not standard output, a pipe or a device"
     else:
         try:
-            import polars as pl
+            import polars
             from polars.io.plugins import register_io_source  # noqa: F401
         except ImportError:
             why = "polars is not installed (pip install polars)"
         else:
+            pl = polars
             why = _polars_cannot_keep(pl, plan)
     if why is None:
         return pl
@@ -1393,7 +1394,7 @@ def _write_polars(
             raise
 
     schema = pl.from_arrow(plan.schema.empty_table()).schema
-    codec = compression or "snappy"
+    codec: Any = compression or "snappy"
     # Min/max of the text columns cannot prune anything ("10.00" sorts before "9.00") and
     # cost a tenth of the write; polars decides for all columns at once, so they are
     # written when other columns pass through (whose statistics readers do use).
@@ -1420,7 +1421,7 @@ def _write_polars(
     return done[0], done[1]
 
 
-def _one_ahead(pool: ThreadPoolExecutor, items: Iterator[Any]) -> Iterator[Any]:
+def _one_ahead(pool: ThreadPoolExecutor, items: Iterator[Any]) -> Generator[Any, None, None]:
     """The items of ``items``, each computed in ``pool`` while the one before is used."""
     ahead: Future | None = pool.submit(next, items, None)
     try:

@@ -113,6 +113,9 @@ def test_each_engine_writes_the_reference_text(tmp_path, engine, fmt):
 
 def test_auto_is_polars_for_parquet_and_pyarrow_without_polars(tmp_path, monkeypatch):
     pytest.importorskip("polars")
+    import vecfix._format
+
+    monkeypatch.setattr(vecfix._format, "usable_cores", lambda: 2)  # as on a 1-core CI box
     src = source(tmp_path, "parquet")
     format_file(src, tmp_path / "auto.parquet", SPECS)
     assert writer(tmp_path / "auto.parquet") == "polars"
@@ -285,3 +288,17 @@ def test_polars_csv_reader_goes_on_from_the_rows_already_read(tmp_path, monkeypa
     assert len(skips) == 2 and skips[0] == 0 and 0 <= skips[1] < n - 10 and skips[1] % 500 == 0
     got = pq.read_table(out)["px"].to_pylist()
     assert got == [None if v is None else reference_fixed(v, -3, 2) for v in values]
+
+
+def test_auto_keeps_pyarrows_writer_on_one_core(tmp_path, monkeypatch):
+    """polars' writer spends more CPU time than pyarrow's: on one core, auto is pyarrow."""
+    pytest.importorskip("polars")
+    import vecfix._format
+
+    monkeypatch.setattr(vecfix._format, "usable_cores", lambda: 1)
+    src = source(tmp_path, "parquet")
+    format_file(src, tmp_path / "auto.parquet", SPECS)
+    assert writer(tmp_path / "auto.parquet") == "pyarrow"
+    format_file(src, tmp_path / "forced.parquet", SPECS, engine="polars")  # still allowed
+    assert writer(tmp_path / "forced.parquet") == "polars"
+    assert pq.read_table(tmp_path / "forced.parquet")["px"].to_pylist() == want_px()

@@ -1374,8 +1374,8 @@ def _write_polars(
     failed: list[BaseException] = []
 
     def frames() -> Iterator[Any]:
-        # Handed over a row group at a time, in one chunk: polars' writer takes 5-15%
-        # more time over many small frames or chunks.
+        # Handed over a row group at a time (polars' writer takes a little more time
+        # over many small frames), in chunks: a copy into one costs page faults.
         gathered: list[Any] = []
         rows = 0
         for batch in batches:
@@ -1386,10 +1386,10 @@ def _write_polars(
             if bar is not None:
                 bar.update(batch.num_rows)
             if rows >= ROW_GROUP_SIZE:
-                yield pl.concat(gathered, rechunk=len(gathered) > 1)
+                yield pl.concat(gathered, rechunk=False)
                 gathered, rows = [], 0
         if gathered:
-            yield pl.concat(gathered, rechunk=len(gathered) > 1)
+            yield pl.concat(gathered, rechunk=False)
 
     formatting = ThreadPoolExecutor(1, thread_name_prefix="vecfix-format")
     ahead = _one_ahead(formatting, frames())

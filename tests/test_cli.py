@@ -341,11 +341,13 @@ def test_parquet_streamed_over_batches(runs):
     t = pq.read_table(d / "out.parquet")
     src = input_table()
     assert t.schema.names == src.schema.names
-    assert [t.schema.field(n).type for n in ("px_e9", "px_text", "qty")] == [pa.string()] * 3
+    # text: string from pyarrow's writer, large_string from polars' (one Parquet type)
+    kinds = {t.schema.field(n).type for n in ("px_e9", "px_text", "qty")}
+    assert kinds in ({pa.string()}, {pa.large_string()})
     assert t["px_e9"].to_pylist() == expected_px(2)
     assert t["px_text"].to_pylist() == expected_text(1)
     assert t["qty"].to_pylist() == expected_qty(2)
-    assert t["symbol"].equals(src["symbol"]) and t["ratio"].equals(src["ratio"])
+    assert t["symbol"].cast(pa.string()).equals(src["symbol"]) and t["ratio"].equals(src["ratio"])
 
 
 def test_csv_to_parquet_reads_prices_as_text_or_integers(runs):

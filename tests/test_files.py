@@ -343,18 +343,29 @@ def test_row_errors_are_counted_from_the_start_of_the_file():
     assert str(_row_error(spec, ValueError("bad"), first_row=0)) == "column 'px': bad"
 
 
-def test_parquet_output_row_groups_and_statistics(tmp_path, monkeypatch):
+@pytest.mark.parametrize("engine", ["pyarrow", "polars"])
+def test_parquet_output_row_groups_and_statistics(tmp_path, monkeypatch, engine):
     import vecfix.files
 
+    if engine == "polars":
+        pytest.importorskip("polars")
     monkeypatch.setattr(vecfix.files, "ROW_GROUP_SIZE", 4)  # batches gathered into groups
     src = small_parquet(tmp_path)  # 6 rows
-    format_file(src, tmp_path / "o.parquet", [ColumnSpec("px", 2, -9)], batch_size=1)
+    spec = ColumnSpec("px", 2, -9)
+    format_file(src, tmp_path / "o.parquet", [spec], batch_size=1, engine=engine)
     meta = pq.ParquetFile(tmp_path / "o.parquet").metadata
     assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [4, 2]
     names = [meta.schema.column(i).name for i in range(meta.num_columns)]
     stats = {n: meta.row_group(0).column(i).statistics for i, n in enumerate(names)}
-    assert stats["px"] is None  # text min/max would sort "10" before "9": not written
-    assert stats["symbol"] is not None and stats["decimals"] is not None
+    assert stats["symbol"].has_min_max and stats["decimals"].has_min_max
+    if engine == "pyarrow":
+        assert stats["px"] is None  # text min/max would sort "10" before "9": not written
+    else:  # polars decides for every column at once: kept for the columns passed through
+        assert stats["px"].has_min_max
+        only = tmp_path / "only.parquet"  # every column formatted: no min/max at all
+        pq.write_table(table().select(["px"]), tmp_path / "px.parquet")
+        format_file(tmp_path / "px.parquet", only, [spec], engine=engine)
+        assert pq.ParquetFile(only).metadata.row_group(0).column(0).statistics is None
     assert pq.read_table(tmp_path / "o.parquet")["px"].to_pylist() == [
         reference_fixed(c, -9, 2) for c in PX
     ]
@@ -392,7 +403,8 @@ def test_csv_readers_agree_on_text_nulls_and_quoting(tmp_path, monkeypatch, read
     assert t["note"].to_pylist() == ["two\nlines", None, "x"]  # "NA" is null in both
     assert t["qty"].to_pylist() == ["007", None, "1.50"]  # the raw text, kept as text
     assert t["qty_text"].to_pylist() == ["7.0", None, "1.5"]
-    assert [t.schema.field(n).type for n in ("sym", "note")] == [pa.string()] * 2
+    # text: string from pyarrow's writer, large_string from polars' (one Parquet type)
+    assert {t.schema.field(n).type for n in ("sym", "note")} <= {pa.string(), pa.large_string()}
     (tmp_path / "bad.csv").write_bytes(b"px\n12\n2.675\n")
     with pytest.raises(DataError, match=r"2\.675.*leave out --exponent"):
         format_file(tmp_path / "bad.csv", tmp_path / "o.csv", [ColumnSpec("px", 2, -3)])

@@ -31,6 +31,7 @@ from ._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from .files import (
     COMPRESSIONS,
     DEFAULT_BATCH_SIZE,
+    ENGINES,
     FORMATS,
     STDIO,
     ColumnSpec,
@@ -492,6 +493,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="Parquet output's codec (default snappy; none writes fastest, zstd smallest)",
     )  # fmt: skip
     fmt.add_argument(
+        "--engine", choices=ENGINES, default="auto",
+        help="Parquet writer: polars' parallel one where polars is installed and keeps the"
+        " columns as they are (auto, the default), polars (or fail), or pyarrow",
+    )  # fmt: skip
+    fmt.add_argument(
         "--batch-size",
         type=_int_arg("--batch-size", 1, INT32_MAX),
         default=DEFAULT_BATCH_SIZE,
@@ -544,6 +550,7 @@ def _format_command(args: argparse.Namespace) -> int:
         csv_quoting=args.csv_quoting,
         csv_infer_types=args.csv_infer_types,
         compression=args.compression,
+        engine=args.engine,
         progress=False if args.quiet else None,
         on_warning=lambda text: print(f"vecfix format: warning: {text}", file=sys.stderr),
     )

@@ -47,9 +47,9 @@ def both_ways(monkeypatch, src: Path, out: Path, specs=SPECS, **kw) -> tuple[byt
     calls = []
     real = vecfix._csv.csv_lines
 
-    def spy(columns, quoted):
+    def spy(columns, quoted, keep=None):
         calls.append(len(columns[0]) if columns else 0)
-        return real(columns, quoted)
+        return real(columns, quoted, keep)
 
     monkeypatch.setattr(vecfix._csv, "csv_lines", spy)
     format_file(src, out, specs, **kw)
@@ -100,7 +100,7 @@ def test_empty_input_writes_the_header(tmp_path, monkeypatch):
     empty = pa.table({"bid": pa.array([], pa.int64()), "ask": pa.array([], pa.int64())})
     pq.write_table(empty, tmp_path / "in.parquet")
     calls = []
-    monkeypatch.setattr(vecfix._csv, "csv_lines", lambda c, q: calls.append(1))
+    monkeypatch.setattr(vecfix._csv, "csv_lines", lambda *a: calls.append(1))
     format_file(tmp_path / "in.parquet", tmp_path / "out.csv", SPECS)
     assert (tmp_path / "out.csv").read_bytes() == b'"bid","ask"\n'
     monkeypatch.setattr(vecfix.files, "_NATIVE_CSV", False)
@@ -156,7 +156,7 @@ def test_stdout(tmp_path, monkeypatch, capsysbinary):
 def test_pyarrow_writes_when_a_column_is_not_formatted(tmp_path, monkeypatch, specs):
     write_input(tmp_path / "in.parquet", rows=20)
     calls = []
-    monkeypatch.setattr(vecfix._csv, "csv_lines", lambda c, q: calls.append(1))
+    monkeypatch.setattr(vecfix._csv, "csv_lines", lambda *a: calls.append(1))
     format_file(tmp_path / "in.parquet", tmp_path / "out.csv", specs)
     assert calls == []
     header = (tmp_path / "out.csv").read_bytes().split(b"\n")[0]

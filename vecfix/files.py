@@ -1058,6 +1058,7 @@ class _Writer:
                 pacsv.CSVWriter(header, schema, write_options=options).close()
                 self.sink.write(header.getvalue())
                 self.quoted = csv_quoting != "none"
+                self.keep: dict[str, Any] = {}  # csv_lines' buffers, reused batch after batch
                 self.writer = None
             else:
                 self.writer = pacsv.CSVWriter(self.sink, schema, write_options=options)
@@ -1068,7 +1069,7 @@ class _Writer:
         if self.quoted is not None:
             from ._csv import csv_lines
 
-            lines = csv_lines(batch, self.quoted)
+            lines = csv_lines(batch, self.quoted, self.keep)
             if lines.size:
                 self.sink.write(lines)
             return

@@ -89,6 +89,7 @@ def test_text_is_the_reference(tmp_path):
 @pytest.mark.parametrize("batch_size", [1, 7, 64, 199])
 def test_batch_boundaries(tmp_path, monkeypatch, batch_size):
     write_input(tmp_path / "in.parquet", rows=200, seed=batch_size)
+    monkeypatch.setattr(vecfix.files, "_CSV_WRITE", 100)  # a batch's lines in several writes
     native, arrow = both_ways(
         monkeypatch, tmp_path / "in.parquet", tmp_path / "out.csv", batch_size=batch_size
     )

@@ -5,7 +5,9 @@
 format each column. Reading, formatting and writing overlap: while one batch is written
 (pyarrow's writers release the GIL), the next is read and formatted. A Parquet output is
 written by polars' streaming writer, which encodes columns in parallel, when polars is
-installed (``engine="auto"``); by pyarrow's otherwise.
+installed (``engine="auto"``); by pyarrow's otherwise. A CSV output whose every column is a
+formatted one is written by vecfix's own kernel (:mod:`vecfix._csv`), byte for byte as
+pyarrow's CSV writer would; any other CSV output by pyarrow's writer.
 
 ``"-"`` as the input or output path means standard input or output. An output that is not a
 regular file (a named pipe, ``/dev/stdout``, a terminal) is written to directly; a regular
@@ -1170,7 +1172,9 @@ def format_file(
         codec, row groups and schema metadata. polars stores text as ``large_string`` in
         the file's Arrow schema (pyarrow as ``string``) and writes min/max statistics for
         every column or, when all columns are formatted, for none (pyarrow's writer skips
-        the text columns only). CSV and Arrow IPC outputs are written by pyarrow.
+        the text columns only). A CSV output whose every column is a formatted one is
+        written by vecfix (:mod:`vecfix._csv`: pyarrow's bytes, without making Arrow
+        strings first); other CSV outputs and Arrow IPC outputs by pyarrow.
 
     Returns
     -------

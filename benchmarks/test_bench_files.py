@@ -24,7 +24,7 @@ Groups (one per job; vecfix's default settings are the baseline of each):
     - ``vecfix``: ``format_file(src, dst, [ColumnSpec(c, 4, -9) ...])`` at its defaults:
       one formatting thread; Parquet output by polars' writer (``engine="auto"`` with
       polars installed), snappy, no min/max statistics (every column is formatted text);
-      CSV output by pyarrow's writer;
+      CSV output of formatted columns only by vecfix's own writer (``vecfix._csv``);
     - ``vecfix-pyarrow``: the same with ``engine="pyarrow"`` (Parquet output only), the
       writer used where polars is not installed;
     - ``vecfix-none``: ``compression="none"`` (Parquet output only);

@@ -5,7 +5,9 @@
 format each column. Reading, formatting and writing overlap: while one batch is written
 (pyarrow's writers release the GIL), the next is read and formatted. A Parquet output is
 written by polars' streaming writer, which encodes columns in parallel, when polars is
-installed (``engine="auto"``); by pyarrow's otherwise.
+installed (``engine="auto"``); by pyarrow's otherwise. A CSV output whose every column is a
+formatted one is written by vecfix's own kernel (:mod:`vecfix._csv`), byte for byte as
+pyarrow's CSV writer would; any other CSV output by pyarrow's writer.
 
 ``"-"`` as the input or output path means standard input or output. An output that is not a
 regular file (a named pipe, ``/dev/stdout``, a terminal) is written to directly; a regular
@@ -348,6 +350,7 @@ class _Plan:
                 fields.append(pa.field(spec.target, pa.string()))
                 self.sources.append(spec)
         self.schema = pa.schema(fields, metadata=schema.metadata)
+        self.targets = {c.name: c.target for c in columns}
         self.sentinel_checked: set[str] = set()
 
     def format(
@@ -362,15 +365,9 @@ class _Plan:
         ``pl`` (the polars module) a polars ``DataFrame`` of the same columns, its text
         columns built from vecfix's ``string_view`` records without a copy."""
         pa = self.pa
-        done = {}
-        for spec in self.columns:
-            arr = batch.column(self.index[spec.name])
-            if warn is not None and not spec.null and spec.name not in self.sentinel_checked:
-                self._check_sentinels(arr, spec, first_row, warn)
-            scales = self._scales(batch, spec, first_row)
-            out = _format_column(pa, arr, spec, scales, threads, first_row)
-            done[spec.name] = out.to_polars(spec.target) if pl is not None else out
+        done = self._formatted(batch, threads, first_row, warn)
         if pl is not None:
+            done = {name: out.to_polars(self.targets[name]) for name, out in done.items()}
             passed = [s for s in self.sources if isinstance(s, int)]
             if passed:
                 frame = pl.from_arrow(batch.select(passed))
@@ -386,6 +383,32 @@ class _Plan:
         if isinstance(batch, pa.Table):
             return pa.Table.from_arrays(arrays, schema=self.schema)
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+
+    @property
+    def text_only(self) -> bool:
+        """Whether every column of the output is a formatted one (no column passes through)."""
+        return all(isinstance(s, ColumnSpec) for s in self.sources)
+
+    def texts(
+        self, batch: Any, threads: int, first_row: int, warn: Callable[[str], None] | None = None
+    ) -> list[Any]:
+        """The output's columns as vecfix :class:`~vecfix.Formatted` results, in order
+        (for a plan whose output is :attr:`text_only`)."""
+        done = self._formatted(batch, threads, first_row, warn)
+        return [done[s.name] for s in self.sources if isinstance(s, ColumnSpec)]
+
+    def _formatted(
+        self, batch: Any, threads: int, first_row: int, warn: Callable[[str], None] | None
+    ) -> dict[str, Any]:
+        """Each formatted column's :class:`~vecfix.Formatted` text, by input column name."""
+        done = {}
+        for spec in self.columns:
+            arr = batch.column(self.index[spec.name])
+            if warn is not None and not spec.null and spec.name not in self.sentinel_checked:
+                self._check_sentinels(arr, spec, first_row, warn)
+            scales = self._scales(batch, spec, first_row)
+            done[spec.name] = _format_column(self.pa, arr, spec, scales, threads, first_row)
+        return done
 
     def _scales(self, batch: Any, spec: ColumnSpec, first_row: int) -> Any:
         """The scales of this batch's rows: an int, or an int32 array."""
@@ -978,6 +1001,15 @@ encoders (dictionary attempt, statistics) every ``batch_size`` rows, which cost 
 write time of a 20M-row file."""
 
 
+_NATIVE_CSV = True
+_CSV_WRITE = 1 << 20
+"""Bytes per write of vecfix's CSV lines: a batch's 7 MB in one ``write`` took 1.5-3x the
+system time of 1 MB writes (20M rows, 522 MB, Linux page cache)."""
+"""Whether a CSV output whose every column is a formatted one is written by vecfix's
+kernel (:mod:`vecfix._csv`: the same bytes as pyarrow's writer, without turning the text
+into Arrow strings first). Tests set it to False to compare with pyarrow's writer."""
+
+
 class _Writer:
     def __init__(
         self,
@@ -989,11 +1021,13 @@ class _Writer:
         compression: str | None,
         parquet_compression: str | None,
         formatted: frozenset[str] = frozenset(),
+        native_csv: bool = False,
     ) -> None:
-        self.sink = None
+        self.sink: Any = None
         self.gather: list[Any] | None = None  # Parquet: batches of the next row group
         self.gathered = 0
         self.schema = schema
+        self.quoted: bool | None = None  # a CSV of formatted columns only: vecfix writes it
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
@@ -1023,9 +1057,27 @@ class _Writer:
                 if compression:
                     self.sink = pa.CompressedOutputStream(self.sink, compression)
             options = pacsv.WriteOptions(quoting_style=csv_quoting)
-            self.writer = pacsv.CSVWriter(self.sink, schema, write_options=options)
+            if native_csv:
+                # pyarrow's header line (its quoting of the names), then vecfix's lines
+                header = pa.BufferOutputStream()
+                pacsv.CSVWriter(header, schema, write_options=options).close()
+                self.sink.write(header.getvalue())
+                self.quoted = csv_quoting != "none"
+                self.keep: dict[str, Any] = {}  # csv_lines' buffers, reused batch after batch
+                self.writer = None
+            else:
+                self.writer = pacsv.CSVWriter(self.sink, schema, write_options=options)
 
     def write(self, batch: Any) -> None:
+        """Write a batch: a pyarrow batch of :attr:`schema`, or for a CSV of formatted
+        columns only (``native_csv``) the list of their :class:`~vecfix.Formatted`."""
+        if self.quoted is not None:
+            from ._csv import csv_lines
+
+            lines = csv_lines(batch, self.quoted, self.keep)
+            for start in range(0, lines.size, _CSV_WRITE):
+                self.sink.write(lines[start : start + _CSV_WRITE])
+            return
         if self.gather is None:
             self.writer.write_batch(batch)
             return
@@ -1045,7 +1097,8 @@ class _Writer:
     def close(self) -> None:
         try:
             self.flush()
-            self.writer.close()
+            if self.writer is not None:
+                self.writer.close()
         finally:
             if self.sink is not None:
                 self.sink.close()
@@ -1119,7 +1172,9 @@ def format_file(
         codec, row groups and schema metadata. polars stores text as ``large_string`` in
         the file's Arrow schema (pyarrow as ``string``) and writes min/max statistics for
         every column or, when all columns are formatted, for none (pyarrow's writer skips
-        the text columns only). CSV and Arrow IPC outputs are written by pyarrow.
+        the text columns only). A CSV output whose every column is a formatted one is
+        written by vecfix (:mod:`vecfix._csv`: pyarrow's bytes, without making Arrow
+        strings first); other CSV outputs and Arrow IPC outputs by pyarrow.
 
     Returns
     -------
@@ -1197,6 +1252,7 @@ def format_file(
                 writer = _Writer(
                     pa, dst.open(), out_fmt, plan.schema, csv_quoting, _compression(output),
                     compression, frozenset(c.target for c in columns),
+                    native_csv=_NATIVE_CSV and out_fmt == "csv" and plan.text_only,
                 )  # fmt: skip
                 rows, batches = _write_pyarrow(
                     pa, plan, batches_in, writer, dst, threads, warn, bar
@@ -1257,7 +1313,10 @@ def _write_pyarrow(
     open_writer: _Writer | None = writer
     try:
         for batch in batches:
-            out = plan.format(batch, threads, first_row=rows, warn=warn)
+            if writer.quoted is not None:  # vecfix writes the CSV: keep the Formatted results
+                out = plan.texts(batch, threads, first_row=rows, warn=warn)
+            else:
+                out = plan.format(batch, threads, first_row=rows, warn=warn)
             if pending is not None:
                 _finish_write(pa, pending, dst)
             pending = writing.submit(writer.write, out)  # written while the next is formatted

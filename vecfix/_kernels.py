@@ -23,11 +23,14 @@ code:
    SWAR groups in uint32 lanes, 16 rows a vector) and its length, then the row's text in
    three little-endian words: leading zeros stripped, sign, point;
 3. **place** (:func:`_place`): unaligned 8-byte stores of the words at each row's start
-   offset, which spill at most 7 bytes into the next row before that row is written.
+   (its matrix row, or, in Arrow's layout, where the row before ended); what spills past a
+   row is overwritten by the rows written after it, or lands in slack bytes.
 
 Slow rows then go through :func:`_row_length` and :func:`_write_row`, which take any int64
 row, digit by digit (rows beyond int64 never reach a kernel: the decimal fallback does
-them). :func:`_text_length` is the one place the kernels state a row's length.
+them). :func:`_text_length` states a row's length for them; :func:`_digits` states the same
+formula in int32 lanes for the block rows (the golden tests check every row's length
+through both).
 """
 
 from __future__ import annotations

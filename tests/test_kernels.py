@@ -162,3 +162,23 @@ def test_widest_of_layouts_runs_and_strays(cut):
     got = vecfix.format_fixed(coef, exps, scales, threads=1)
     assert got.width == max(map(len, want))
     assert got.to_list() == want
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_widest_of_interleaved_layouts(seed):
+    """Rows whose layouts change from row to row (the kernel keeps each layout's extremes
+    in several copies of its table, by row): the matrix is exactly as wide as the widest
+    row, wherever that row is and whatever its layout."""
+    rng = np.random.default_rng(seed)
+    n = 2000 if not NOJIT else 600  # past MEASURE_BELOW: the extremes decide the width
+    exps = rng.integers(-12, 3, n).astype(np.int32)
+    scales = rng.integers(0, 9, n).astype(np.int32)
+    coef = rng.integers(-(10**6), 10**6, n, dtype=np.int64)
+    wide = rng.integers(0, n)
+    coef[wide] = -(10 ** int(rng.integers(12, 18)))  # one row wider than the rest
+    exps[wide], scales[wide] = 0, int(rng.integers(0, 4))
+    rows = zip(coef.tolist(), exps.tolist(), scales.tolist(), strict=True)
+    want = [reference_fixed(c, e, s) for c, e, s in rows]
+    got = vecfix.format_fixed(coef, exps, scales, threads=1)
+    assert got.width == max(map(len, want))
+    assert got.to_list() == want

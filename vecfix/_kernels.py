@@ -510,26 +510,27 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
 
 @helper
 def _stage_layouts(exps, estep, scales, sstep, nb, narrow):
-    """Copy the block's exponents and scales (``exps[j * estep]``) into ``E`` and ``SC``;
-    return whether any changed (one layout, or runs of layouts longer than a block, keep
-    the staged constants)."""
-    ev, sv = narrow[_E], narrow[_SC]
+    """Copy the block's exponents and scales (``exps[j * estep]``, a step of 0 or 1) into
+    ``E`` and ``SC``; return whether any changed (one layout, or runs of layouts longer than
+    a block, keep the staged constants)."""
+    return _stage(exps, estep, nb, narrow[_E]) | _stage(scales, sstep, nb, narrow[_SC])
+
+
+@helper
+def _stage(values, step, nb, staged):
+    """Copy ``values[j * step]`` (``step`` 0 or 1) into ``staged`` as uint32; return
+    whether any changed. Two loops, each vectorized."""
     changed = _U32(0)
-    if estep == 1 and sstep == 1:  # constant steps: a vectorized copy
+    if step == 0:
+        v = _U32(values[0])
         for j in range(nb):
-            e, s = _U32(exps[j]), _U32(scales[j])
-            changed |= (ev[j] ^ e) | (sv[j] ^ s)
-            ev[j], sv[j] = e, s
-    elif estep == 0 and sstep == 0:  # one layout
-        e, s = _U32(exps[0]), _U32(scales[0])
+            changed |= staged[j] ^ v
+            staged[j] = v
+    else:
         for j in range(nb):
-            changed |= (ev[j] ^ e) | (sv[j] ^ s)
-            ev[j], sv[j] = e, s
-    else:  # unsigned indices: no wraparound for negative ones
-        for j in range(nb):
-            e, s = _U32(exps[_U64(j * estep)]), _U32(scales[_U64(j * sstep)])
-            changed |= (ev[j] ^ e) | (sv[j] ^ s)
-            ev[j], sv[j] = e, s
+            v = _U32(values[j])
+            changed |= staged[j] ^ v
+            staged[j] = v
     return changed != _U32(0)
 
 
@@ -549,9 +550,20 @@ def _one_value(values, step, lo, hi):
     part = values[lo:hi]
     first = part[0]
     differ = 0
-    for x in part:
-        differ |= x ^ first
+    for j in range(part.shape[0]):  # an index loop: LLVM vectorizes it, not `for x in part`
+        differ |= part[j] ^ first
     return differ == 0
+
+
+@helper
+def _extremes(values, low, high):
+    """``min(low, values.min())``, ``max(high, values.max())``: selects over an index loop,
+    which LLVM vectorizes (``min()`` over ``for c in values`` it leaves scalar, 10x slower)."""
+    for j in range(values.shape[0]):
+        c = values[j]
+        low = c if c < low else low
+        high = c if c > high else high
+    return low, high
 
 
 @helper
@@ -563,17 +575,23 @@ def _layout_slot(d, s):
 #: Rows :func:`widest_of_layouts` checks for one layout at a time.
 _RUN = 256
 
+#: Copies of :func:`widest_of_layouts`' table (a power of two).
+TABLE_COPIES = _COPIES = 4
+
 
 @kernel
 def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limit, table):
     """The longest row among rows ``start:stop`` (capped at ``limit + 1``), for rows whose
     exponents or scales vary: a row's length only grows with ``|c|`` under one layout, so
     the smallest and the largest coefficient of each layout decide; rows of other layouts
-    are measured one by one. ``table``: an int64 ``(LAYOUTS, 2)`` array to work in.
+    are measured one by one. ``table``: an int64 ``(_COPIES * LAYOUTS, 2)`` array to work
+    in.
 
     Much cheaper than measuring every row (``format_rows`` writes the lengths as it writes
     the rows): a stretch of :data:`_RUN` rows of one layout (a table grouped by instrument)
-    costs two vectorized passes, and the other rows one scalar step each.
+    costs two vectorized passes; other rows update their layout's extremes without a
+    branch, in one of :data:`_COPIES` tables by row, so that a row seldom waits for the
+    store of the row before it.
     """
     cap = max(limit, 0) + 1
     for t in range(table.shape[0]):
@@ -587,27 +605,31 @@ def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limi
         t = _layout_slot(e0 + s0, s0)
         if t >= 0 and _one_value(exps, estep, i0, i1) and _one_value(scales, sstep, i0, i1):
             if t != last:
-                table[last, 0], table[last, 1] = low, high
-                last, low, high = t, table[t, 0], table[t, 1]
-            for c in coef[i0:i1]:
-                low, high = min(low, c), max(high, c)
+                table[_COPIES * last, 0], table[_COPIES * last, 1] = low, high
+                last, low, high = t, table[_COPIES * t, 0], table[_COPIES * t, 1]
+            low, high = _extremes(coef[i0:i1], low, high)
             continue
+        table[_COPIES * last, 0], table[_COPIES * last, 1] = low, high
         for i in range(i0, i1):
             c = coef[i]
             e, s = _I64(exps[i * estep]), _I64(scales[i * sstep])
             t = _layout_slot(e + s, s)
-            if t >= 0:
-                if t != last:
-                    table[last, 0], table[last, 1] = low, high
-                    last, low, high = t, table[t, 0], table[t, 1]
-                low, high = min(low, c), max(high, c)
-            else:
+            if t < 0:  # rare: a layout outside the table
                 widest = max(widest, min(_row_length(c, e, s), cap))
-    table[last, 0], table[last, 1] = low, high
-    for t in range(table.shape[0]):
-        if table[t, 0] <= table[t, 1]:
+                continue
+            k = _COPIES * t + (i & (_COPIES - 1))
+            lo, hi = table[k, 0], table[k, 1]
+            table[k, 0] = c if c < lo else lo
+            table[k, 1] = c if c > hi else hi
+        low, high = table[_COPIES * last, 0], table[_COPIES * last, 1]
+    table[_COPIES * last, 0], table[_COPIES * last, 1] = low, high
+    for t in range(LAYOUTS):
+        lo, hi = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+        for k in range(_COPIES * t, _COPIES * (t + 1)):
+            lo, hi = min(lo, table[k, 0]), max(hi, table[k, 1])
+        if lo <= hi:
             s = t % 16
             e = t // 16 - 20 - s
-            widest = max(widest, min(_row_length(table[t, 0], e, s), cap))
-            widest = max(widest, min(_row_length(table[t, 1], e, s), cap))
+            widest = max(widest, min(_row_length(lo, e, s), cap))
+            widest = max(widest, min(_row_length(hi, e, s), cap))
     return widest

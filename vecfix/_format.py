@@ -635,8 +635,8 @@ def _widest_of(extremes: list[tuple[int, int]], exponent: int, scale: int) -> in
 
 def _extremes(start: int, stop: int, coef: np.ndarray) -> tuple[int, int]:
     """The smallest and the largest of ``coef[start:stop]``."""
-    part = coef[start:stop]
-    return int(part.min()), int(part.max())
+    low, high = _kernels.extremes(coef[start:stop])
+    return int(low), int(high)
 
 
 def usable_cores() -> int:

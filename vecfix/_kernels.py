@@ -612,6 +612,13 @@ def _extremes(values, low, high):
     return low, high
 
 
+@kernel
+def extremes(values):
+    """``(values.min(), values.max())`` of a non-empty int64 array in one vectorized pass
+    (NumPy's two reductions read it twice)."""
+    return _extremes(values, np.iinfo(np.int64).max, np.iinfo(np.int64).min)
+
+
 @helper
 def _layout_slot(d, s):
     """Row of :func:`widest_of_layouts`' table for ``d = e + s`` and ``s`` (-1: none)."""

@@ -170,7 +170,7 @@ _BY_NAME = {g.name: g for g in _GROUPS}
 
 #: :func:`~vecfix.format_fixed`'s kernels (compiled by this process, first) and their
 #: compile times in seconds (``format_rows`` with the kernels it calls).
-_FORMAT_SECONDS = {"format_rows": 4.0, "widest_of_layouts": 0.3}
+_FORMAT_SECONDS = {"format_rows": 4.0, "widest_of_layouts": 0.3, "extremes": 0.1}
 
 
 def _format_calls() -> Any:
@@ -178,6 +178,7 @@ def _format_calls() -> Any:
     from ._format import format_fixed
 
     small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # measuring first
+    format_fixed(np.arange(600, dtype=np.int64), -1, 1)  # one layout: extremes, then fill
     exponents = np.arange(600, dtype=np.int32) % 3 - 1  # format_rows: measure, then fill
     format_fixed(np.arange(600, dtype=np.int64), exponents, 1)
     return small

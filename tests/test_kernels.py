@@ -196,3 +196,24 @@ def test_as_double_both_ways(native, a):
         mp.setattr(_kernels, "_NATIVE_CONVERT", native)
         as_double = getattr(_kernels._as_double, "py_func", _kernels._as_double)
         assert as_double(np.uint64(a)) == float(a)
+
+
+def test_blocks_of_one_layout_between_mixed_blocks():
+    """A block of one layout takes its constants from its first row, a mixed block from
+    every row: blocks of each kind in turn (runs that start and end inside blocks), and
+    calls in turn on one thread's staging arrays, print every row as the reference."""
+    block = BLOCK
+    n = 3 * block + 100
+    rng = np.random.default_rng(7)
+    coef = rng.integers(-(10**12), 10**12, n, dtype=np.int64)
+    exps = np.full(n, -9, dtype=np.int32)
+    scales = np.full(n, 4, dtype=np.int32)
+    scales[block // 2 : block + 10] = 2  # a run across the first boundary
+    scales[2 * block : 2 * block + 1] = 7  # a lone row opens the third block
+    exps[2 * block + 5 :: 3] = -6  # the rest mixed
+    rows = list(zip(coef.tolist(), exps.tolist(), scales.tolist(), strict=True))
+    want = [reference_fixed(c, e, s) for c, e, s in rows]
+    for _ in range(2):  # mixed, one layout, then mixed again on the same staging arrays
+        assert vecfix.format_fixed(coef, exps, scales, threads=1).to_list() == want
+        one = vecfix.format_fixed(coef[:block], -6, 2, threads=1).to_list()
+        assert one == [reference_fixed(c, -6, 2) for c in coef[:block].tolist()]

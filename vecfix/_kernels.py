@@ -276,9 +276,9 @@ def _round(coef, nb, wide, real, narrow):
 
 @kernel
 def _round_one(coef, nb, wide, real, narrow):
-    """:func:`_round` and :func:`_split` in one pass, for a block of one layout (the
-    staged constants of row 0 for every row): the constants stay in registers, ``M`` in
-    them too (0.6 ns a row less than the two passes, measured on AVX-512)."""
+    """:func:`_round` and :func:`_split` in one pass, for a block of one layout (a
+    column's, or a run's: the staged constants of row 0 for every row). The constants
+    stay in registers, ``M`` too: 0.6 ns a row less than the two passes (AVX-512)."""
     pf, hf, rd, ok_layout = real[_PF, 0], real[_HF, 0], real[_RD, 0], narrow[_OK, 0] != 0
     p, dd, h = wide[_P, 0], wide[_D, 0], wide[_H, 0]
     his, los, sg, fast = narrow[_HI], narrow[_LO], narrow[_SG], narrow[_FAST]
@@ -500,15 +500,23 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
     zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _place)
     at, fast_rows, size = wide[_AT], narrow[_FAST], narrow[_LEN]
     pos = start * width  # PACK: where the next row starts
-    one_layout = (estep == 0) & (sstep == 0)
+    partial = False  # whether only row 0 of the staged constants is up to date
     for i0 in range(start, stop, block):
         nb = min(block, stop - i0)
         es, ss = exps[i0 * estep :], scales[i0 * sstep :]
-        if _stage_layouts(es, estep, ss, sstep, nb, narrow):  # else the constants stay
-            _layouts(nb, wide, real, narrow)
-        if one_layout:
+        changed, one_layout = _stage_layouts(es, estep, ss, sstep, nb, narrow)
+        if one_layout:  # the constants of row 0, and every row's scale
+            if changed:
+                _layouts(1, wide, real, narrow)
+                scale = narrow[_S]
+                for j in range(1, nb):
+                    scale[j] = scale[0]
+                partial = True
             slow = _round_one(coef[i0 : i0 + nb], nb, wide, real, narrow)
-        else:
+        else:  # every row's constants
+            if changed or partial:
+                _layouts(nb, wide, real, narrow)
+                partial = False
             slow = _round(coef[i0 : i0 + nb], nb, wide, real, narrow)
             _split(nb, wide, narrow)
         _digits(nb, narrow)
@@ -558,26 +566,31 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
 def _stage_layouts(exps, estep, scales, sstep, nb, narrow):
     """Copy the block's exponents and scales (``exps[j * estep]``, a step of 0 or 1) into
     ``E`` and ``SC``; return whether any changed (one layout, or runs of layouts longer than
-    a block, keep the staged constants)."""
-    return _stage(exps, estep, nb, narrow[_E]) | _stage(scales, sstep, nb, narrow[_SC])
+    a block, keep the staged constants) and whether the block has one layout."""
+    e_changed, e_one = _stage(exps, estep, nb, narrow[_E])
+    s_changed, s_one = _stage(scales, sstep, nb, narrow[_SC])
+    return e_changed | s_changed, e_one & s_one
 
 
 @helper
 def _stage(values, step, nb, staged):
     """Copy ``values[j * step]`` (``step`` 0 or 1) into ``staged`` as uint32; return
-    whether any changed. Two loops, each vectorized."""
+    whether any changed and whether they are one value. Vectorized loops."""
     changed = _U32(0)
+    differ = _U32(0)
     if step == 0:
         v = _U32(values[0])
         for j in range(nb):
             changed |= staged[j] ^ v
             staged[j] = v
     else:
+        first = _U32(values[0])
         for j in range(nb):
             v = _U32(values[j])
             changed |= staged[j] ^ v
+            differ |= v ^ first
             staged[j] = v
-    return changed != _U32(0)
+    return changed != _U32(0), differ == _U32(0)
 
 
 #: :func:`widest_of_layouts` keeps the extremes of the layouts ``0 <= s < 16``, ``-20 <= d
@@ -646,6 +659,8 @@ def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limi
     branch, in one of :data:`_COPIES` tables by row, so that a row seldom waits for the
     store of the row before it.
     """
+    if table.shape[0] < _COPIES * LAYOUTS or table.shape[1] < 2:
+        raise ValueError("widest_of_layouts: table smaller than (TABLE_COPIES * LAYOUTS, 2)")
     cap = max(limit, 0) + 1
     for t in range(table.shape[0]):
         table[t, 0] = np.iinfo(np.int64).max

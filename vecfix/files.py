@@ -1275,24 +1275,12 @@ where it can write the job, else pyarrow's."""
 def _read_ahead(
     pa: Any, pool: ThreadPoolExecutor, batches: Iterator[Any], shown: str, fmt: str
 ) -> Generator[Any, None, None]:
-    """The batches, each read in ``pool`` while the one before is formatted and written."""
-    ahead: Future | None = pool.submit(next, batches, None)
+    """The batches, each read in ``pool`` while the one before is formatted and written
+    (:func:`_one_ahead`); a reader's error names the input."""
     try:
-        while ahead is not None:
-            try:
-                batch = ahead.result()
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
-                ahead = None
-                raise _read_error(shown, fmt, exc) from None
-            if batch is None:
-                ahead = None
-                return
-            ahead = pool.submit(next, batches, None)
-            yield batch
-    finally:
-        if ahead is not None:
-            with contextlib.suppress(Exception):  # already failing: report the first
-                ahead.result()
+        yield from _one_ahead(pool, batches)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
+        raise _read_error(shown, fmt, exc) from None
 
 
 def _write_pyarrow(

@@ -400,7 +400,7 @@ class _Passes:
 
 def _widest_of_layouts(start: int, stop: int, *args: object) -> int:
     """:func:`vecfix._kernels.widest_of_layouts` with a table of its own."""
-    table = np.empty((_kernels.LAYOUTS * _kernels.TABLE_COPIES, 2), dtype=np.int64)
+    table = np.empty((_kernels.TABLE_ROWS, 2), dtype=np.int64)
     return _kernels.widest_of_layouts(start, stop, *args, table)
 
 

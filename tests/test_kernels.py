@@ -186,22 +186,25 @@ def test_widest_of_interleaved_layouts(seed):
     assert got.to_list() == want
 
 
-@pytest.mark.parametrize("native", [True, False])
+@pytest.mark.parametrize("name", ["_as_double_native", "_as_double_halves"])
 @given(st.integers(0, 2**64 - 1))
 @settings(max_examples=200, deadline=None)
-def test_as_double_both_ways(native, a):
+def test_as_double_both_ways(name, a):
     """uint64 -> float64 rounds once, to nearest (as Python's int -> float does), with
     AVX-512DQ's one instruction and without it (two exact halves added)."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_kernels, "_NATIVE_CONVERT", native)
-        as_double = getattr(_kernels._as_double, "py_func", _kernels._as_double)
-        assert as_double(np.uint64(a)) == float(a)
+    helper = getattr(_kernels, name)
+    as_double = getattr(helper, "py_func", helper)
+    assert as_double(np.uint64(a)) == float(a)
 
 
-def test_blocks_of_one_layout_between_mixed_blocks():
+@pytest.mark.parametrize("fused", [True, False])
+def test_blocks_of_one_layout_between_mixed_blocks(fused, monkeypatch):
     """A block of one layout takes its constants from its first row, a mixed block from
     every row: blocks of each kind in turn (runs that start and end inside blocks), and
-    calls in turn on one thread's staging arrays, print every row as the reference."""
+    calls in turn on one thread's staging arrays, print every row as the reference. (Both
+    ways of a one-layout block, fused or not, run without the JIT; compiled code keeps
+    the target's.)"""
+    monkeypatch.setattr(_kernels, "_FUSED", fused)
     block = BLOCK
     n = 3 * block + 100
     rng = np.random.default_rng(7)

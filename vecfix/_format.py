@@ -146,7 +146,7 @@ def format_fixed(
         flags = coefficients.flags
         done: Formatted | None = None
         if flags.c_contiguous:
-            n = coefficients.shape[0]
+            n = len(coefficients)
             if n < _MEASURE_BELOW:  # a few rows: one kernel call
                 known = _SMALL_LAYOUTS.get((exponents, scales)) or _small_layout(exponents, scales)
                 if known:

@@ -181,7 +181,11 @@ SCRIPT = textwrap.dedent(
     else:
         for kind in order:
             check(kind)
-    stats = k._row_length.stats if mode == "measure" else k.format_rows.stats
+    if mode == "measure":
+        stats = k._row_length.stats
+    else:  # the format_rows that format_fixed chose (block or row kernel: VECFIX_KERNEL, CPU)
+        from vecfix import _format
+        stats = _format._row_kernel().stats
     print(json.dumps({"hits": sum(stats.cache_hits.values()),
                       "misses": sum(stats.cache_misses.values()),
                       "cache": stats.cache_path}))
@@ -227,8 +231,9 @@ def _concurrent_first_calls(tmp_path: Path, mode: str, orders: list[str]) -> Non
     procs.append(_start(mode, orders[0], {**env, "VECFIX_TEST_THREADS": "8"}))
     for proc in procs:
         _finish(proc)
-    _, err = _run(mode, "wr", env)  # a fifth process reads what the four left
+    stats, err = _run(mode, "wr", env)  # a fifth process reads what the four left
     assert "RuntimeWarning" not in err, err
+    assert stats["misses"] == 0 and stats["hits"] >= 1, stats  # loaded, not compiled
 
 
 @pytest.mark.skipif(NOJIT, reason="NUMBA_DISABLE_JIT compiles nothing")

@@ -1,6 +1,11 @@
 """The small call (a few int64 rows of one exponent and scale, no options): the text, the
 errors and the compiled signatures are those of the general path, whatever the column's
-flags (writeable, read-only, not aligned) and whichever thread calls."""
+flags (writeable, read-only, not aligned) and whichever thread calls.
+
+Up to ``FEW_ROWS`` rows the call runs one scalar pass (``vecfix._kernels.format_few``);
+beyond, up to ``MEASURE_BELOW``, one call of the block kernel that measures, then fills.
+Each test runs on both sizes: "few" and "block" columns.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +15,13 @@ import numba
 import numpy as np
 import pytest
 from conftest import INT64_MAX, INT64_MIN
+from hypothesis import example, given
+from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
-from vecfix import _format
-from vecfix._tuning import MEASURE_BELOW
+from vecfix import _format, _kernels
+from vecfix._tuning import FEW_ROWS, MEASURE_BELOW
 
 NOJIT = bool(numba.config.DISABLE_JIT)
 ROWS = [5000_250000000, -4_000050000, 12_345678901, 99_999950000, 1, 0, -31_250000, 10**17]
@@ -43,12 +50,24 @@ KINDS = {
 }
 
 
+def _sized(values: list[int], size: str) -> list[int]:
+    """``values`` as they are ("few": up to FEW_ROWS rows), or repeated past FEW_ROWS
+    ("block": the block kernel's small call)."""
+    assert len(values) <= FEW_ROWS < MEASURE_BELOW // 4
+    return values if size == "few" else values * (FEW_ROWS // len(values) + 1)
+
+
+SIZES = ["few", "block"]
+
+
+@pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("kind", list(KINDS))
 @pytest.mark.parametrize(
-    ("exponent", "scale"), [(-9, 4), (-9, 0), (0, 2), (3, -2), (-2, 7), (-25, 3), (5, 10)]
+    ("exponent", "scale"),
+    [(-9, 4), (-9, 0), (0, 2), (3, -2), (-2, 7), (-25, 3), (5, 10), (-19, 0), (-20, 1)],
 )
-def test_small_call_prints_the_reference_text(kind, exponent, scale):
-    coef = KINDS[kind]([*ROWS, INT64_MIN, INT64_MAX, -1])
+def test_small_call_prints_the_reference_text(kind, exponent, scale, size):
+    coef = KINDS[kind](_sized([*ROWS, INT64_MIN, INT64_MAX, -1], size))
     got = vecfix.format_fixed(coef, exponent, scale)
     want = [reference_fixed(c, exponent, scale) for c in coef.tolist()]
     assert got.to_list() == want
@@ -57,20 +76,42 @@ def test_small_call_prints_the_reference_text(kind, exponent, scale):
     assert got.valid is None and got.matrix.flags.c_contiguous
 
 
+@pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_small_call_keeps_one_compiled_signature(kind):
+def test_small_call_keeps_one_compiled_signature(kind, size):
     """Every small call, whatever its column's flags, runs the one compiled signature of
-    ``format_rows`` (a second one would cost a cold compile); and calls after the first
-    run the same code as the first."""
-    first = vecfix.format_fixed(KINDS[kind](ROWS), -9, 4).to_list()
-    again = [vecfix.format_fixed(KINDS[kind](ROWS), -9, 4).to_list() for _ in range(3)]
-    assert again == [first] * 3 == [[reference_fixed(c, -9, 4) for c in ROWS]] * 3
+    ``format_few`` or ``format_rows`` (a second one would cost a cold compile); and calls
+    after the first run the same code as the first."""
+    rows = _sized(ROWS, size)
+    first = vecfix.format_fixed(KINDS[kind](rows), -9, 4).to_list()
+    again = [vecfix.format_fixed(KINDS[kind](rows), -9, 4).to_list() for _ in range(3)]
+    assert again == [first] * 3 == [[reference_fixed(c, -9, 4) for c in rows]] * 3
     if not NOJIT:
         kernel = _format._kernel or _format._row_kernel()  # the block or the row kernel
-        assert len(kernel.signatures) == 1
+        used = _kernels.format_few if size == "few" else kernel
+        assert len(used.signatures) == 1
+        assert len(kernel.signatures) <= 1 and len(_kernels.format_few.signatures) <= 1
 
 
-@pytest.mark.parametrize("n", [0, 1, 2, MEASURE_BELOW - 1, MEASURE_BELOW])
+def test_few_rows_run_the_scalar_pass(monkeypatch):
+    """Up to FEW_ROWS rows (and only then) the call runs ``format_few``, the same text."""
+    vecfix.format_fixed(np.array(ROWS), -3, 2)  # the first call finds the compiled code
+    calls = []
+    entry = _format._few_entry
+
+    def spy(*args):
+        calls.append(len(args[0]))
+        return entry(*args)
+
+    monkeypatch.setattr(_format, "_few_entry", spy)
+    for n in (1, FEW_ROWS, FEW_ROWS + 1):
+        coef = np.arange(n, dtype=np.int64) * 7919 - 40_000
+        got = vecfix.format_fixed(coef, -3, 2).to_list()
+        assert got == [reference_fixed(c, -3, 2) for c in coef.tolist()]
+    assert calls == [1, FEW_ROWS]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, FEW_ROWS, FEW_ROWS + 1, MEASURE_BELOW - 1, MEASURE_BELOW])
 def test_small_call_sizes_up_to_the_general_path(n):
     rng = np.random.default_rng(n)
     coef = rng.integers(-(10**15), 10**15, n, dtype=np.int64)
@@ -89,12 +130,13 @@ def test_small_call_results_are_independent():
     assert not np.shares_memory(first.matrix, vecfix.format_fixed(coef, -9, 4).matrix)
 
 
+@pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize(
     ("exponent", "scale", "error"),
     [(2**31, 4, "exponents"), (-9, -(2**31) - 1, "scales"), (-9, 2**40, "scales")],
 )
-def test_small_call_refuses_what_the_general_path_refuses(exponent, scale, error):
-    coef = np.array(ROWS, dtype=np.int64)
+def test_small_call_refuses_what_the_general_path_refuses(exponent, scale, error, size):
+    coef = np.array(_sized(ROWS, size), dtype=np.int64)
     with pytest.raises(ValueError, match=error) as small:
         vecfix.format_fixed(coef, exponent, scale)
     with pytest.raises(ValueError) as general:  # the same through the general path
@@ -134,3 +176,91 @@ def test_small_calls_from_many_threads():
     for thread in pool:
         thread.join()
     assert errors == []
+
+
+# --- the scalar pass against the general path, on a spread of inputs ---------------------
+
+SPECIAL = [0, 1, -1, 4, 5, -5, 9, 10, 49, 50, -50, 99, INT64_MAX, INT64_MIN, INT64_MIN + 1]
+
+
+@st.composite
+def _shaped(draw) -> int:
+    """Ties (``k * 10**j + 5 * 10**(j-1)``, maybe off by one) and trailing nines, in int64."""
+    j = draw(st.integers(1, 18))
+    k = draw(st.integers(0, 10 ** (18 - j)))
+    v = (
+        k * 10**j
+        + draw(st.sampled_from([5 * 10 ** (j - 1), 10**j - 1]))
+        + draw(st.sampled_from([0, 0, -1, 1]))
+    )
+    v = -v if draw(st.booleans()) else v
+    return max(INT64_MIN, min(INT64_MAX, v))
+
+
+INT64 = st.one_of(
+    st.integers(INT64_MIN, INT64_MAX),
+    st.integers(-(10**7), 10**7),
+    st.sampled_from(SPECIAL),
+    _shaped(),
+)
+
+
+def _texts(result: vecfix.Formatted) -> tuple[bytes, tuple[int, ...], list[int]]:
+    return result.matrix.tobytes(), result.matrix.shape, result.lengths.tolist()
+
+
+@given(
+    coef=st.lists(INT64, max_size=FEW_ROWS + 3),
+    exponent=st.integers(-30, 22),
+    scale=st.integers(-12, 22),
+)
+@example(coef=[INT64_MIN, INT64_MAX, 0], exponent=-19, scale=0)
+@example(coef=[INT64_MIN, -5 * 10**18, 5 * 10**18 - 1], exponent=-19, scale=0)
+@example(coef=[INT64_MIN, 1], exponent=-20, scale=1)
+@example(coef=[-1, 0, 1], exponent=0, scale=-12)
+@example(coef=[-(10**18), 99], exponent=22, scale=-3)
+def test_few_rows_print_the_general_paths_bytes(coef, exponent, scale):
+    """The small call's matrix, width and lengths are byte for byte those of the general
+    path (the same values as a list) and of the block kernel's small call, and its text
+    the reference's."""
+    column = np.array(coef, dtype=np.int64)
+    got = vecfix.format_fixed(column, exponent, scale)
+    assert got.to_list() == [reference_fixed(c, exponent, scale) for c in coef]
+    assert _texts(got) == _texts(vecfix.format_fixed(coef, exponent, scale))  # general path
+    saved = _format._FEW_ROWS
+    _format._FEW_ROWS = -1  # the block kernel's small call for every size
+    try:
+        block = vecfix.format_fixed(column, exponent, scale)
+    finally:
+        _format._FEW_ROWS = saved
+    assert _texts(got) == _texts(block)
+    assert got.valid is None and got.identity is None
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        ((-9, 2**31), {}),
+        ((-(2**31) - 1, 2), {}),
+        ((10**6, 0), {}),  # rows too long
+        ((True, 2), {}),
+        ((-9, 4.0), {}),
+        ((-9, None), {}),
+        ((-9, 4), {"threads": 0}),
+        ((-9, 4), {"threads": 1.5}),
+        ((-9, 4), {"width": 3}),
+        ((-9, 4), {"width": -1}),
+        ((-9, 4), {"layout": "rows"}),
+        ((-9, 4), {"layout": "arrow", "width": 12}),
+        ((-9, 4), {"out": np.zeros((2, 12), dtype=np.uint8)}),
+    ],
+)
+def test_bad_calls_of_few_rows_raise_the_general_paths_errors(args, kwargs):
+    """A call that looks like the small one but is refused: the same error, word for word,
+    as the same values given as a list (the general path)."""
+    coef = np.array(ROWS, dtype=np.int64)
+    with pytest.raises((TypeError, ValueError)) as small:
+        vecfix.format_fixed(coef, *args, **kwargs)
+    with pytest.raises(type(small.value)) as general:
+        vecfix.format_fixed(coef.tolist(), *args, **kwargs)
+    assert str(small.value) == str(general.value)

@@ -22,6 +22,7 @@ from ._result import Formatted
 from ._scalar import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
 from ._threads import run_split as _run
 from ._threads import split_bounds
+from ._tuning import FEW_ROWS as _FEW_ROWS
 from ._tuning import MEASURE_BELOW as _MEASURE_BELOW
 from ._tuning import MIN_ROWS_PER_THREAD, NULL_BLOCK, WIDE_MATRIX_BYTES, WIDE_MATRIX_RATIO
 from .columns import ColumnLike
@@ -130,19 +131,14 @@ def format_fixed(
     >>> vecfix.format_fixed([15, 2**63 - 1], -1, 0, null=2**63 - 1).to_list()
     ['2', None]
     """
-    if layout != "matrix":
-        if layout != "arrow":
-            raise ValueError(f'layout must be "matrix" or "arrow", got {layout!r}')
-        if width is not None or out is not None:
-            raise ValueError('layout="arrow" writes no matrix: leave width and out out')
-        return _format_packed(coefficients, exponents, scales, threads, null)
-    if (
+    if (  # the common call, recognised first and cheaply: an int64 column, no options
         type(coefficients) is np.ndarray
         and type(exponents) is int
         and type(scales) is int
         and width is None
         and out is None
         and null is None
+        and layout == "matrix"
         and (threads is None or (type(threads) is int and threads == 1))
         and coefficients.ndim == 1
         and coefficients.dtype == _NATIVE_INT64
@@ -150,16 +146,29 @@ def format_fixed(
         flags = coefficients.flags
         done: Formatted | None = None
         if flags.c_contiguous:
-            if coefficients.shape[0] < _MEASURE_BELOW:  # a few rows: one kernel call
+            n = len(coefficients)
+            if n < _MEASURE_BELOW:  # a few rows: one kernel call
                 known = _SMALL_LAYOUTS.get((exponents, scales)) or _small_layout(exponents, scales)
-                coef = coefficients if flags.aligned else coefficients.copy()  # one signature
-                done = _format_small(coef, known) if known else None
+                if known:
+                    coef = coefficients if flags.aligned else coefficients.copy()  # one signature
+                    if n > _FEW_ROWS:
+                        return _format_small(coef, known)
+                    # one scalar pass (vecfix._kernels.format_few), called here: the call of
+                    # a trading loop, where every step costs (a function call is 5% of it)
+                    lengths = np.empty(n, _INT32)
+                    flat = np.empty(n * known[2] + _SLACK, _UINT8)
+                    w = _few_entry(coef, exponents, scales, flat, lengths)
+                    return _trusted(flat[: n * w].reshape(n, w), lengths)
             elif _INT32_MIN <= exponents <= _INT32_MAX and _INT32_MIN <= scales <= _INT32_MAX:
                 done = _format_int64(coefficients, exponents, scales, threads)
-            else:
-                done = None
             if done is not None:
                 return done
+    if layout != "matrix":
+        if layout != "arrow":
+            raise ValueError(f'layout must be "matrix" or "arrow", got {layout!r}')
+        if width is not None or out is not None:
+            raise ValueError('layout="arrow" writes no matrix: leave width and out out')
+        return _format_packed(coefficients, exponents, scales, threads, null)
     inputs = read_inputs(coefficients, exponents, scales, null)
     rows, valid = _for_kernels(inputs.rows), inputs.valid
     if valid is not None:
@@ -541,8 +550,9 @@ def _small_layout(exponent: int, scale: int) -> tuple[np.ndarray, np.ndarray, in
 
 
 def _format_small(coef: np.ndarray, layout: tuple[np.ndarray, np.ndarray, int]) -> Formatted:
-    """A few rows (under :data:`MEASURE_BELOW`) of one layout in one kernel call that
-    measures, then fills: the call of a trading loop, which costs microseconds.
+    """A few rows (over :data:`FEW_ROWS`, under :data:`MEASURE_BELOW`) of one layout in
+    one kernel call that measures, then fills (fewer rows take one scalar pass,
+    :func:`vecfix._kernels.format_few`, called from ``format_fixed`` itself).
 
     ``coef`` is a C-contiguous, aligned int64 column; ``layout`` comes from
     :func:`_small_layout`. Once the kernel has run once through Numba's dispatcher, its
@@ -567,6 +577,36 @@ def _format_small(coef: np.ndarray, layout: tuple[np.ndarray, np.ndarray, int]) 
         found = _entry_point(kernel, (*args, wide, real, narrow))
         _small_entry = found or _dispatched
     return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
+
+
+def _few_first(coef: np.ndarray, *args: Any) -> int:
+    """:func:`vecfix._kernels.format_few` for ``format_fixed``'s first call of up to
+    :data:`FEW_ROWS` rows: Numba compiles (or loads) the kernel; later calls run its
+    compiled code directly (:func:`_entry_point`), as :func:`_format_small` does.
+
+    The arguments are ``(coef, exponent, scale, buf, lengths)``: a C-contiguous, aligned
+    int64 column, a layout within int32, and a buffer of ``len(coef) * bound + 8`` bytes
+    (``bound``: the longest row any int64 prints under the layout, from
+    :func:`_small_layout`).
+    """
+    global _few_entry
+    args = (readonly(coef), *args)  # one signature, whatever the column's flags
+    widest = _kernels.format_few(*args)
+    _few_entry = _entry_point(_kernels.format_few, args) or _few_dispatched
+    return widest
+
+
+def _few_dispatched(coef: np.ndarray, *args: Any) -> int:
+    """:func:`vecfix._kernels.format_few` through Numba's dispatcher, ``coef`` read-only."""
+    return _kernels.format_few(readonly(coef), *args)
+
+
+#: What ``format_fixed`` calls to run :func:`vecfix._kernels.format_few`: its compiled
+#: code once :func:`_few_first` has found it.
+_few_entry: Callable[..., int] = _few_first
+_INT32 = np.dtype(np.int32)
+_UINT8 = np.dtype(np.uint8)
+_trusted = Formatted._trusted
 
 
 def _dispatched(start: int, stop: int, coef: np.ndarray, *args: object) -> tuple[int, int]:

@@ -29,3 +29,8 @@ WIDE_MATRIX_RATIO = 4
 #: Below this many rows one kernel call measures and fills (``format_rows`` with no width);
 #: the widest row of a one-layout column comes from its smallest and largest coefficient.
 MEASURE_BELOW = 512
+
+#: Up to this many rows, a column of one exponent and scale (``format_fixed``'s common call)
+#: is written in one scalar pass (``vecfix._kernels.format_few``) rather than by the block
+#: kernel, whose passes and arguments cost more than a handful of rows.
+FEW_ROWS = 32

@@ -170,14 +170,19 @@ _BY_NAME = {g.name: g for g in _GROUPS}
 
 #: :func:`~vecfix.format_fixed`'s kernels (compiled by this process, first) and their
 #: compile times in seconds (``format_rows`` with the kernels it calls).
-_FORMAT_SECONDS = {"format_rows": 4.0, "widest_of_layouts": 0.3, "extremes": 0.1}
+_FORMAT_SECONDS = {
+    "format_rows": 4.0,
+    "widest_of_layouts": 0.3,
+    "extremes": 0.1,
+    "format_few": 0.7,
+}
 
 
 def _format_calls() -> Any:
     """Compile :func:`~vecfix.format_fixed`'s kernels; return a small result."""
     from ._format import format_fixed
 
-    small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # measuring first
+    small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # a few rows: format_few
     format_fixed(np.arange(600, dtype=np.int64), -1, 1)  # one layout: extremes, then fill
     exponents = np.arange(600, dtype=np.int32) % 3 - 1  # format_rows: measure, then fill
     format_fixed(np.arange(600, dtype=np.int64), exponents, 1)

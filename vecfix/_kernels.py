@@ -17,7 +17,9 @@ code:
    ``10**k`` and ``1 / 10**k``, computed arithmetically from ``e`` and ``s`` (small-table
    gathers keep LLVM from vectorizing); then ``M``, by a float64 multiply with an integer
    ``±1`` fix-up, exact while ``M < 2**49``. Rows outside ``0 <= s <= 15``, ``-18 <= d <=
-   15`` (or ``d <= -20``, where ``M = 0``) and ``M < 2**49`` are flagged *slow*;
+   15`` (or ``d <= -20``, where ``M = 0``) and ``M < 2**49`` are flagged *slow*. A block
+   of one layout (a column's, or a run's) computes its constants once and, on AVX-512,
+   rounds and splits in one pass with them in registers (:func:`_round_one`);
 2. **digits** (:func:`_split`, :func:`_digits`, :func:`_compose`): ``M`` in two 8-digit
    halves (the one pass from 64-bit to 32-bit lanes), as 16 ASCII digits (four 4-digit
    SWAR groups in uint32 lanes, 16 rows a vector) and its length, then the row's text in

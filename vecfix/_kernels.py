@@ -513,7 +513,7 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
         end = _I64(lengths[stop - 1]) if given else stop * width
     room = end - 8 * nw  # a row starting at or before this may spill
     zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _place)
-    at, fast_rows, size = wide[_AT], narrow[_FAST], narrow[_LEN]
+    at, fast_rows, size, slow_rows = wide[_AT], narrow[_FAST], narrow[_LEN], narrow[_HI]
     pos = start * width  # PACK: where the next row starts
     partial = False  # whether only row 0 of the staged constants is up to date
     for i0 in range(start, stop, block):
@@ -527,8 +527,10 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
             slow, partial = _rounded_block(coef[i0 : i0 + nb], nb, changed, False, partial,
                                            wide, real, narrow)  # fmt: skip
         _digits(nb, narrow)
-        for j in range(nb if slow else 0):  # the general path's rows: their lengths
-            if fast_rows[j] == _U32(0):
+        if slow:  # the general path's rows (listed in HI, free once the digits are out)
+            _slow_rows(nb, fast_rows, slow_rows)
+            for r in range(slow):
+                j = _I64(slow_rows[r])
                 i = i0 + j
                 c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
                 size[j] = _U32(min(_row_length(c, e, s), cap))
@@ -548,11 +550,11 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
                     at[j] = _U64(i0 * width + j * width)
                 fast = min(max(room // max(width, 1) + 1 - i0, 0), nb)
             _place(buf, nb, fast, width, zero, wide, narrow, packed)
-            for j in range(nb if slow else 0):
-                if fast_rows[j] == _U32(0):
-                    i = i0 + j
-                    c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
-                    _write_row(buf, _I64(at[j]), _I64(size[j]) if packed else width, c, e, s)
+            for r in range(slow):
+                j = _I64(slow_rows[r])
+                i = i0 + j
+                c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
+                _write_row(buf, _I64(at[j]), _I64(size[j]) if packed else width, c, e, s)
         out = lengths[i0 : i0 + nb]
         top = 0
         for j in range(nb):
@@ -567,6 +569,16 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
                 top = max(top, _I64(out[j]))
         widest = max(widest, top)
     return widest, first
+
+
+@helper
+def _slow_rows(nb, fast_rows, slow_rows):
+    """List the rows of a block whose ``FAST`` is 0 in ``slow_rows``, in order (a branch
+    free loop)."""
+    r = 0
+    for j in range(nb):
+        slow_rows[r] = _U32(j)
+        r += _I64(fast_rows[j] == _U32(0))
 
 
 @helper

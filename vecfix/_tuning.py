@@ -29,3 +29,10 @@ WIDE_MATRIX_RATIO = 4
 #: Below this many rows one kernel call measures and fills (``format_rows`` with no width);
 #: the widest row of a one-layout column comes from its smallest and largest coefficient.
 MEASURE_BELOW = 512
+
+#: The time :func:`vecfix._measure.count_past` takes to compare a row with one threshold,
+#: as a share of the time :func:`vecfix._kernels.format_rows` takes to write the row
+#: (0.08 and 7 ns on a 2-vCPU AVX-512 EPYC). ``format_fixed(layout="arrow")`` on two
+#: threads gives the first thread that much more of the rows for each threshold the
+#: second thread counts the first part's text with (see ``vecfix._format._pack_two``).
+COUNT_COST = 0.012

@@ -383,9 +383,9 @@ def _pack_two(
         return at
 
     _, second = _run_parts(write, [(0, m), (m, n)])
-    if second > m * width:
-        return None
     at = int(ends[m - tail - 1]) if m > tail else 0
+    if second > m * width or at + _text_size(m - tail, m, coef, layout) != second:
+        return None  # a miscount: the tail would not end where the second part starts
     _write_part(m - tail, m, coef, head, data[at:second], width, ends, at)
     if ends[m - 1] != second:
         return None

@@ -324,3 +324,22 @@ def test_a_miscount_is_caught_and_the_rows_packed_the_other_way(monkeypatch, thr
     coef = np.random.default_rng(3).integers(-(10**12), 10**12, size=300 if JIT else 80)
     out = vecfix.format_fixed(coef, -6, 2, threads=threads, layout="arrow")
     check(out, reference(coef, -6, 2))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_to_polars_of_the_arrow_layout(monkeypatch, threads):
+    """polars gets string_view records made from the Arrow layout: rows short enough to
+    sit in their record and longer ones read from the data, with nulls, over threads."""
+    pl = pytest.importorskip("polars")
+    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
+    rng = np.random.default_rng(5)
+    n = 90
+    coef = rng.integers(-(2**63), 2**63 - 1, size=n, dtype=np.int64) >> rng.integers(0, 63, n)
+    for valid in (None, rng.random(n) > 0.3):
+        data = coef if valid is None else np.ma.masked_array(coef, mask=~valid)
+        out = vecfix.format_fixed(data, -4, 3, threads=threads, layout="arrow")
+        series = out.to_polars("px")
+        assert series.dtype == pl.String and series.name == "px"
+        want = reference(coef, -4, 3, valid)
+        assert series.to_list() == want
+        assert {len(t) for t in want if t} >= {5, 12, 13, 20}  # both kinds of record

@@ -32,7 +32,8 @@ MEASURE_BELOW = 512
 
 #: The time :func:`vecfix._measure.count_past` takes to compare a row with one threshold,
 #: as a share of the time :func:`vecfix._kernels.format_rows` takes to write the row
-#: (0.08 and 7 ns on a 2-vCPU AVX-512 EPYC). ``format_fixed(layout="arrow")`` on two
+#: (0.04 and 7.8 ns on a 2-vCPU AVX-512 EPYC, with the cost of adding the
+#: second part's start to its offsets). ``format_fixed(layout="arrow")`` on two
 #: threads gives the first thread that much more of the rows for each threshold the
 #: second thread counts the first part's text with (see ``vecfix._format._pack_two``).
-COUNT_COST = 0.012
+COUNT_COST = 0.014

@@ -273,7 +273,7 @@ def _pack_split(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray] | 
 
     Where a thread's part starts in the Arrow data is the size of the text before it,
     which :func:`vecfix._measure.text_size` counts without formatting (a few vectorized
-    comparisons a row, a fifteenth of the cost of writing it); each thread then writes
+    comparisons a row, a thirtieth of the cost of writing it); each thread then writes
     its part there and adds its start to its offsets. With two threads
     (:func:`_pack_two`) the first part is written while the second thread counts it;
     with more, the threads count their parts, then write them.
@@ -366,7 +366,7 @@ def _pack_two(
     start is known. The buffer is reserved as rows x widest (only the text's pages are
     touched) and given back past the text."""
     n = coef.shape[0]
-    share = 1 / (2 - _COUNT_COST * len(layout.weight))  # the first part's, of the rows
+    share = 1 / (2 - _COUNT_COST)  # the first part's, of the rows
     m = min(max(int(n * share), 1), n - 1)
     tail = min(_TAIL_ROWS, m)
     data, offsets = _packed_buffers(n, width)

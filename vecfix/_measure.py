@@ -29,17 +29,18 @@ from ._limits import INT64_MAX, INT64_MIN
 #: Rows :func:`count_past` compares with every threshold before it moves on: 16 KiB of
 #: coefficients, which stay in the L1 cache.
 _BLOCK = 2048
+_U64 = np.uint64
+_TOP = np.uint64(2**63)  # |c| of the most negative int64: the largest magnitude
 
 
 class Thresholds(NamedTuple):
     """A layout's row lengths as counts: a row prints ``base`` bytes plus ``weight[t]``
-    for each ``t`` where ``c`` is outside ``[low[t], low[t] + span[t]]`` (as uint64:
-    ``uint64(c) - low[t] > span[t]``, one comparison)."""
+    for each ``t`` where ``c`` is outside ``first[t]..last[t]`` (int64 arrays)."""
 
     base: int
-    low: np.ndarray  # uint64: the interval's first int64, as uint64
-    span: np.ndarray  # uint64: its last minus its first
-    weight: np.ndarray  # int64
+    first: np.ndarray
+    last: np.ndarray
+    weight: np.ndarray
 
 
 def thresholds(
@@ -53,8 +54,10 @@ def thresholds(
     >>> t = thresholds(-9, 4, -(10**14), 10**14)  # PRICE9 at scale 4: 0.0000 at least
     >>> t.base, t.weight.tolist()  # then 10.0000, 100.0000 ... 100000.0000 and the sign
     (6, [1, 1, 1, 1, 1, 1])
-    >>> [int(x) for x in t.low.astype(np.int64)[[0, -1]]], int(t.span[0])
-    ([-9999949999, -49999], 19999899998)
+    >>> t.first.tolist()[0], t.last.tolist()[0]  # |c| >= 9999950000 rounds to 10.0000
+    (-9999949999, 9999949999)
+    >>> t.first.tolist()[-1], t.last.tolist()[-1] == 2**63 - 1  # c <= -50000: -0.0001
+    (-49999, True)
     >>> thresholds(-9, 4, 0, 10**14 - 1).weight.tolist()  # 99999.99999999 is 100000.0000
     [1, 1, 1, 1, 1]
     """
@@ -70,16 +73,15 @@ def thresholds(
         return m * 10**k - 5 * 10 ** (k - 1)
 
     first: list[int] = []
-    span: list[int] = []
+    last: list[int] = []
     weight: list[int] = []
 
     def add(t: int, w: int, sign_only: bool = False) -> None:
         """Count ``w`` for ``|c| >= t`` (``c <= -t`` with ``sign_only``)."""
         if t > largest or w == 0 or (sign_only and low > -t):  # no coefficient gets there
             return
-        lo, hi = 1 - t, INT64_MAX if sign_only else t - 1  # counted: c outside lo..hi
-        first.append(lo % 2**64)
-        span.append(hi - lo)
+        first.append(1 - t)  # counted: c outside first..last
+        last.append(INT64_MAX if sign_only else t - 1)
         weight.append(w)
 
     add(least(1), max(zeros - max(s, 0), 0))  # M >= 1: its zeros beyond the minimum
@@ -88,12 +90,9 @@ def thresholds(
         add(least(10**k), 1)  # one more digit
         k += 1
     add(least(1), 1, sign_only=True)  # the sign of a nonzero M
-    return Thresholds(
-        wide + (1 if s > 0 else 0),
-        np.array(first, dtype=np.uint64),
-        np.array(span, dtype=np.uint64),
-        np.array(weight, dtype=np.int64),
-    )
+    as_int64 = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+    point = 1 if s > 0 else 0
+    return Thresholds(wide + point, as_int64(first), as_int64(last), as_int64(weight))
 
 
 def text_size(start: int, stop: int, coef: np.ndarray, layout: Thresholds) -> int:
@@ -107,7 +106,7 @@ def text_size(start: int, stop: int, coef: np.ndarray, layout: Thresholds) -> in
     """
     if stop <= start:
         return 0
-    counted = count_past(start, stop, coef, layout.low, layout.span, layout.weight)
+    counted = count_past(start, stop, coef, layout.first, layout.last, layout.weight)
     return (stop - start) * layout.base + int(counted)
 
 
@@ -128,17 +127,36 @@ _wrapped = _wrapped_python if numba.config.DISABLE_JIT else _wrapped_compiled  #
 
 
 @kernel
-def count_past(start, stop, coef, low, span, weight):
-    """``sum(weight[t] * count(uint64(coef[i]) - low[t] > span[t]))`` over rows
-    ``start:stop`` and every ``t``: a block of rows at a time, one threshold at a time
-    (a vectorized count: one subtraction and one comparison a row)."""
+def count_past(start, stop, coef, first, last, weight):
+    """``sum(weight[t] * count(coef[i] < first[t] or coef[i] > last[t]))`` over rows
+    ``start:stop`` and every ``t``, a block of rows at a time.
+
+    A block's smallest and largest ``c`` and smallest ``|c|`` (one vectorized pass)
+    settle most thresholds for the whole block: every row inside ``first..last``, or
+    every row outside (``|c|`` past ``last`` for a two-sided one, ``last = -first``;
+    ``c`` below ``first`` for the sign, ``last = INT64_MAX``). The others are counted,
+    a vectorized pass each: ``uint64(c) - uint64(first) > uint64(last - first)``, one
+    subtraction and one comparison a row.
+    """
     total = 0
     for i0 in range(start, stop, _BLOCK):
         part = coef[i0 : min(i0 + _BLOCK, stop)]
-        for t in range(low.shape[0]):
-            first, most = low[t], span[t]
+        n = part.shape[0]
+        low, high, least = part[0], part[0], _TOP
+        for j in range(n):
+            c = part[j]
+            low, high = min(low, c), max(high, c)
+            least = min(least, _U64(c) if c >= 0 else _wrapped(_U64(0), _U64(c)))
+        for t in range(first.shape[0]):
+            lo, hi, w = first[t], last[t], weight[t]
+            if low >= lo and high <= hi:  # every row inside
+                continue
+            if (high < lo) | ((hi == -lo) & (least > _U64(hi))):  # every row outside
+                total += w * n
+                continue
+            base, most = _U64(lo), _wrapped(_U64(hi), _U64(lo))
             count = 0
-            for j in range(part.shape[0]):
-                count += _wrapped(np.uint64(part[j]), first) > most
-            total += weight[t] * count
+            for j in range(n):
+                count += _wrapped(_U64(part[j]), base) > most
+            total += w * count
     return total

@@ -30,10 +30,10 @@ WIDE_MATRIX_RATIO = 4
 #: the widest row of a one-layout column comes from its smallest and largest coefficient.
 MEASURE_BELOW = 512
 
-#: The time :func:`vecfix._measure.count_past` takes to compare a row with one threshold,
-#: as a share of the time :func:`vecfix._kernels.format_rows` takes to write the row
-#: (0.04 and 7.8 ns on a 2-vCPU AVX-512 EPYC, with the cost of adding the
-#: second part's start to its offsets). ``format_fixed(layout="arrow")`` on two
-#: threads gives the first thread that much more of the rows for each threshold the
-#: second thread counts the first part's text with (see ``vecfix._format._pack_two``).
-COUNT_COST = 0.014
+#: The time :func:`vecfix._measure.count_past` takes to count a row's bytes, and the second
+#: thread to add its part's start to the row's offset, as a share of the time
+#: :func:`vecfix._kernels.format_rows` takes to write the row in Arrow's layout (0.25 and
+#: 7.8 ns a row on 1M PRICE9 rows, 2-vCPU AVX-512 EPYC). ``format_fixed(layout="arrow")``
+#: on two threads gives the first thread that much more of the rows, as the second one
+#: counts the first part's text before it writes its own (``vecfix._format._pack_two``).
+COUNT_COST = 0.035

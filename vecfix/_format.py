@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import _kernels
+from . import _kernels, _tuning
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
 from ._jit import readonly
 from ._kernels import FILL, MEASURE, PACK, PACK_AT
@@ -26,7 +26,6 @@ from ._scalar import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
 from ._threads import run_parts as _run_parts
 from ._threads import run_split as _run
 from ._threads import split_bounds
-from ._tuning import COUNT_COST as _COUNT_COST
 from ._tuning import MEASURE_BELOW as _MEASURE_BELOW
 from ._tuning import MIN_ROWS_PER_THREAD, NULL_BLOCK, WIDE_MATRIX_BYTES, WIDE_MATRIX_RATIO
 from .columns import ColumnLike
@@ -366,7 +365,7 @@ def _pack_two(
     start is known. The buffer is reserved as rows x widest (only the text's pages are
     touched) and given back past the text."""
     n = coef.shape[0]
-    share = 1 / (2 - _COUNT_COST)  # the first part's, of the rows
+    share = 1 / (2 - _tuning.COUNT_COST)  # the first part's, of the rows
     m = min(max(int(n * share), 1), n - 1)
     tail = min(_TAIL_ROWS, m)
     data, offsets = _packed_buffers(n, width)

@@ -343,3 +343,27 @@ def test_to_polars_of_the_arrow_layout(monkeypatch, threads):
         want = reference(coef, -4, 3, valid)
         assert series.to_list() == want
         assert {len(t) for t in want if t} >= {5, 12, 13, 20}  # both kinds of record
+
+
+@pytest.mark.parametrize("kernel", ["block", "rows"])
+@pytest.mark.parametrize(("e", "s"), [(-9, 4), (0, 0), (-2, 9), (3, -2), (-30, 1)])
+def test_a_parts_stores_stay_within_the_tail_rows(kernel, e, s):
+    """What ``_pack_two`` relies on: written in Arrow's layout with the whole buffer as
+    room, rows spill no further past the text than the first part's tail rows (written
+    after) cover, however long those are: a byte each at least."""
+    from vecfix import _kernels, _row_kernels
+    from vecfix._kernels import PACK
+
+    format_rows = {"block": _kernels, "rows": _row_kernels}[kernel].format_rows
+    rng = np.random.default_rng(abs(e) + s)
+    coef = rng.integers(-(2**63), 2**63 - 1, size=200, dtype=np.int64) >> rng.integers(0, 63, 200)
+    coef[::7] = 0  # the shortest rows too
+    exps, scales = np.array([e], dtype=np.int32), np.array([s], dtype=np.int32)
+    for rows in (1, 2, 17, 200):
+        buf = np.full(200 * 64 + 64, 0xAB, dtype=np.uint8)
+        ends = np.empty(rows, dtype=np.int32)
+        args = (coef[:rows], 1, exps, 0, scales, 0, buf, 64, ends, 2**31 - 1, PACK)
+        format_rows(0, rows, *args, *_kernels.scratch())
+        text = int(ends[-1])
+        assert text == sum(map(len, reference(coef[:rows], e, s)))
+        assert (buf[text + fmt._TAIL_ROWS :] == 0xAB).all()

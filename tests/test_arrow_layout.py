@@ -352,13 +352,15 @@ def test_a_parts_stores_stay_within_the_tail_rows(kernel, e, s):
     room, rows spill no further past the text than the first part's tail rows (written
     after) cover, however long those are: a byte each at least."""
     from vecfix import _kernels, _row_kernels
+    from vecfix._jit import readonly
     from vecfix._kernels import PACK
 
     format_rows = {"block": _kernels, "rows": _row_kernels}[kernel].format_rows
     rng = np.random.default_rng(abs(e) + s)
     coef = rng.integers(-(2**63), 2**63 - 1, size=200, dtype=np.int64) >> rng.integers(0, 63, 200)
     coef[::7] = 0  # the shortest rows too
-    exps, scales = np.array([e], dtype=np.int32), np.array([s], dtype=np.int32)
+    exps, scales = readonly(np.array([e], np.int32)), readonly(np.array([s], np.int32))
+    coef = readonly(coef)  # as format_fixed passes them: no other compiled signature
     for rows in (1, 2, 17, 200):
         buf = np.full(200 * 64 + 64, 0xAB, dtype=np.uint8)
         ends = np.empty(rows, dtype=np.int32)

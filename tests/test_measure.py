@@ -30,7 +30,7 @@ def edges() -> np.ndarray:
             for v in (at - 1, at, at + 1):
                 if v < 2**63:
                     values |= {v, -v}
-    return np.array(sorted(values), dtype=np.int64)
+    return readonly(np.array(sorted(values), dtype=np.int64))  # as format_fixed passes it
 
 
 def lengths(coef: np.ndarray, e: int, s: int) -> list[int]:
@@ -120,5 +120,5 @@ def test_golden_vectors_by_layout(golden):
 
 
 def test_an_empty_stretch():
-    coef = np.array([5, 6], dtype=np.int64)
+    coef = readonly(np.array([5, 6], dtype=np.int64))
     assert text_size(1, 1, coef, thresholds(0, 2)) == 0

@@ -222,3 +222,150 @@ def test_wide_rows_matrix_layout_still_refused(monkeypatch):
     exps[5] = 3_000
     with pytest.raises(vecfix.RowError, match="byte matrix would take"):
         vecfix.format_fixed(coef, exps, 2)
+
+
+# --- one layout over threads: each part written where it ends up (fmt._pack_split) ------
+
+
+@pytest.fixture
+def split_only(monkeypatch):
+    """Small inputs over threads, packed by ``_pack_split`` alone: the other way (the
+    text written at matrix rows, then moved) raises."""
+    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
+
+    def moved(*_):
+        raise AssertionError("moved: a part's text did not end where it was counted to")
+
+    monkeypatch.setattr(fmt, "_pack_moved", moved)
+
+
+def one_layout_groups(golden, name: str, rows: int | None = None):
+    """``(e, s, coef, expected)`` for each layout of a golden file (int64 rows)."""
+    groups: dict[tuple[int, int], list[tuple[int, str]]] = {}
+    for c, e, s, text in golden[name].rows():
+        if -(2**63) <= c < 2**63:
+            groups.setdefault((e, s), []).append((c, text))
+    for (e, s), found in sorted(groups.items()):
+        found = found[:rows]
+        yield e, s, np.array([c for c, _ in found], dtype=np.int64), [t for _, t in found]
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_split_golden_vectors_by_layout(golden, split_only, threads):
+    """Every layout of the golden files as a column of its own, over 2 and 3 threads
+    (the first part's tail written last with 2): the text is Go's, byte for byte."""
+    for name in ("grid", "prices"):
+        groups = list(one_layout_groups(golden, name, None if JIT else 30))
+        for e, s, coef, want in groups if JIT else groups[::40]:
+            arr = vecfix.format_fixed(coef, e, s, threads=threads, layout="arrow").to_arrow()
+            arr.validate(full=True)
+            assert arr.to_pylist() == want, (name, e, s)
+            assert arr.buffers()[2].size == sum(map(len, want))  # the text, nothing more
+
+
+def edge_values() -> list[int]:
+    """0, the int64 extremes, each side of every power of ten and of every half (9.99995
+    rounds to 10.0000 at scale 4 with exponent -5)."""
+    values = {0, 1, -1, 2**63 - 1, -(2**63)}
+    for k in range(19):
+        for at in (10**k, 5 * 10**k):
+            values |= {v for v in (at - 1, at, at + 1, -at + 1, -at, -at - 1) if abs(v) < 2**63}
+    return sorted(values)
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize(("e", "s"), [(-9, 4), (-5, 4), (0, 2), (3, 0), (-2, -1), (-25, 2)])
+def test_split_edge_values(split_only, threads, e, s):
+    rng = np.random.default_rng(threads)
+    coef = np.array(edge_values() * (3 if JIT else 1), dtype=np.int64)
+    rng.shuffle(coef)
+    out = vecfix.format_fixed(coef, e, s, threads=threads, layout="arrow")
+    check(out, reference(coef, e, s))
+
+
+@given(
+    st.lists(INT64, min_size=14, max_size=300 if JIT else 60),
+    st.integers(-22, 8),
+    st.integers(-3, 16),
+    st.integers(2, 3),
+)
+def test_split_any_rows(rows, e, s, threads):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
+        mp.setattr(fmt, "_TAIL_ROWS", 32)  # the 2-thread tail path from 66 rows on
+        coef = np.array(rows, dtype=np.int64)
+        out = vecfix.format_fixed(coef, e, s, threads=threads, layout="arrow")
+        check(out, reference(coef, e, s))
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_split_sliced_inputs(split_only, threads):
+    rng = np.random.default_rng(11)
+    base = rng.integers(-(10**14), 10**14, size=400 if JIT else 90)
+    for coef in (base[7:-5], base[::3], base[::-1], base.astype(np.int32)[3:]):
+        out = vecfix.format_fixed(coef, -9, 4, threads=threads, layout="arrow")
+        check(out, reference(coef.astype(np.int64), -9, 4))
+
+
+@pytest.mark.parametrize(
+    ("threads", "miss"),
+    [(2, -1), (2, 1), (2, 10**6), (3, 1), (3, 10**6)]
+    + [(3, -1)] * JIT,  # plain Python refuses the store past the part (IndexError)
+)
+def test_a_miscount_is_caught_and_the_rows_packed_the_other_way(monkeypatch, threads, miss):
+    """Should a part's count be wrong, nothing is written outside the data buffer, the
+    check of where each part ended catches it, and the rows are packed by moving the text
+    instead. (With 2 threads the first part's tail is counted before it is written.)"""
+    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
+    monkeypatch.setattr(fmt, "_TAIL_ROWS", 32)
+    counted = fmt._text_size
+    first_part = lambda lo, hi, *a: counted(lo, hi, *a) + miss * (lo == 0)  # noqa: E731
+    monkeypatch.setattr(fmt, "_text_size", first_part)
+    coef = np.random.default_rng(3).integers(-(10**12), 10**12, size=300 if JIT else 80)
+    out = vecfix.format_fixed(coef, -6, 2, threads=threads, layout="arrow")
+    check(out, reference(coef, -6, 2))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_to_polars_of_the_arrow_layout(monkeypatch, threads):
+    """polars gets string_view records made from the Arrow layout: rows short enough to
+    sit in their record and longer ones read from the data, with nulls, over threads."""
+    pl = pytest.importorskip("polars")
+    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
+    rng = np.random.default_rng(5)
+    n = 90
+    coef = rng.integers(-(2**63), 2**63 - 1, size=n, dtype=np.int64) >> rng.integers(0, 63, n)
+    for valid in (None, rng.random(n) > 0.3):
+        data = coef if valid is None else np.ma.masked_array(coef, mask=~valid)
+        out = vecfix.format_fixed(data, -4, 3, threads=threads, layout="arrow")
+        series = out.to_polars("px")
+        assert series.dtype == pl.String and series.name == "px"
+        want = reference(coef, -4, 3, valid)
+        assert series.to_list() == want
+        assert {len(t) for t in want if t} >= {5, 12, 13, 20}  # both kinds of record
+
+
+@pytest.mark.parametrize("kernel", ["block", "rows"])
+@pytest.mark.parametrize(("e", "s"), [(-9, 4), (0, 0), (-2, 9), (3, -2), (-30, 1)])
+def test_a_parts_stores_stay_within_the_tail_rows(kernel, e, s):
+    """What ``_pack_two`` relies on: written in Arrow's layout with the whole buffer as
+    room, rows spill no further past the text than the first part's tail rows (written
+    after) cover, however long those are: a byte each at least."""
+    from vecfix import _kernels, _row_kernels
+    from vecfix._jit import readonly
+    from vecfix._kernels import PACK
+
+    format_rows = {"block": _kernels, "rows": _row_kernels}[kernel].format_rows
+    rng = np.random.default_rng(abs(e) + s)
+    coef = rng.integers(-(2**63), 2**63 - 1, size=200, dtype=np.int64) >> rng.integers(0, 63, 200)
+    coef[::7] = 0  # the shortest rows too
+    exps, scales = readonly(np.array([e], np.int32)), readonly(np.array([s], np.int32))
+    coef = readonly(coef)  # as format_fixed passes them: no other compiled signature
+    for rows in (1, 2, 17, 200):
+        buf = np.full(200 * 64 + 64, 0xAB, dtype=np.uint8)
+        ends = np.empty(rows, dtype=np.int32)
+        args = (coef[:rows], 1, exps, 0, scales, 0, buf, 64, ends, 2**31 - 1, PACK)
+        format_rows(0, rows, *args, *_kernels.scratch())
+        text = int(ends[-1])
+        assert text == sum(map(len, reference(coef[:rows], e, s)))
+        assert (buf[text + fmt._TAIL_ROWS :] == 0xAB).all()

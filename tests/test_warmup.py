@@ -185,7 +185,7 @@ PRELUDE = textwrap.dedent(
     import vecfix
     import vecfix._warmup as w
 
-    MODULES = ("_kernels", "_fix_kernels", "_text_kernels", "_arrow", "_csv")
+    MODULES = ("_kernels", "_fix_kernels", "_text_kernels", "_arrow", "_csv", "_measure")
 
     def kernels():
         for m in MODULES:

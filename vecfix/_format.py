@@ -11,15 +11,19 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import _kernels
+from . import _kernels, _tuning
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
 from ._jit import readonly, target_has
 from ._kernels import FILL, MEASURE, PACK, PACK_AT
 from ._limits import INT32_MAX as _INT32_MAX
 from ._limits import INT32_MIN as _INT32_MIN
-from ._limits import INT64_MIN
+from ._limits import INT64_MAX, INT64_MIN
+from ._measure import Thresholds as _Thresholds
+from ._measure import text_size as _text_size
+from ._measure import thresholds as _thresholds
 from ._result import Formatted
 from ._scalar import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
+from ._threads import run_parts as _run_parts
 from ._threads import run_split as _run
 from ._threads import split_bounds
 from ._tuning import FEW_ROWS as _FEW_ROWS
@@ -259,14 +263,149 @@ def _pack_measured(passes: _Passes, widest: int) -> tuple[np.ndarray, np.ndarray
 def _pack(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray]:
     """Every row's text back to back: ``(offsets, data)`` in Arrow's ``string`` layout.
 
-    Each kernel call writes its rows from where its first row would start in a matrix of
-    ``width`` (no call's text can pass the next call's start), then the calls' text is
-    moved down to follow each other and their offsets with it.
+    Over several threads, rows of one layout and no nulls (the common column) are written
+    where they end up (:func:`_pack_split`); otherwise each kernel call writes its rows
+    from where its first row would start in a matrix of ``width`` and the text is moved
+    together after (:func:`_pack_moved`).
     """
-    n, width = passes.rows.n, int(width)
-    data = np.empty(n * width + _SLACK, dtype=np.uint8)
+    rows = passes.rows
+    if passes.threads > 1 and passes.valid is None and not rows.estep and not rows.sstep:
+        packed = _pack_split(passes, width)
+        if packed is not None:
+            return packed
+    return _pack_moved(passes, width)
+
+
+def _pack_split(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_pack` for one layout and no nulls, over threads, with nothing moved.
+
+    Where a thread's part starts in the Arrow data is the size of the text before it,
+    which :func:`vecfix._measure.text_size` counts without formatting (a few vectorized
+    comparisons a row, a thirtieth of the cost of writing it); each thread then writes
+    its part there and adds its start to its offsets. With two threads
+    (:func:`_pack_two`) the first part is written while the second thread counts it;
+    with more, the threads count their parts, then write them.
+
+    Returns None (and the caller packs the rows the other way) if a part's text did not
+    end where the count said, which the counts' tests say cannot happen.
+    """
+    rows, width = passes.rows, int(width)
+    n, threads = rows.n, passes.threads
+    coef = readonly(rows.coef)
+    low, high = passes.extremes or (INT64_MIN, INT64_MAX)
+    layout = _thresholds(int(rows.exps[0]), int(rows.scales[0]), low, high)
+    head = (readonly(rows.exps), 0, readonly(rows.scales), 0)
+    if threads == 2:
+        return _pack_two(coef, head, layout, width)
+    sizes = _run(_text_size, n, threads, coef, layout)
+    starts = np.cumsum([0, *sizes]).tolist()
+    bounds = split_bounds(n, threads)
+    if any(starts[t] > lo * width for t, (lo, _) in enumerate(bounds)):
+        return None  # a miscount (see the Returns): nothing written past a matrix's room
+    data, offsets = _packed_buffers(n, width)
+    ends = offsets[1:]
+    part_of = {lo: t for t, (lo, _) in enumerate(bounds)}
+
+    def write(lo: int, hi: int) -> None:
+        t = part_of[lo]
+        at = starts[t]
+        buf = data[at:] if t == threads - 1 else data[at : starts[t + 1]]  # its end: exact
+        _write_part(lo, hi, coef, head, buf, width, ends, at)
+
+    _run(write, n, threads)
+    if any(hi > lo and ends[hi - 1] != starts[t + 1] for t, (lo, hi) in enumerate(bounds)):
+        return None
+    return offsets, _text_of(data, starts[-1])
+
+
+def _packed_buffers(n: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """The data buffer (``n`` rows of ``width`` and slack: only the text's pages are ever
+    touched) and the int32 offsets (``offsets[0] = 0``) for :func:`_pack`."""
     offsets = np.empty(n + 1, dtype=np.int32)
     offsets[0] = 0
+    return np.empty(n * width + _SLACK, dtype=np.uint8), offsets
+
+
+def _text_of(data: np.ndarray, total: int) -> np.ndarray:
+    """The ``total`` bytes of text at the start of ``data``, whose room past the text
+    and its slack is given back when it is more than a sixteenth of it."""
+    if total + _SLACK < data.size - data.size // 16:
+        data.resize(total + _SLACK, refcheck=False)
+    return data[:total]
+
+
+def _write_part(
+    lo: int,
+    hi: int,
+    coef: np.ndarray,
+    head: tuple,
+    buf: np.ndarray,
+    width: int,
+    ends: np.ndarray,
+    at: int,
+) -> None:
+    """Rows ``lo:hi`` (one layout: ``head``) in Arrow's layout from ``buf[0]`` on, which
+    is ``at`` in the data: their ends in ``ends[lo:hi]``, counted from the data's start.
+
+    The kernel sees these rows alone (``stop`` is its ``lengths``' size), so it takes
+    ``buf``'s end as the end of the room it may write in.
+    """
+    part = ends[lo:hi]
+    _format_rows(0, hi - lo, coef[lo:hi], 1, *head, buf, width, part, _INT32_MAX, PACK)
+    if at:
+        part += at
+
+
+#: Rows at the end of the first part that :func:`_pack_two` writes once the second
+#: part's start is known. The kernel's 8-byte stores spill at most 25 bytes past a row's
+#: start; these rows print at least a byte each, so the spills of the rows before them
+#: land on them (rewritten after), never on the second part.
+_TAIL_ROWS = 64
+
+
+def _pack_two(
+    coef: np.ndarray, head: tuple, layout: _Thresholds, width: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_pack_split` over two threads: the calling thread writes the first part
+    from the data's start, while the other counts the first part's text, then writes
+    the second part from there. The first part is a little longer than the second
+    (:data:`~vecfix._tuning.COUNT_COST`), so that both threads finish together; the
+    first part's last :data:`_TAIL_ROWS` rows are written last, once the second part's
+    start is known. The buffer is reserved as rows x widest (only the text's pages are
+    touched) and given back past the text."""
+    n = coef.shape[0]
+    share = 1 / (2 - _tuning.COUNT_COST)  # the first part's, of the rows
+    m = min(max(int(n * share), 1), n - 1)
+    tail = min(_TAIL_ROWS, m)
+    data, offsets = _packed_buffers(n, width)
+    ends = offsets[1:]
+
+    def write(lo: int, hi: int) -> int:
+        if lo == 0:  # the calling thread: the first part but its tail, from the start
+            if hi > tail:
+                _write_part(0, hi - tail, coef, head, data, width, ends[: hi - tail], 0)
+            return 0
+        at = _text_size(0, lo, coef, layout)
+        if at <= lo * width:  # else a miscount (see _pack_split): nothing is written
+            _write_part(lo, hi, coef, head, data[at:], width, ends, at)
+        return at
+
+    _, second = _run_parts(write, [(0, m), (m, n)])
+    at = int(ends[m - tail - 1]) if m > tail else 0
+    if second > m * width or at + _text_size(m - tail, m, coef, layout) != second:
+        return None  # a miscount: the tail would not end where the second part starts
+    _write_part(m - tail, m, coef, head, data[at:second], width, ends, at)
+    if ends[m - 1] != second:
+        return None
+    return offsets, _text_of(data, int(ends[-1]))
+
+
+def _pack_moved(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_pack` with each kernel call's text written from where its first row would
+    start in a matrix of ``width`` (no call's text can pass the next call's start), then
+    moved down to follow the text before it, and its offsets with it."""
+    n, width = passes.rows.n, int(width)
+    data, offsets = _packed_buffers(n, width)
     ends = offsets[1:]
     passes.run(lambda r: (data[r * width :], width, ends[r:], _INT32_MAX, PACK))
     total = 0
@@ -280,9 +419,7 @@ def _pack(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray]:
         if start != total and used:
             ctypes.memmove(data.ctypes.data + total, data.ctypes.data + start, used)
         total += used
-    if total + _SLACK < data.size - data.size // 16:  # give back what the text left over
-        data.resize(total + _SLACK, refcheck=False)
-    return offsets, data[:total]
+    return offsets, _text_of(data, total)
 
 
 class _Passes:
@@ -300,6 +437,8 @@ class _Passes:
 
     def __init__(self, rows: Rows, valid: np.ndarray | None, threads: int) -> None:
         self.rows, self.valid, self.threads = rows, valid, threads
+        #: The smallest and the largest coefficient, once :meth:`uniform_widest` knows them.
+        self.extremes: tuple[int, int] | None = None
 
     def run(
         self,
@@ -396,7 +535,9 @@ class _Passes:
             return None if rows.n else 0
         e, s = int(rows.exps[0]), int(rows.scales[0])
         if self.valid is None:
-            return _widest_of_extremes(rows.coef, e, s, self.threads)
+            parts = _run(_extremes, rows.n, min(self.threads, rows.n), rows.coef)
+            self.extremes = min(lo for lo, _ in parts), max(hi for _, hi in parts)
+            return _widest_of(parts, e, s)
         parts = self.run(lambda _: (), kernel=_block_extremes)
         return _widest_of([r for _, r in parts], e, s)
 

@@ -72,9 +72,22 @@ def run_split(kernel: Callable[..., Any], n: int, threads: int, *args: Any) -> l
     """
     if threads <= 1 or n < 2:
         return [kernel(0, n, *args)]
-    parts = split_bounds(n, threads)
-    pool = _pool(len(parts) - 1)
-    jobs: list[Future[Any]] = [pool.submit(kernel, lo, hi, *args) for lo, hi in parts[1:]]
+    return run_parts(kernel, split_bounds(n, threads), *args)
+
+
+def run_parts(kernel: Callable[..., Any], parts: list[tuple[int, int]], *args: Any) -> list[Any]:
+    """``kernel(start, stop, *args)`` for each ``(start, stop)`` of ``parts``, as
+    :func:`run_split` runs its even parts (the first on the calling thread).
+
+    Examples
+    --------
+    >>> run_parts(lambda lo, hi: hi - lo, [(0, 6), (6, 10)])
+    [6, 4]
+    """
+    jobs: list[Future[Any]] = []
+    if len(parts) > 1:
+        pool = _pool(len(parts) - 1)
+        jobs = [pool.submit(kernel, lo, hi, *args) for lo, hi in parts[1:]]
     try:
         first = kernel(parts[0][0], parts[0][1], *args)
     finally:

@@ -152,6 +152,13 @@ def _incremental() -> None:
     fix.incremental(0, 0, ["X"], _texts(b"1"), _texts(b"2"), **_fix_args())
 
 
+def _counts() -> None:
+    from ._jit import readonly
+    from ._measure import text_size, thresholds
+
+    text_size(0, 2, readonly(np.array([5, -15], dtype=np.int64)), thresholds(-1, 0))
+
+
 _FIX = "_fix_kernels"
 _MESSAGES = ("snapshots", "quotes", "mass_quotes", "incremental")
 _FIELDS = ("first_bad_byte", "check_disjoint", "rows_to_matrix", "write_fields")
@@ -160,6 +167,7 @@ _GROUPS = (
     _Group("arrow", _arrow, "_arrow", ("pack_rows", "string_views"), 0.5, "pyarrow"),
     _Group("unpack", _unpack, "_arrow", ("unpack_rows",), 0.2),
     _Group("csv", _csv, "_csv", ("place_csv_column",), 0.3),
+    _Group("counts", _counts, "_measure", ("count_past",), 0.3),
     _Group("fields", _fields, _FIX, _FIELDS, 0.8),
     _Group("snapshots", _snapshots, _FIX, ("snapshot_lengths", "write_snapshot_bodies"), 0.7),
     _Group("quotes", _quotes, _FIX, ("quote_lengths", "write_quote_bodies"), 0.9),

@@ -1,5 +1,5 @@
-"""Time ``import vecfix`` plus the first ``format_fixed`` call, ``vecfix.warmup()`` and
-``python -m vecfix demo``.
+"""Time ``import vecfix`` plus the first ``format_fixed`` call (on 3 values, and on a
+100,000-row column), ``vecfix.warmup()`` and ``python -m vecfix demo``.
 
 Each measurement runs in a fresh Python process, against a Numba cache directory of its
 own (under a new temporary one unless ``--cache-dir`` is given):
@@ -47,6 +47,21 @@ t3 = time.perf_counter()
 assert out.to_list() == ["5000.2500", "-4.0001", "12.3457"], out.to_list()
 print(json.dumps({"import": t1 - t0, "first_call": t2 - t1, "second_call": t3 - t2,
                   "total": t2 - t0}))
+"""
+
+#: The first call on a column of 100,000 rows: past the few-rows kernel (``format_few``),
+#: so it compiles the block kernel ``format_rows`` and its passes.
+FIRST_CALL_COLUMN = r"""
+import json, time
+import numpy as np
+px = (np.arange(100_000, dtype=np.int64) - 50_000) * 1_234_567
+t0 = time.perf_counter()
+import vecfix
+t1 = time.perf_counter()
+out = vecfix.format_fixed(px, -9, 4)
+t2 = time.perf_counter()
+assert out.to_list()[:2] == ["-61.7284", "-61.7271"], out.to_list()[:2]
+print(json.dumps({"import": t1 - t0, "first_call": t2 - t1, "total": t2 - t0}))
 """
 
 WARMUP = r"""
@@ -152,6 +167,10 @@ def measure(cache_dir: str, repeat: int) -> Iterator[tuple[str, dict[str, float]
         median_of(FIRST_CALL, True, empty=True),
     )
     yield "import + first call, cache warm", median_of(FIRST_CALL, True)
+    yield (
+        "import + first call on 100,000 rows, empty cache (compiles format_rows)",
+        median_of(FIRST_CALL_COLUMN, True, empty=True),
+    )
     yield (
         "vecfix.warmup(), cold (VECFIX_NUMBA_CACHE=0: all in this process)",
         median_of(WARMUP, False),

@@ -148,8 +148,9 @@ def kernel(fn: Callable[..., Any] | None = None, *, vectorize: bool = True) -> A
     ``@kernel(vectorize=False)`` compiles it without LLVM's loop vectorizer: for kernels
     whose loops are short byte copies or carry a dependence from one step to the next,
     where vector code never runs faster yet costs compile time (often a third of the
-    kernel's). Only loops in the kernel's own code are concerned: a kernel it calls is
-    compiled with its own setting.
+    kernel's). The setting is the kernel's own: a kernel it calls compiles with that
+    one's setting, and a kernel calling it keeps its own (LLVM may then vectorize this
+    one's loops where it inlines them into that caller).
     """
     if fn is None:
         return lambda f: kernel(f, vectorize=vectorize)

@@ -70,7 +70,7 @@ def string_views(flat, width, lengths, rows_per_buffer, out):
         out[i, 1] = hi
 
 
-@kernel
+@kernel(vectorize=False)
 def pack_rows(flat, width, lengths, offsets, data):
     """Copy each row's text to ``data`` back to back, eight bytes a store; ``offsets``
     (``n + 1``) gets the bounds. ``data`` has 8 bytes of slack after the text."""

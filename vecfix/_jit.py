@@ -130,9 +130,52 @@ def _njit(fn: Callable[..., Any], **options: Any) -> Any:
     return numba.njit(**options)(fn)
 
 
-def kernel(fn: Callable[..., Any]) -> Any:
-    """Compile ``fn`` as a nopython kernel that releases the GIL (entry point from Python)."""
-    return _njit(fn, **_OPTIONS)
+#: Whether LLVM's loop vectorizer runs by default (``NUMBA_LOOP_VECTORIZE``), as Numba
+#: read it at import; :func:`kernel` turns it off per kernel with ``vectorize=False``.
+_LOOP_VECTORIZE: bool = bool(numba.config.LOOP_VECTORIZE)  # type: ignore[attr-defined]
+
+
+def _loop_vectorize(dispatcher: Any, on: bool) -> None:
+    """Compile ``dispatcher``'s code with LLVM's loop vectorizer ``on`` or off.
+
+    Numba reads ``numba.config.LOOP_VECTORIZE`` when it builds LLVM's pass pipelines, so
+    each compile sets it for its own duration (under Numba's compiler lock, which every
+    compile holds; a kernel compiled while another one's typing calls it sets its own
+    value and restores the caller's). Does nothing if a Numba version lacks the hook.
+    """
+    compiler: Any = getattr(dispatcher, "_compiler", None)
+    compile_ = getattr(compiler, "compile", None)
+    if compile_ is None:
+        return
+    config: Any = numba.config
+
+    def compile(args, return_type):
+        before = config.LOOP_VECTORIZE
+        config.LOOP_VECTORIZE = on
+        try:
+            return compile_(args, return_type)
+        finally:
+            config.LOOP_VECTORIZE = before
+
+    compiler.compile = compile
+
+
+def kernel(fn: Callable[..., Any] | None = None, *, vectorize: bool = True) -> Any:
+    """Compile ``fn`` as a nopython kernel that releases the GIL (entry point from Python).
+
+    ``@kernel(vectorize=False)`` compiles it without LLVM's loop vectorizer: for kernels
+    whose loops are short byte copies or carry a dependence from one step to the next,
+    where vector code never runs faster yet costs compile time (often a third of the
+    kernel's). The setting is the kernel's own: a kernel it calls compiles with that
+    one's setting, and a kernel calling it keeps its own (LLVM may then vectorize this
+    one's loops where it inlines them into that caller).
+    """
+    if fn is None:
+        return lambda f: kernel(f, vectorize=vectorize)
+    dispatcher = _njit(fn, **_OPTIONS)
+    if not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
+        _loop_vectorize(dispatcher, _LOOP_VECTORIZE and vectorize)
+    return dispatcher
 
 
 def helper(fn: Callable[..., Any]) -> Any:

@@ -97,6 +97,11 @@ def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 # --- the general path: any int64 row, digit by digit ------------------------------------
 
+#: ``10**k`` for ``0 <= k <= 19``, a constant of the compiled code (a loop of multiplies
+#: instead is turned into vector code by LLVM: a longer compile for nothing).
+_POW10 = np.array([10**k for k in range(20)], dtype=np.uint64)
+_POW10.flags.writeable = False
+
 
 @helper
 def _text_length(nd, z, neg, s):
@@ -124,9 +129,7 @@ def _rounded(c, e, s):
         m = a
         z += d
     elif d >= -19:  # a + 10**k // 2 < 2**64
-        p = _U64(1)
-        for _ in range(-d):
-            p *= _U64(10)
+        p = _POW10[_U64(-d)]
         m = (a + p // _U64(2)) // p
     return m, z
 
@@ -156,7 +159,7 @@ def _write_row(buf, base, width, c, e, s):
     s = _I64(s)
     nd = _ndigits(m)
     n = _text_length(nd, z, c < 0, s)
-    for t in range(base + n, base + width):
+    for t in range(_U64(base + n), _U64(base + width)):  # unsigned: a memset
         buf[t] = 0
     neg = _I64(c < 0) & _I64(nd > 0)
     pos = base + n - 1
@@ -782,10 +785,6 @@ def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limi
 
 
 # --- a few rows of one layout: one scalar pass ----------------------------------------------
-
-#: ``10**k`` for ``0 <= k <= 19`` (each below ``2**64``).
-_POW10 = np.array([10**k for k in range(20)], dtype=np.uint64)
-
 
 @helper
 def _count_digits(m):

@@ -135,7 +135,7 @@ def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
     return first, nbig
 
 
-@kernel
+@kernel(vectorize=False)
 def join(matrix, lengths, sep, end, null, out):
     """Write rows to ``out`` separated by ``sep`` and followed by ``end``.
 
@@ -164,7 +164,7 @@ def join(matrix, lengths, sep, end, null, out):
     return pos
 
 
-@kernel
+@kernel(vectorize=False)
 def justify(matrix, lengths, right, fill, null, out):
     """Copy each row into ``out`` (n x w), padded with ``fill`` on the left when ``right``.
 

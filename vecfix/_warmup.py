@@ -6,7 +6,8 @@ core beyond this one: :func:`worker_count`) compile the other kernel groups (spl
 :func:`plan`) into the on-disk cache, and this process then loads what they wrote
 (milliseconds a kernel). Numba compiles one function at a time per process, so threads
 would not help. The groups' warm-up calls take already-formatted columns, so no worker
-compiles the format kernels again.
+compiles the format kernel again (the "layouts" group compiles the kernel that finds the
+widest row when exponents vary, without it).
 
 Workers are an optimisation, never a point of failure: with the cache off
 (``VECFIX_NUMBA_CACHE=0``), no idle core, ``VECFIX_WARMUP_WORKERS=0``, a worker that
@@ -74,6 +75,17 @@ def _fix_args() -> dict[str, Any]:
     from . import fix
 
     return {"header": fix.Header("S", "T"), "sending_time": "20260101-00:00:00.000"}
+
+
+def _layouts() -> None:
+    """:func:`~vecfix.format_fixed`'s widest-row kernel for rows whose exponents vary, as
+    it calls it, without the format kernel (a worker may take it: a second of compile)."""
+    from ._format import _for_kernels, _Passes
+    from ._inputs import read_inputs
+
+    exponents = np.arange(600, dtype=np.int32) % 3 - 1
+    rows = _for_kernels(read_inputs(np.arange(600, dtype=np.int64), exponents, 1).rows)
+    _Passes(rows, None, 1).layouts_widest()
 
 
 def _text() -> None:
@@ -163,37 +175,34 @@ _FIX = "_fix_kernels"
 _MESSAGES = ("snapshots", "quotes", "mass_quotes", "incremental")
 _FIELDS = ("first_bad_byte", "check_disjoint", "rows_to_matrix", "write_fields")
 _GROUPS = (
-    _Group("text", _text, "_text_kernels", ("parse_decimal", "join", "justify"), 1.3),
+    _Group("layouts", _layouts, "_kernels", ("widest_of_layouts",), 0.8),
+    _Group("text", _text, "_text_kernels", ("parse_decimal", "join", "justify"), 0.9),
     _Group("arrow", _arrow, "_arrow", ("pack_rows", "string_views"), 0.5, "pyarrow"),
     _Group("unpack", _unpack, "_arrow", ("unpack_rows",), 0.2),
     _Group("csv", _csv, "_csv", ("place_csv_column",), 0.3),
     _Group("counts", _counts, "_measure", ("count_past",), 0.3),
-    _Group("fields", _fields, _FIX, _FIELDS, 0.8),
-    _Group("snapshots", _snapshots, _FIX, ("snapshot_lengths", "write_snapshot_bodies"), 0.7),
-    _Group("quotes", _quotes, _FIX, ("quote_lengths", "write_quote_bodies"), 0.9),
-    _Group("mass_quotes", _mass_quotes, _FIX, ("pack_sets", "write_mass_quote_bodies"), 1.8),
+    _Group("fields", _fields, _FIX, _FIELDS, 0.7),
+    _Group("snapshots", _snapshots, _FIX, ("snapshot_lengths", "write_snapshot_bodies"), 0.6),
+    _Group("quotes", _quotes, _FIX, ("quote_lengths", "write_quote_bodies"), 0.6),
+    _Group("mass_quotes", _mass_quotes, _FIX, ("pack_sets", "write_mass_quote_bodies"), 1.5),
     _Group("incremental", _incremental, _FIX, ("write_incremental_bodies",), 0.9),
 )
 _BY_NAME = {g.name: g for g in _GROUPS}
 
-#: :func:`~vecfix.format_fixed`'s kernels (compiled by this process, first) and their
-#: compile times in seconds (``format_rows`` with the kernels it calls).
-_FORMAT_SECONDS = {
-    "format_rows": 4.0,
-    "widest_of_layouts": 0.3,
-    "extremes": 0.1,
-    "format_few": 0.7,
-}
+#: The kernels of :func:`~vecfix.format_fixed`'s first calls (compiled by this process,
+#: first: a few rows, then a column of one layout) and their compile times in seconds
+#: (``format_rows`` with the kernels it calls); the kernel for rows whose exponents vary
+#: is the "layouts" group's.
+_FORMAT_SECONDS = {"format_rows": 3.5, "extremes": 0.1, "format_few": 0.7}
 
 
 def _format_calls() -> Any:
-    """Compile :func:`~vecfix.format_fixed`'s kernels; return a small result."""
+    """Compile the kernel of :func:`~vecfix.format_fixed`'s first call; return a small
+    result."""
     from ._format import format_fixed
 
     small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # a few rows: format_few
-    format_fixed(np.arange(600, dtype=np.int64), -1, 1)  # one layout: extremes, then fill
-    exponents = np.arange(600, dtype=np.int32) % 3 - 1  # format_rows: measure, then fill
-    format_fixed(np.arange(600, dtype=np.int64), exponents, 1)
+    format_fixed(np.arange(600, dtype=np.int64), -1, 1)  # a column: extremes, format_rows
     return small
 
 
@@ -202,6 +211,8 @@ def _public_calls(small: Any) -> None:
     from . import fix
     from ._format import format_fixed
 
+    exponents = np.arange(600, dtype=np.int32) % 3 - 1  # format_rows: measure, then fill
+    format_fixed(np.arange(600, dtype=np.int64), exponents, 1)
     text = format_fixed(np.array([b"1.5", b"-2"]), scales=1)
     text.to_bytes()
     text.rjust(6)
@@ -392,6 +403,7 @@ def warmup(*, everything: bool = True) -> float:
     start = time.perf_counter()
     if not everything:
         _format_calls()
+        _BY_NAME["layouts"].run()
         return time.perf_counter() - start
     mine: list[_Group] = list(_GROUPS)
     theirs: list[_Group] = []  # compiled by the workers; loaded here once they are done

@@ -1,0 +1,84 @@
+"""``vecfix._jit.kernel(vectorize=False)``: a kernel compiled without LLVM's loop
+vectorizer, and only that kernel (the kernel whose typing compiles it keeps its own)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+from vecfix import _jit
+
+NOJIT = bool(numba.config.DISABLE_JIT)
+pytestmark = pytest.mark.skipif(NOJIT, reason="NUMBA_DISABLE_JIT compiles nothing")
+vectorizing = pytest.mark.skipif(not _jit._LOOP_VECTORIZE, reason="NUMBA_LOOP_VECTORIZE=0")
+
+
+def _sum(values):
+    total = np.uint64(0)
+    for i in range(values.shape[0]):
+        total += np.uint64(values[i])
+    return total
+
+
+_CALLEE = None  # the kernel _caller calls, set before it compiles
+
+
+def _caller(values):
+    total = np.uint64(0)
+    for i in range(values.shape[0]):  # the caller's own loop
+        total += np.uint64(values[i])
+    return total + _CALLEE(values) * np.uint64(2)
+
+
+def _fresh(fn, vectorize=True):
+    """``kernel(fn, vectorize=...)`` without the on-disk cache (the test reads the IR)."""
+    dispatcher = numba.njit(**{**_jit._OPTIONS, "cache": False})(fn)
+    _jit._loop_vectorize(dispatcher, vectorize and _jit._LOOP_VECTORIZE)
+    return dispatcher
+
+
+def _vectorized(dispatcher) -> bool:
+    """Whether LLVM vectorized a loop of the compiled code (its ``vector.body`` block)."""
+    (ir,) = dispatcher.inspect_llvm().values()
+    return "vector.body" in ir
+
+
+@vectorizing
+def test_vectorize_false_compiles_the_loop_scalar_and_restores_the_setting():
+    data = np.arange(1000, dtype=np.uint8)
+    want = int(data.astype(np.uint64).sum())
+    on, off = _fresh(_sum), _fresh(_sum, vectorize=False)
+    assert on(data) == off(data) == want
+    assert _vectorized(on)
+    assert not _vectorized(off)
+    assert numba.config.LOOP_VECTORIZE == _jit._LOOP_VECTORIZE
+
+
+@vectorizing
+def test_a_scalar_kernel_compiled_within_another_leaves_the_caller_its_vectorizer():
+    global _CALLEE
+    _CALLEE = callee = _fresh(_sum, vectorize=False)
+    caller = _fresh(_caller)
+    data = np.arange(777, dtype=np.uint8)
+    assert caller(data) == 3 * int(data.astype(np.uint64).sum())
+    assert not _vectorized(callee)  # compiled during the caller's typing, scalar
+    assert _vectorized(caller)
+    assert numba.config.LOOP_VECTORIZE == _jit._LOOP_VECTORIZE
+
+
+def test_the_setting_is_restored_when_the_compile_fails():
+    def bad(values):
+        return values.no_such_attribute
+
+    broken = _fresh(bad, vectorize=False)
+    with pytest.raises(numba.core.errors.TypingError):
+        broken(np.zeros(3))
+    assert numba.config.LOOP_VECTORIZE == _jit._LOOP_VECTORIZE
+
+
+def test_the_decorator_takes_the_option_with_or_without_parentheses(monkeypatch):
+    monkeypatch.setitem(_jit._OPTIONS, "cache", False)
+    plain, scalar = _jit.kernel(_sum), _jit.kernel(vectorize=False)(_sum)
+    data = np.arange(10, dtype=np.uint8)
+    assert plain(data) == scalar(data) == 45

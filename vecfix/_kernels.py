@@ -786,6 +786,7 @@ def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limi
 
 # --- a few rows of one layout: one scalar pass ----------------------------------------------
 
+
 @helper
 def _count_digits(m):
     """Decimal digits of the uint64 ``m`` (0 for 0), by comparisons (no division)."""

@@ -325,3 +325,30 @@ def test_failed_workers_leave_the_compile_to_this_process(tmp_path, worker):
     assert got["left"] == []
     assert got["hits"] == []  # nothing on disk to load: everything compiled here
     assert "279=0\x01269=0\x0155=X\x01270=1.50\x01271=2\x01" in got["msg"]
+
+
+def test_format_only_warmup_offers_the_layouts_group_to_a_worker(monkeypatch):
+    """``warmup(everything=False)`` (what ``vecfix demo`` runs) may hand the widest-row
+    kernel of per-row exponents to a worker, and nothing else; a worker that cannot start
+    leaves it here, where it runs once, and no other group runs."""
+    asked = []
+
+    def cannot(share):
+        asked.append([g.name for g in share])
+        return None
+
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "1")
+    monkeypatch.setattr(_warmup, "_start", cannot)
+    monkeypatch.setattr(_warmup, "_cold", lambda group: True)
+    monkeypatch.setattr(_jit, "CACHE", True)
+    ran = []
+    groups = tuple(g._replace(run=lambda g=g: ran.append(g.name) or g.run()) for g in _GROUPS)
+    monkeypatch.setattr(_warmup, "_GROUPS", groups)
+    monkeypatch.setattr(_warmup, "_BY_NAME", {g.name: g for g in groups})
+    from vecfix import _coldstart
+
+    monkeypatch.setattr(_coldstart, "cached_on_disk", lambda kernel: False)  # all to compile
+    assert _warmup.warmup(everything=False) >= 0
+    if not NOJIT:
+        assert asked == [["layouts"]]
+    assert ran == ["layouts"]

@@ -383,8 +383,9 @@ def warmup(*, everything: bool = True) -> float:
     ----------
     everything : bool, default True
         Also compile the kernels of the decimal-text parser, the Arrow/bytes output
-        methods and :mod:`vecfix.fix`; ``False`` compiles only :func:`format_fixed`'s
-        (in this process: no worker is started).
+        methods and :mod:`vecfix.fix`; ``False`` compiles only :func:`format_fixed`'s (a
+        worker, if one may start, takes the widest-row kernel of per-row exponents while
+        this process compiles the others).
 
     Returns
     -------
@@ -401,11 +402,8 @@ def warmup(*, everything: bool = True) -> float:
     from . import _jit
 
     start = time.perf_counter()
-    if not everything:
-        _format_calls()
-        _BY_NAME["layouts"].run()
-        return time.perf_counter() - start
-    mine: list[_Group] = list(_GROUPS)
+    groups = _GROUPS if everything else (_BY_NAME["layouts"],)
+    mine: list[_Group] = list(groups)
     theirs: list[_Group] = []  # compiled by the workers; loaded here once they are done
     workers: list[subprocess.Popen[bytes]] = []
     try:
@@ -415,11 +413,11 @@ def warmup(*, everything: bool = True) -> float:
 
             kernels = _dispatchers("_kernels", list(_FORMAT_SECONDS))
             on_disk = all(hasattr(getattr(k, "_cache", None), "_cache_file") for k in kernels)
-            cold = [g for g in _GROUPS if _cold(g)] if on_disk else []  # else none to share
+            cold = [g for g in groups if _cold(g)] if on_disk else []  # else none to share
             timed = zip(kernels, _FORMAT_SECONDS.values(), strict=True)
             busy = sum(t for k, t in timed if not cached_on_disk(k))
             shares = plan(cold, count, busy)
-            mine = shares[0] + [g for g in _GROUPS if g not in cold]  # those only load
+            mine = shares[0] + [g for g in groups if g not in cold]  # those only load
             for share in shares[1:]:
                 proc = _start(share)
                 if proc is None:  # this process compiles that share after its own
@@ -433,7 +431,8 @@ def warmup(*, everything: bool = True) -> float:
         _wait(workers, WORKER_TIMEOUT)
         for group in theirs:  # loads what the workers wrote; compiles what they did not
             group.run()
-        _public_calls(small)
+        if everything:
+            _public_calls(small)
     finally:
         for proc in workers:  # an exception here: no worker outlives the call
             if proc.poll() is None:

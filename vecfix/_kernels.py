@@ -136,10 +136,9 @@ def _rounded(c, e, s):
 
 @helper
 def _ndigits(m):
-    """Decimal digits of the uint64 ``m`` (0 for 0)."""
+    """Decimal digits of the uint64 ``m`` (0 for 0), by comparisons (no division)."""
     nd = 0
-    while m != _U64(0):
-        m //= _U64(10)
+    while nd < 20 and m >= _POW10[nd]:
         nd += 1
     return nd
 
@@ -523,12 +522,8 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
         nb = min(block, stop - i0)
         es, ss = exps[i0 * estep :], scales[i0 * sstep :]
         changed, one_layout = _stage_layouts(es, estep, ss, sstep, nb, narrow)
-        if _FUSED:
-            slow, partial = _rounded_block(coef[i0 : i0 + nb], nb, changed, one_layout,
-                                           partial, wide, real, narrow)  # fmt: skip
-        else:
-            slow, partial = _rounded_block(coef[i0 : i0 + nb], nb, changed, False, partial,
-                                           wide, real, narrow)  # fmt: skip
+        slow, partial = _rounded_block(coef[i0 : i0 + nb], nb, changed, one_layout & _FUSED,
+                                       partial, wide, real, narrow)  # fmt: skip
         _digits(nb, narrow)
         if slow:  # the general path's rows (listed in HI, free once the digits are out)
             _slow_rows(nb, fast_rows, slow_rows)
@@ -787,15 +782,6 @@ def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limi
 # --- a few rows of one layout: one scalar pass ----------------------------------------------
 
 
-@helper
-def _count_digits(m):
-    """Decimal digits of the uint64 ``m`` (0 for 0), by comparisons (no division)."""
-    nd = 0
-    while nd < 20 and m >= _POW10[nd]:
-        nd += 1
-    return nd
-
-
 @kernel
 def format_few(coef, exponent, scale, buf, lengths):
     """Write the rows ``coef`` of one ``exponent`` and ``scale`` (any int64s; int32
@@ -803,12 +789,11 @@ def format_few(coef, exponent, scale, buf, lengths):
 
     Row ``i`` goes to ``buf[i * widest:][:widest]``, zero-padded, its length to
     ``lengths[i]``. ``buf`` holds ``len(coef) * bound + 8`` bytes or more, ``bound``
-    being the longest row any int64 prints under the layout (the rows are zeroed with
-    8-byte stores). One scalar pass, with the layout's constants computed once and the
-    widest row found from the smallest and the largest coefficient (a row's length only
-    grows with ``|c|``): :func:`format_rows`' passes cost more than this for a handful of
-    rows (``format_fixed``'s call of a trading loop). The rounding is :func:`_rounded`'s
-    and the length :func:`_text_length`'s.
+    being the longest row any int64 prints under the layout. One scalar pass of the
+    general path (:func:`_write_row`), the widest row found from the smallest and the
+    largest coefficient (a row's length only grows with ``|c|``): :func:`format_rows`'
+    passes cost more than this for a handful of rows (``format_fixed``'s call of a
+    trading loop).
 
     Examples
     --------
@@ -822,44 +807,8 @@ def format_few(coef, exponent, scale, buf, lengths):
     n = coef.shape[0]
     if n == 0:
         return 0
-    s = _I64(scale)
-    d = _I64(exponent) + s
-    p = _POW10[min(max(-d, 0), 19)]  # M = (|c| + p // 2) // p: |c| for d >= 0
-    half = p >> _U64(1)
-    keep = _U64(d >= -19)  # below that, every M is 0
-    z = max(-s, 0) + max(d, 0)
-    frac = max(s, 0)
-    lo = hi = coef[0]
-    for c in coef:
-        lo, hi = min(lo, c), max(hi, c)
-    m_lo, m_hi = (_magnitude(lo) + half) // p * keep, (_magnitude(hi) + half) // p * keep
-    widest = max(
-        _text_length(_count_digits(m_lo), z, lo < 0, s),
-        _text_length(_count_digits(m_hi), z, hi < 0, s),
-    )
+    lo, hi = _extremes(coef, coef[0], coef[0])
+    widest = max(_row_length(lo, exponent, scale), _row_length(hi, exponent, scale))
     for i in range(n):
-        c = coef[i]
-        m = (_magnitude(c) + half) // p * keep
-        nd = _count_digits(m)
-        size = _text_length(nd, z, c < 0, s)
-        lengths[i] = size
-        base = i * widest
-        for t in range(0, widest, 8):  # spills into the next row, or the 8 bytes after
-            store8(buf, base + t, _U64(0))
-        neg = _I64(c < 0) & _I64(nd > 0)
-        zeros = z * _I64(nd > 0)
-        pos = base + size - 1
-        for r in range(size - neg - _I64(s > 0)):  # r: the digit's place from the right
-            if r == frac and frac > 0:
-                buf[pos] = _DOT
-                pos -= 1
-            digit = _U64(0)
-            if r >= zeros:
-                q = m // _U64(10)
-                digit = m - q * _U64(10)
-                m = q
-            buf[pos] = np.uint8(_U64(48) + digit)
-            pos -= 1
-        if neg:
-            buf[pos] = _MINUS
+        lengths[i] = _write_row(buf, i * widest, widest, coef[i], exponent, scale)
     return widest

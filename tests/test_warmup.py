@@ -139,20 +139,28 @@ def test_no_worker_from_a_frozen_app(monkeypatch):
     assert _warmup._start(_GROUPS[:1]) is None
 
 
-def test_a_worker_that_cannot_start_leaves_its_share_here(monkeypatch):
-    asked = []
+def _workers_that_cannot_start(monkeypatch, workers: int) -> tuple[list, list]:
+    """``VECFIX_WARMUP_WORKERS=workers``, every group cold, and no worker able to start:
+    ``(asked, ran)``, the shares offered to workers and the groups run here, by name."""
+    asked: list = []
+    ran: list = []
 
     def cannot(share):
         asked.append([g.name for g in share])
         return None
 
-    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "2")
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", str(workers))
     monkeypatch.setattr(_warmup, "_start", cannot)
     monkeypatch.setattr(_warmup, "_cold", lambda group: True)
     monkeypatch.setattr(_jit, "CACHE", True)
-    ran = []
     groups = tuple(g._replace(run=lambda g=g: ran.append(g.name) or g.run()) for g in _GROUPS)
     monkeypatch.setattr(_warmup, "_GROUPS", groups)
+    monkeypatch.setattr(_warmup, "_BY_NAME", {g.name: g for g in groups})
+    return asked, ran
+
+
+def test_a_worker_that_cannot_start_leaves_its_share_here(monkeypatch):
+    asked, ran = _workers_that_cannot_start(monkeypatch, 2)
     assert _warmup.warmup() >= 0
     if not NOJIT:
         assert asked  # a share was offered to a worker
@@ -331,20 +339,7 @@ def test_format_only_warmup_offers_the_layouts_group_to_a_worker(monkeypatch):
     """``warmup(everything=False)`` (what ``vecfix demo`` runs) may hand the widest-row
     kernel of per-row exponents to a worker, and nothing else; a worker that cannot start
     leaves it here, where it runs once, and no other group runs."""
-    asked = []
-
-    def cannot(share):
-        asked.append([g.name for g in share])
-        return None
-
-    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "1")
-    monkeypatch.setattr(_warmup, "_start", cannot)
-    monkeypatch.setattr(_warmup, "_cold", lambda group: True)
-    monkeypatch.setattr(_jit, "CACHE", True)
-    ran = []
-    groups = tuple(g._replace(run=lambda g=g: ran.append(g.name) or g.run()) for g in _GROUPS)
-    monkeypatch.setattr(_warmup, "_GROUPS", groups)
-    monkeypatch.setattr(_warmup, "_BY_NAME", {g.name: g for g in groups})
+    asked, ran = _workers_that_cannot_start(monkeypatch, 1)
     from vecfix import _coldstart
 
     monkeypatch.setattr(_coldstart, "cached_on_disk", lambda kernel: False)  # all to compile

@@ -535,11 +535,11 @@ class _Passes:
             return None if rows.n else 0
         e, s = int(rows.exps[0]), int(rows.scales[0])
         if self.valid is None:
-            parts = _run(_extremes, rows.n, min(self.threads, rows.n), rows.coef)
+            parts = _extremes_of(rows.coef, self.threads)
             self.extremes = min(lo for lo, _ in parts), max(hi for _, hi in parts)
             return _widest_of(parts, e, s)
-        parts = self.run(lambda _: (), kernel=_block_extremes)
-        return _widest_of([r for _, r in parts], e, s)
+        blocks = self.run(lambda _: (), kernel=_block_extremes)
+        return _widest_of([r for _, r in blocks], e, s)
 
     def layouts_widest(self) -> int:
         """The longest row (or one over the length limit) when exponents or scales vary,
@@ -802,10 +802,15 @@ def _widest_of_extremes(coef: np.ndarray, exponent: int, scale: int, threads: in
     """The longest row of ``coef`` under one exponent and scale, from two of its rows.
 
     The length only grows with ``|c|``, so the smallest and the largest coefficient bound
-    it and the measuring pass can be skipped (the fill writes the lengths). With
-    ``threads``, each thread finds the extremes of its part (NumPy releases the GIL).
+    it and the measuring pass can be skipped (the fill writes the lengths).
     """
-    return _widest_of(_run(_extremes, coef.size, min(threads, coef.size), coef), exponent, scale)
+    return _widest_of(_extremes_of(coef, threads), exponent, scale)
+
+
+def _extremes_of(coef: np.ndarray, threads: int) -> list[tuple[int, int]]:
+    """The ``(smallest, largest)`` coefficient of each of ``threads`` parts of ``coef``,
+    each found on its thread (the kernel releases the GIL)."""
+    return _run(_extremes, coef.size, min(threads, coef.size), coef)
 
 
 def _widest_of(extremes: list[tuple[int, int]], exponent: int, scale: int) -> int:

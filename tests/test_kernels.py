@@ -220,3 +220,107 @@ def test_blocks_of_one_layout_between_mixed_blocks(fused, monkeypatch):
         assert vecfix.format_fixed(coef, exps, scales, threads=1).to_list() == want
         one = vecfix.format_fixed(coef[:block], -6, 2, threads=1).to_list()
         assert one == [reference_fixed(c, -6, 2) for c in coef[:block].tolist()]
+
+
+def _float_limit(e: int, s: int) -> int:
+    """The ``|c|`` below which a one-layout block rounds in float64, stated independently
+    of the kernel (``|c| * 10**d + H < 2**52``; see ``_layouts``)."""
+    d = e + s
+    if d >= 0:
+        return -(-(2**52) // 10**d)  # the least a with a * 10**d >= 2**52
+    return max(2**52 - 10 ** min(-d, 18) // 2, 0)
+
+
+@pytest.mark.parametrize(("e", "s"), [(-9, 4), (-1, 0), (-15, 0), (-6, 15), (-20, 2), (3, 2)])
+def test_one_layout_blocks_around_the_float_limit(e, s):
+    """Coefficients just under, at and over the limit of the float64 rounding, on and
+    next to ties: a block with a few of them (they take the general path) and a block of
+    little else (it goes through the integer passes) print as the reference."""
+    lim = _float_limit(e, s)
+    k = max(-(e + s), 0)
+    near = []
+    for base in (lim - 1, lim, lim + 1, lim - 10**k // 2, lim + 10**k // 2, 2**53, 2**63 - 1):
+        if 0 <= base < 2**63:
+            near += [base, -base]
+    rng = np.random.default_rng(lim % 2**32)
+    n = BLOCK + 64
+    coef = rng.integers(-(10**12), 10**12, n, dtype=np.int64)
+    coef[: len(near)] = near  # a few in the first block: the float pass keeps it
+    many = np.resize(np.array(near, dtype=np.int64), n - BLOCK)
+    coef[BLOCK:] = many  # the second block: nearly all past the limit
+    if NOJIT:
+        coef = np.concatenate([coef[:40], coef[BLOCK:]])
+    want = [reference_fixed(c, e, s) for c in coef.tolist()]
+    assert vecfix.format_fixed(coef, e, s, threads=1).to_list() == want
+
+
+@given(
+    st.integers(-18, 15),
+    st.integers(0, 15),
+    st.integers(0, 2**50),
+    st.booleans(),
+    st.sampled_from([0, 1, -1, 2, -2]),
+    st.booleans(),
+)
+@settings(max_examples=400, deadline=None)
+def test_rounded_float_matches_integer_rounding(d, s, m, whole, r, tie):
+    """``_rounded_float``, with the constants ``_layouts`` computes, gives M's 8-digit
+    halves, rounded half away from zero, for every ``|c|`` under its limit (Python ints
+    give the expectation); at or above it, it says so (``ok`` False). ``|c|`` is drawn
+    next to where the float64 steps may land one off: where ``|c| * 10**d + H`` is a
+    multiple of ``10**k`` (a tie) or not, and ``M`` a multiple of ``10**8`` or not."""
+    e = d - s
+    wide, real, narrow = _kernels.scratch(1)
+    narrow[_kernels._E, 0] = np.int32(e).view(np.uint32)
+    narrow[_kernels._SC, 0] = s
+    getattr(_kernels._layouts, "py_func", _kernels._layouts)(1, wide, real, narrow)
+    lim = int(wide[_kernels._LIM, 0])
+    want = _float_limit(e, s)  # for d > 0 one less is safe too (and the kernel's may be)
+    assert lim == want or (d > 0 and lim == want - 1)
+    k = max(-d, 0)
+    m = m // 10**8 * 10**8 if whole else m
+    a = m * 10**k - (10**k // 2 if tie else 0) + r if d < 0 else m // 10**d + r
+    a = min(max(a, 0), 2**63 - 1)
+    rounded = getattr(_kernels._rounded_float, "py_func", _kernels._rounded_float)
+    args = [real[r, 0] for r in (_kernels._PF, _kernels._HF, _kernels._RD, _kernels._DF)]
+    for c in (a, -a):
+        hi, lo, ok = rounded(np.int64(c), *args, wide[_kernels._LIM, 0])
+        assert bool(ok) == (a < lim)
+        m = (a * 10**d if d >= 0 else (a + 10**k // 2) // 10**k) if ok else 0
+        assert (int(hi), int(lo)) == divmod(m, 10**8), (c, e, s)
+
+
+@pytest.mark.parametrize("k", range(1, 16))
+def test_one_layout_quotients_on_multiples(k):
+    """``|c| * 10**d + H`` a multiple of ``10**k`` and one either side, and ``M`` a
+    multiple of ``10**8`` and one either side, for every ``k`` the float64 rounding takes
+    (where ``1 / 10**k`` rounds below, the floor of the product is one short and the
+    remainder fixes it)."""
+    rng = np.random.default_rng(k)
+    n = 600 if not NOJIT else 60
+    top = max((2**52 - 10**k) // 10**k, 2)
+    m = rng.integers(1, top, n, dtype=np.int64)
+    m[: n // 3] = m[: n // 3] // 10**8 * 10**8 + rng.integers(-1, 2, n // 3)
+    a = m * 10**k - 10**k // 2 + rng.integers(-1, 2, n)
+    a[::2] = m[::2] * 10**k + rng.integers(-1, 2, (n + 1) // 2)
+    coef = np.where(rng.random(n) < 0.5, -a, a)
+    s = min(k, 4)
+    want = [reference_fixed(c, -k - s, s) for c in coef.tolist()]
+    assert vecfix.format_fixed(coef, -k - s, s, threads=1).to_list() == want
+
+
+@pytest.mark.parametrize("layout", ["matrix", "arrow"])
+def test_integer_fallback_after_a_call_of_one_layout(layout):
+    """A block of one layout computes its constants for its first row only; a call after
+    it (same thread, same staging arrays, same layout) whose coefficients send its block
+    through the integer passes, which read every row's constants, prints as the
+    reference (rows 1 on once kept the constants of an earlier call's layout)."""
+    e, s = 0, 4
+    rng = np.random.default_rng(11)
+    small = rng.integers(-(10**6), 10**6, 100, dtype=np.int64)
+    big = rng.integers(10**12, 10**14, 100, dtype=np.int64)  # past 2**52 / 10**4
+    big[::3] = small[::3]
+    vecfix.format_fixed(small, -3, 1, threads=1, layout=layout)  # another layout first
+    vecfix.format_fixed(small, e, s, threads=1, layout=layout)
+    got = vecfix.format_fixed(big, e, s, threads=1, layout=layout).to_list()
+    assert got == [reference_fixed(c, e, s) for c in big.tolist()]

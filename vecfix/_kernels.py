@@ -13,13 +13,17 @@ least ``s + 1``), and a ``-`` in front when ``c < 0`` and ``M != 0``. With ``d =
 staging arrays, in passes whose loops have no branches, so that LLVM turns them into vector
 code:
 
-1. **layout & round** (:func:`_layouts`, :func:`_round`): each row's constants ``10**d``,
-   ``10**k`` and ``1 / 10**k``, computed arithmetically from ``e`` and ``s`` (small-table
-   gathers keep LLVM from vectorizing); then ``M``, by a float64 multiply with an integer
-   ``±1`` fix-up, exact while ``M < 2**49``. Rows outside ``0 <= s <= 15``, ``-18 <= d <=
-   15`` (or ``d <= -20``, where ``M = 0``) and ``M < 2**49`` are flagged *slow*. A block
-   of one layout (a column's, or a run's) computes its constants once and, on AVX-512,
-   rounds and splits in one pass with them in registers (:func:`_round_one`);
+1. **layout & round** (:func:`_layouts`, :func:`_round_one`, :func:`_round_rows`): each
+   row's constants ``10**d``, ``10**k``, ``1 / 10**k`` and the largest ``|c|`` the float64
+   rounding takes, computed arithmetically from ``e`` and ``s`` (small-table gathers keep
+   LLVM from vectorizing); then ``M`` and its 8-digit halves in float64 alone
+   (:func:`_rounded_float`: a floor and a remainder fix-up), exact while ``|c| * 10**d +
+   10**k / 2 < 2**52``. A block of one layout (a column's, or a run's) computes its
+   constants once, for its first row, and keeps them in registers. Rows outside ``0 <= s
+   <= 15``, ``-18 <= d <= 15`` (or ``d <= -20``, where ``M = 0``) are flagged *slow*; so
+   are larger coefficients, unless they fill more than 1 row in 32 of the block: then the
+   block goes through the integer passes (:func:`_round`, :func:`_split`: a float64
+   estimate with an integer ``±1`` fix-up, exact while ``M < 2**49``);
 2. **digits** (:func:`_split`, :func:`_digits`, :func:`_compose`): ``M`` in two 8-digit
    halves (the one pass from 64-bit to 32-bit lanes), as 16 ASCII digits (four 4-digit
    SWAR groups in uint32 lanes, 16 rows a vector) and its length, then the row's text in
@@ -56,9 +60,10 @@ _EXP52 = np.uint64(0x4330000000000000)  # the bits of 2.0**52
 #: without it :func:`_as_double` converts two exact halves (AVX2 and SSE2 have no such
 #: instruction). Both give the same double.
 _NATIVE_CONVERT = target_has("avx512dq")
-#: Whether a block of one layout rounds and splits in one pass (:func:`_round_one`): with
-#: AVX-512's 32 vector registers 0.6-0.9 ns a row faster than two passes; AVX2's 16 hold
-#: fewer of its values, and there the two passes run.
+#: Whether a block of one layout rounds with its first row's constants in registers
+#: (:func:`_round_one`) rather than each row's staged ones (:func:`_round_rows`): faster
+#: with AVX-512's 32 vector registers; with AVX2's 16 no faster (7.8-8.3 ns a row either
+#: way on 1M PRICE9, in turn), and there every block stages its rows' constants.
 _FUSED = target_has("avx512f")
 _TWO52 = 2.0**52
 
@@ -76,8 +81,8 @@ def _to_int(x):
 
 
 #: Rows of the staging arrays (see :func:`scratch`): uint64, float64 and uint32 ones.
-_P, _D, _H, _M, _W0, _W1, _W2, _AT = range(8)
-_PF, _HF, _RD = range(3)
+_P, _D, _H, _M, _W0, _W1, _W2, _AT, _LIM = range(9)
+_PF, _HF, _RD, _DF = range(4)
 _E, _SC, _S, _OK, _FAST, _HI, _LO, _SG, _LEN, _G0, _G1, _G2, _G3 = range(13)
 
 
@@ -88,10 +93,11 @@ def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     :func:`_layouts` would write them: the kernel recomputes a column's constants only
     when its exponent or scale changes.
     """
-    wide = np.zeros((8, block), dtype=np.uint64)
-    real = np.zeros((3, block), dtype=np.float64)
+    wide = np.zeros((9, block), dtype=np.uint64)
+    real = np.zeros((4, block), dtype=np.float64)
     narrow = np.zeros((13, block), dtype=np.uint32)
-    wide[_P], wide[_D], real[_PF], real[_RD], narrow[_OK] = 1, 1, 1.0, 1.0, 1
+    wide[_P], wide[_D], real[_PF], real[_RD], real[_DF], narrow[_OK] = 1, 1, 1.0, 1.0, 1.0, 1
+    wide[_LIM] = 2**49
     return wide, real, narrow
 
 
@@ -212,14 +218,23 @@ def _layouts(nb, wide, real, narrow):
     for j in range(nb):
         pf[j], hf[j], rd[j] = _layout_floats(np.int32(exps[j]), np.int32(scales[j]))
     p, dd, h, sc, ok = wide[_P], wide[_D], wide[_H], narrow[_S], narrow[_OK]
+    df, lim = real[_DF], wide[_LIM]
     for j in range(nb):  # the same as integers (exact: powers of ten below 2**53)
         e, s = _I64(np.int32(exps[j])), _I64(np.int32(scales[j]))
         d = e + s
         p[j] = _U64(pf[j])
         h[j] = _U64(hf[j])
         dd[j] = max(_U64(hf[j]) * _U64(2), _U64(1))
+        df[j] = max(hf[j] * 2.0, 1.0)
         sc[j] = _U32(s)
-        ok[j] = _U32((s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20)))
+        fits = (s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20))
+        ok[j] = _U32(fits)
+        # |c| below this: M by :func:`_rounded_float` (|c| * P + H < 2**52; for d >= 0,
+        # floor(2**52 / P) or one more, as 2**52 / P is no integer for P > 1)
+        bound = _U64(4503599627370496.0 / max(pf[j], 1.0))
+        bound = bound if d >= 0 else _U64(max(_I64(2**52) - _I64(h[j]), 0))
+        bound = _ONES if d <= -20 else bound
+        lim[j] = bound if fits else _U64(0)
 
 
 @helper
@@ -268,6 +283,33 @@ def _halves(m):
     return hi, _U32(lo - (np.int32(100_000_000) if over else np.int32(0)))
 
 
+@helper
+def _small_double(a):
+    """The uint64 ``a`` as float64, exact below ``2**52`` (finite above)."""
+    return np.float64(a) if _NATIVE_CONVERT else _to_double(a if a < _U64(2**52) else _U64(0))
+
+
+@helper
+def _rounded_float(c, pf, hf, rd, df, lim):
+    """``(HI, LO, ok)`` of one row: ``M``'s 8-digit halves, in float64 only.
+
+    Where ``|c| < lim`` (:func:`_layouts`), ``x = |c| * P + H < 2**52`` is exact in
+    float64, and so is every product below (and ``M < 2**52``: 16 digits at most).
+    ``floor(x * (1 / D))`` is the quotient or one less (its error is below ``1 / D``, a
+    fraction's smallest step), and the remainder ``x - q * D`` fixes it up.
+    ``floor(M * 1e-8)`` needs no fix-up: the double nearest ``1e-8`` is above it, and the
+    error is below ``1e-8``. Otherwise ``ok`` is False and the halves 0.
+    """
+    a = _magnitude(c)
+    ok = a < lim
+    x = _small_double(a) * pf + hf
+    q = np.floor(x * rd)
+    q = q + (1.0 if x - q * df >= df else 0.0)
+    q = q if ok else 0.0
+    hi = np.floor(q * 1e-8)
+    return _U32(np.int32(hi)), _U32(np.int32(q - hi * 1e8)), ok
+
+
 @kernel
 def _round(coef, nb, wide, real, narrow):
     """``M`` of each row of a block and its sign; return how many rows are slow (their
@@ -294,17 +336,36 @@ def _round(coef, nb, wide, real, narrow):
 @kernel
 def _round_one(coef, nb, wide, real, narrow):
     """:func:`_round` and :func:`_split` in one pass, for a block of one layout (a
-    column's, or a run's: the staged constants of row 0 for every row). The constants
-    stay in registers, ``M`` too: 0.6 ns a row less than the two passes (AVX-512)."""
-    pf, hf, rd, ok_layout = real[_PF, 0], real[_HF, 0], real[_RD, 0], narrow[_OK, 0] != 0
-    p, dd, h = wide[_P, 0], wide[_D, 0], wide[_H, 0]
+    column's, or a run's: the staged constants of row 0 for every row), in float64
+    (:func:`_rounded_float`). The constants stay in registers, ``M`` too. Rows whose
+    ``|c|`` is too large for it are left slow (:func:`_rounded_block` then takes the
+    block through the integer passes if there are many)."""
+    pf, hf, rd, df = real[_PF, 0], real[_HF, 0], real[_RD, 0], real[_DF, 0]
+    lim = wide[_LIM, 0]
     his, los, sg, fast = narrow[_HI], narrow[_LO], narrow[_SG], narrow[_FAST]
     slow = 0
     for j in range(nb):
         c = coef[j]
-        q, ok = _rounded_fast(c, pf, hf, rd, p, dd, h, ok_layout)
-        his[j], los[j] = _halves(q)
-        sg[j] = _U32((c < 0) & (q != _U64(0)))
+        hi, lo, ok = _rounded_float(c, pf, hf, rd, df, lim)
+        his[j], los[j] = hi, lo
+        sg[j] = _U32((c < 0) & ((hi | lo) != _U32(0)))
+        fast[j] = _U32(ok)
+        slow += _I64(not ok)
+    return slow
+
+
+@kernel
+def _round_rows(coef, nb, wide, real, narrow):
+    """:func:`_round_one` for a block of many layouts: each row's staged constants."""
+    pf, hf, rd, df = real[_PF], real[_HF], real[_RD], real[_DF]
+    lim, his, los = wide[_LIM], narrow[_HI], narrow[_LO]
+    sg, fast = narrow[_SG], narrow[_FAST]
+    slow = 0
+    for j in range(nb):
+        c = coef[j]
+        hi, lo, ok = _rounded_float(c, pf[j], hf[j], rd[j], df[j], lim[j])
+        his[j], los[j] = hi, lo
+        sg[j] = _U32((c < 0) & ((hi | lo) != _U32(0)))
         fast[j] = _U32(ok)
         slow += _I64(not ok)
     return slow
@@ -517,7 +578,9 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
     zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _place)
     at, fast_rows, size, slow_rows = wide[_AT], narrow[_FAST], narrow[_LEN], narrow[_HI]
     pos = start * width  # PACK: where the next row starts
-    partial = False  # whether only row 0 of the staged constants is up to date
+    # whether only row 0 of the staged constants may be up to date (a call before may
+    # have left the others stale: its last block of one layout computed row 0's alone)
+    partial = True
     for i0 in range(start, stop, block):
         nb = min(block, stop - i0)
         es, ss = exps[i0 * estep :], scales[i0 * sstep :]
@@ -582,7 +645,9 @@ def _slow_rows(nb, fast_rows, slow_rows):
 @helper
 def _rounded_block(coef, nb, changed, one_layout, partial, wide, real, narrow):
     """The staged constants (if ``changed``), then ``M`` of each row of the block as
-    halves ``HI``, ``LO``: :func:`_round_one` for a block of ``one_layout``, else
+    halves ``HI``, ``LO``: in float64, :func:`_round_one` for a block of ``one_layout``,
+    else :func:`_round_rows`; when that leaves more than 1 row in 32 slow (coefficients
+    of ``2**52`` and more, which real columns hold in whole runs), in integers,
     :func:`_round` and :func:`_split`. Return the slow rows' count and whether only row 0
     of the constants is up to date (``partial``)."""
     if one_layout:  # the constants of row 0, and every row's scale
@@ -592,10 +657,17 @@ def _rounded_block(coef, nb, changed, one_layout, partial, wide, real, narrow):
             for j in range(1, nb):
                 scale[j] = scale[0]
             partial = True
-        return _round_one(coef, nb, wide, real, narrow), partial
+        slow = _round_one(coef, nb, wide, real, narrow)
+        if slow <= nb // 32 or narrow[_OK, 0] == 0:
+            return slow, partial
+        # many coefficients too large for float64 (or a layout it cannot take): integers
     if changed or partial:  # every row's constants
         _layouts(nb, wide, real, narrow)
         partial = False
+    if not one_layout:
+        slow = _round_rows(coef, nb, wide, real, narrow)
+        if slow <= nb // 32:
+            return slow, partial
     slow = _round(coef, nb, wide, real, narrow)
     _split(nb, wide, narrow)
     return slow, partial

@@ -4,6 +4,7 @@ no slack after them, and the staging arrays left from a previous call."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import numba
@@ -197,6 +198,23 @@ def test_as_double_both_ways(name, a):
     assert as_double(np.uint64(a)) == float(a)
 
 
+@pytest.mark.parametrize("native", [True, False])
+@given(st.integers(0, 2**64 - 1))
+@settings(max_examples=200, deadline=None)
+def test_small_double_both_ways(native, a):
+    """``_small_double``: exact below ``2**52``; above, at least ``2**52`` with AVX-512DQ's
+    conversion (the float64 rounding's test fails on it) and finite without it (where
+    the rounding tests ``|c|`` itself)."""
+    saved = _kernels._NATIVE_CONVERT
+    _kernels._NATIVE_CONVERT = native  # read when the plain-Python function runs
+    try:
+        small = getattr(_kernels._small_double, "py_func", _kernels._small_double)
+        x = float(small(np.uint64(a)))
+    finally:
+        _kernels._NATIVE_CONVERT = saved
+    assert x == float(a) if a < 2**52 else (x >= 2.0**52 if native else np.isfinite(x))
+
+
 @pytest.mark.parametrize("fused", [True, False])
 def test_blocks_of_one_layout_between_mixed_blocks(fused, monkeypatch):
     """A block of one layout takes its constants from its first row, a mixed block from
@@ -222,13 +240,18 @@ def test_blocks_of_one_layout_between_mixed_blocks(fused, monkeypatch):
         assert one == [reference_fixed(c, -6, 2) for c in coef[:block].tolist()]
 
 
-def _float_limit(e: int, s: int) -> int:
-    """The ``|c|`` below which a one-layout block rounds in float64, stated independently
-    of the kernel (``|c| * 10**d + H < 2**52``; see ``_layouts``)."""
+def _float_limit(e: int, s: int, top: int = 2**52) -> int:
+    """The ``|c|`` below which a row rounds in float64, stated independently of the
+    kernel: ``x = |c| * 10**d + H < top`` (``2**52``; ``2**52 - 1`` without AVX-512DQ), in
+    a layout the block passes take (0 in others; any ``|c|`` where ``d <= -20``)."""
     d = e + s
+    if not (0 <= s <= 15 and (-18 <= d <= 15 or d <= -20)):
+        return 0
+    if d <= -20:
+        return 2**64
     if d >= 0:
-        return -(-(2**52) // 10**d)  # the least a with a * 10**d >= 2**52
-    return max(2**52 - 10 ** min(-d, 18) // 2, 0)
+        return -(-top // 10**d)  # the least a with a * 10**d >= top
+    return max(top - 10**-d // 2, 0)
 
 
 @pytest.mark.parametrize(("e", "s"), [(-9, 4), (-1, 0), (-15, 0), (-6, 15), (-20, 2), (3, 2)])
@@ -255,39 +278,44 @@ def test_one_layout_blocks_around_the_float_limit(e, s):
 
 
 @given(
-    st.integers(-18, 15),
-    st.integers(0, 15),
+    st.integers(-22, 17),
+    st.integers(0, 16),
     st.integers(0, 2**50),
-    st.booleans(),
+    st.sampled_from(["any", "whole", "limit"]),
     st.sampled_from([0, 1, -1, 2, -2]),
     st.booleans(),
 )
-@settings(max_examples=400, deadline=None)
-def test_rounded_float_matches_integer_rounding(d, s, m, whole, r, tie):
+@settings(max_examples=500, deadline=None)
+def test_rounded_float_matches_integer_rounding(d, s, m, where, r, tie):
     """``_rounded_float``, with the constants ``_layouts`` computes, gives M's 8-digit
     halves, rounded half away from zero, for every ``|c|`` under its limit (Python ints
     give the expectation); at or above it, it says so (``ok`` False). ``|c|`` is drawn
     next to where the float64 steps may land one off: where ``|c| * 10**d + H`` is a
-    multiple of ``10**k`` (a tie) or not, and ``M`` a multiple of ``10**8`` or not."""
+    multiple of ``10**k`` (a tie) or not, ``M`` a multiple of ``10**8`` or not, and next
+    to the limit; in layouts the block passes take and others."""
     e = d - s
     wide, real, narrow = _kernels.scratch(1)
     narrow[_kernels._E, 0] = np.int32(e).view(np.uint32)
     narrow[_kernels._SC, 0] = s
     getattr(_kernels._layouts, "py_func", _kernels._layouts)(1, wide, real, narrow)
-    lim = int(wide[_kernels._LIM, 0])
-    want = _float_limit(e, s)  # for d > 0 one less is safe too (and the kernel's may be)
-    assert lim == want or (d > 0 and lim == want - 1)
+    lim = _float_limit(e, s)
     k = max(-d, 0)
-    m = m // 10**8 * 10**8 if whole else m
+    m = m // 10**8 * 10**8 if where == "whole" else m
     a = m * 10**k - (10**k // 2 if tie else 0) + r if d < 0 else m // 10**d + r
+    a = min(lim, 2**63) + r if where == "limit" else a
     a = min(max(a, 0), 2**63 - 1)
     rounded = getattr(_kernels._rounded_float, "py_func", _kernels._rounded_float)
     args = [real[r, 0] for r in (_kernels._PF, _kernels._HF, _kernels._RD, _kernels._DF)]
-    for c in (a, -a):
-        hi, lo, ok = rounded(np.int64(c), *args, wide[_kernels._LIM, 0])
-        assert bool(ok) == (a < lim)
-        m = (a * 10**d if d >= 0 else (a + 10**k // 2) // 10**k) if ok else 0
-        assert (int(hi), int(lo)) == divmod(m, 10**8), (c, e, s)
+    saved = _kernels._NATIVE_CONVERT
+    try:
+        for native, c in itertools.product((True, False), (a, -a)):
+            _kernels._NATIVE_CONVERT = native  # both conversions (the plain function's)
+            hi, lo, ok = rounded(np.int64(c), *args)
+            assert bool(ok) == (a < (lim if native else _float_limit(e, s, 2**52 - 1)))
+            m = (a * 10**d if d >= 0 else (a + 10**k // 2) // 10**k) if ok else 0
+            assert (int(hi), int(lo)) == divmod(m, 10**8), (c, e, s, native)
+    finally:
+        _kernels._NATIVE_CONVERT = saved
 
 
 @pytest.mark.parametrize("k", range(1, 16))

@@ -14,16 +14,17 @@ staging arrays, in passes whose loops have no branches, so that LLVM turns them 
 code:
 
 1. **layout & round** (:func:`_layouts`, :func:`_round_one`, :func:`_round_rows`): each
-   row's constants ``10**d``, ``10**k``, ``1 / 10**k`` and the largest ``|c|`` the float64
-   rounding takes, computed arithmetically from ``e`` and ``s`` (small-table gathers keep
-   LLVM from vectorizing); then ``M`` and its 8-digit halves in float64 alone
+   row's constants ``10**d``, ``10**k``, ``1 / 10**k`` and ``10**k / 2`` in float64,
+   computed arithmetically from ``e`` and ``s`` (small-table gathers keep LLVM from
+   vectorizing); then ``M`` and its 8-digit halves in float64 alone
    (:func:`_rounded_float`: a floor and a remainder fix-up), exact while ``|c| * 10**d +
    10**k / 2 < 2**52``. A block of one layout (a column's, or a run's) computes its
    constants once, for its first row, and keeps them in registers. Rows outside ``0 <= s
    <= 15``, ``-18 <= d <= 15`` (or ``d <= -20``, where ``M = 0``) are flagged *slow*; so
    are larger coefficients, unless they fill more than 1 row in 32 of the block: then the
-   block goes through the integer passes (:func:`_round`, :func:`_split`: a float64
-   estimate with an integer ``±1`` fix-up, exact while ``M < 2**49``);
+   block goes through the integer passes (:func:`_layouts_int`, :func:`_round`,
+   :func:`_split`: a float64 estimate with an integer ``±1`` fix-up, exact while ``M <
+   2**49``);
 2. **digits** (:func:`_split`, :func:`_digits`, :func:`_compose`): ``M`` in two 8-digit
    halves (the one pass from 64-bit to 32-bit lanes), as 16 ASCII digits (four 4-digit
    SWAR groups in uint32 lanes, 16 rows a vector) and its length, then the row's text in
@@ -81,7 +82,7 @@ def _to_int(x):
 
 
 #: Rows of the staging arrays (see :func:`scratch`): uint64, float64 and uint32 ones.
-_P, _D, _H, _M, _W0, _W1, _W2, _AT, _LIM = range(9)
+_P, _D, _H, _M, _W0, _W1, _W2, _AT = range(8)
 _PF, _HF, _RD, _DF = range(4)
 _E, _SC, _S, _OK, _FAST, _HI, _LO, _SG, _LEN, _G0, _G1, _G2, _G3 = range(13)
 
@@ -93,11 +94,10 @@ def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     :func:`_layouts` would write them: the kernel recomputes a column's constants only
     when its exponent or scale changes.
     """
-    wide = np.zeros((9, block), dtype=np.uint64)
+    wide = np.zeros((8, block), dtype=np.uint64)
     real = np.zeros((4, block), dtype=np.float64)
     narrow = np.zeros((13, block), dtype=np.uint32)
     wide[_P], wide[_D], real[_PF], real[_RD], real[_DF], narrow[_OK] = 1, 1, 1.0, 1.0, 1.0, 1
-    wide[_LIM] = 2**49
     return wide, real, narrow
 
 
@@ -197,44 +197,49 @@ def _pow10f(k):
 
 
 @helper
+def _fits(d, s):
+    """Whether the block passes may take layout ``d = e + s``, ``s`` (int64s)."""
+    return (s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20))
+
+
+@helper
 def _layout_floats(e, s):
-    """``(P, H, 1 / D)`` of layout ``(e, s)`` in float64 (see :func:`_layouts`)."""
+    """``(P, H, 1 / D, D)`` of layout ``(e, s)`` in float64 (see :func:`_layouts`)."""
     d = _I64(e) + _I64(s)
     k = min(max(-d, 0), 18)
     q = _pow10f(k)
     p = _pow10f(min(max(d, 0), 15)) * (0.0 if d <= -20 else 1.0)
-    return p, q * (0.5 if k > 0 else 0.0), 1.0 / q
+    h = q * (0.5 if (k > 0) & (d > -20) else 0.0)
+    return p, (h if _fits(d, _I64(s)) else _TWO52), 1.0 / q, q
 
 
 @kernel
 def _layouts(nb, wide, real, narrow):
     """The constants of each row's layout ``(e, s)`` (rows ``E`` and ``SC`` of ``narrow``,
-    as uint32): ``P = 10**max(d, 0)`` (0 when ``d <= -20``: every digit is dropped), ``D =
-    10**k``, ``H = D // 2`` (0 for ``k = 0``), the same in float64 with ``1 / D`` for
-    ``D``, ``s``, and whether the block passes may take the layout. Two loops that each
-    write few arrays, so that LLVM vectorizes both."""
+    as uint32), in float64: ``P = 10**max(d, 0)`` (0 when ``d <= -20``: every digit is
+    dropped), ``D = 10**k``, ``1 / D``, ``H = D / 2`` (0 for ``k = 0`` and ``d <= -20``;
+    ``2**52`` for a layout the block passes cannot take, so that no row of it passes
+    :func:`_rounded_float`'s test), and the scale ``s``. One loop, vectorized."""
     exps, scales = narrow[_E], narrow[_SC]
-    pf, hf, rd = real[_PF], real[_HF], real[_RD]
+    pf, hf, rd, df, sc = real[_PF], real[_HF], real[_RD], real[_DF], narrow[_S]
     for j in range(nb):
-        pf[j], hf[j], rd[j] = _layout_floats(np.int32(exps[j]), np.int32(scales[j]))
-    p, dd, h, sc, ok = wide[_P], wide[_D], wide[_H], narrow[_S], narrow[_OK]
-    df, lim = real[_DF], wide[_LIM]
-    for j in range(nb):  # the same as integers (exact: powers of ten below 2**53)
-        e, s = _I64(np.int32(exps[j])), _I64(np.int32(scales[j]))
-        d = e + s
+        s = np.int32(scales[j])
+        pf[j], hf[j], rd[j], df[j] = _layout_floats(np.int32(exps[j]), s)
+        sc[j] = _U32(s)
+
+
+@kernel
+def _layouts_int(nb, wide, real, narrow):
+    """The integer passes' constants, from :func:`_layouts`' (exact: powers of ten below
+    ``2**53``): ``P``, ``D``, ``H`` as uint64, and whether the layout fits them."""
+    exps, scales = narrow[_E], narrow[_SC]
+    pf, hf, p, dd, h, ok = real[_PF], real[_HF], wide[_P], wide[_D], wide[_H], narrow[_OK]
+    for j in range(nb):
+        d = _I64(np.int32(exps[j])) + _I64(np.int32(scales[j]))
         p[j] = _U64(pf[j])
         h[j] = _U64(hf[j])
         dd[j] = max(_U64(hf[j]) * _U64(2), _U64(1))
-        df[j] = max(hf[j] * 2.0, 1.0)
-        sc[j] = _U32(s)
-        fits = (s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20))
-        ok[j] = _U32(fits)
-        # |c| below this: M by :func:`_rounded_float` (|c| * P + H < 2**52; for d >= 0,
-        # floor(2**52 / P) or one more, as 2**52 / P is no integer for P > 1)
-        bound = _U64(4503599627370496.0 / max(pf[j], 1.0))
-        bound = bound if d >= 0 else _U64(max(_I64(2**52) - _I64(h[j]), 0))
-        bound = _ONES if d <= -20 else bound
-        lim[j] = bound if fits else _U64(0)
+        ok[j] = _U32(_fits(d, _I64(np.int32(scales[j]))))
 
 
 @helper
@@ -285,24 +290,28 @@ def _halves(m):
 
 @helper
 def _small_double(a):
-    """The uint64 ``a`` as float64, exact below ``2**52`` (finite above)."""
-    return np.float64(a) if _NATIVE_CONVERT else _to_double(a if a < _U64(2**52) else _U64(0))
+    """The uint64 ``a`` as float64: exact below ``2**52``; above, ``2**52`` or more with
+    AVX-512DQ's conversion (rounding is monotonic), else ``2**52 - 1`` (so that
+    :func:`_rounded_float` tests ``x < 2**52 - 1`` there)."""
+    return np.float64(a) if _NATIVE_CONVERT else _to_double(min(a, _U64(2**52 - 1)))
 
 
 @helper
-def _rounded_float(c, pf, hf, rd, df, lim):
+def _rounded_float(c, pf, hf, rd, df):
     """``(HI, LO, ok)`` of one row: ``M``'s 8-digit halves, in float64 only.
 
-    Where ``|c| < lim`` (:func:`_layouts`), ``x = |c| * P + H < 2**52`` is exact in
-    float64, and so is every product below (and ``M < 2**52``: 16 digits at most).
-    ``floor(x * (1 / D))`` is the quotient or one less (its error is below ``1 / D``, a
-    fraction's smallest step), and the remainder ``x - q * D`` fixes it up.
-    ``floor(M * 1e-8)`` needs no fix-up: the double nearest ``1e-8`` is above it, and the
-    error is below ``1e-8``. Otherwise ``ok`` is False and the halves 0.
+    ``x = |c| * P + H`` is exact in float64 while it is below ``2**52`` (``ok``, or below
+    ``2**52 - 1`` without AVX-512DQ: see :func:`_small_double`; rounding is monotonic, so
+    a larger ``x`` is never computed below it), and so is every product
+    below (and ``M < 2**52``: 16 digits at most). ``floor(x * (1 / D))`` is the quotient
+    or one less (its error is below ``1 / D``, a fraction's smallest step), and the
+    remainder ``x - q * D`` fixes it up. ``floor(M * 1e-8)`` needs no fix-up: the double
+    nearest ``1e-8`` is above it, and the error is below ``1e-8``. Where not ``ok`` the
+    halves are 0.
     """
     a = _magnitude(c)
-    ok = a < lim
     x = _small_double(a) * pf + hf
+    ok = x < (_TWO52 if _NATIVE_CONVERT else _TWO52 - 1.0)  # see _small_double
     q = np.floor(x * rd)
     q = q + (1.0 if x - q * df >= df else 0.0)
     q = q if ok else 0.0
@@ -341,12 +350,11 @@ def _round_one(coef, nb, wide, real, narrow):
     ``|c|`` is too large for it are left slow (:func:`_rounded_block` then takes the
     block through the integer passes if there are many)."""
     pf, hf, rd, df = real[_PF, 0], real[_HF, 0], real[_RD, 0], real[_DF, 0]
-    lim = wide[_LIM, 0]
     his, los, sg, fast = narrow[_HI], narrow[_LO], narrow[_SG], narrow[_FAST]
     slow = 0
     for j in range(nb):
         c = coef[j]
-        hi, lo, ok = _rounded_float(c, pf, hf, rd, df, lim)
+        hi, lo, ok = _rounded_float(c, pf, hf, rd, df)
         his[j], los[j] = hi, lo
         sg[j] = _U32((c < 0) & ((hi | lo) != _U32(0)))
         fast[j] = _U32(ok)
@@ -358,12 +366,11 @@ def _round_one(coef, nb, wide, real, narrow):
 def _round_rows(coef, nb, wide, real, narrow):
     """:func:`_round_one` for a block of many layouts: each row's staged constants."""
     pf, hf, rd, df = real[_PF], real[_HF], real[_RD], real[_DF]
-    lim, his, los = wide[_LIM], narrow[_HI], narrow[_LO]
-    sg, fast = narrow[_SG], narrow[_FAST]
+    his, los, sg, fast = narrow[_HI], narrow[_LO], narrow[_SG], narrow[_FAST]
     slow = 0
     for j in range(nb):
         c = coef[j]
-        hi, lo, ok = _rounded_float(c, pf[j], hf[j], rd[j], df[j], lim[j])
+        hi, lo, ok = _rounded_float(c, pf[j], hf[j], rd[j], df[j])
         his[j], los[j] = hi, lo
         sg[j] = _U32((c < 0) & ((hi | lo) != _U32(0)))
         fast[j] = _U32(ok)
@@ -679,9 +686,10 @@ def _rounded_block(coef, nb, changed, one_layout, partial, wide, real, narrow):
                 scale[j] = scale[0]
             partial = True
         slow = _round_one(coef, nb, wide, real, narrow)
-        if slow <= nb // 32 or narrow[_OK, 0] == 0:
+        s = _I64(np.int32(narrow[_SC, 0]))
+        if slow <= nb // 32 or not _fits(_I64(np.int32(narrow[_E, 0])) + s, s):
             return slow, partial
-        # many coefficients too large for float64 (or a layout it cannot take): integers
+        # many coefficients too large for float64: the integer passes
     if changed or partial:  # every row's constants
         _layouts(nb, wide, real, narrow)
         partial = False
@@ -689,6 +697,7 @@ def _rounded_block(coef, nb, changed, one_layout, partial, wide, real, narrow):
         slow = _round_rows(coef, nb, wide, real, narrow)
         if slow <= nb // 32:
             return slow, partial
+    _layouts_int(nb, wide, real, narrow)
     slow = _round(coef, nb, wide, real, narrow)
     _split(nb, wide, narrow)
     return slow, partial

@@ -22,11 +22,10 @@ code:
    constants once, for its first row, and keeps them in registers. Rows outside ``0 <= s
    <= 15``, ``-18 <= d <= 15`` (or ``d <= -20``, where ``M = 0``) are flagged *slow*; so
    are larger coefficients, unless they fill more than 1 row in 32 of the block: then the
-   block goes through the integer passes (:func:`_layouts_int`, :func:`_round`,
-   :func:`_split`: a float64 estimate with an integer ``±1`` fix-up, exact while ``M <
-   2**49``);
-2. **digits** (:func:`_split`, :func:`_digits`, :func:`_compose`): ``M`` in two 8-digit
-   halves (the one pass from 64-bit to 32-bit lanes), as 16 ASCII digits (four 4-digit
+   block goes through an integer pass (:func:`_round_int`: a float64 estimate with an
+   integer ``±1`` fix-up, exact while ``M < 2**49``);
+2. **digits** (:func:`_digits`, :func:`_compose`): ``M``'s two 8-digit halves (the
+   rounding passes go from 64-bit to 32-bit lanes) as 16 ASCII digits (four 4-digit
    SWAR groups in uint32 lanes, 16 rows a vector) and its length, then the row's text in
    three little-endian words: leading zeros stripped, sign, point;
 3. **place** (:func:`_place`): unaligned 8-byte stores of the words at each row's start
@@ -82,9 +81,9 @@ def _to_int(x):
 
 
 #: Rows of the staging arrays (see :func:`scratch`): uint64, float64 and uint32 ones.
-_P, _D, _H, _M, _W0, _W1, _W2, _AT = range(8)
+_W0, _W1, _W2, _AT = range(4)
 _PF, _HF, _RD, _DF = range(4)
-_E, _SC, _S, _OK, _FAST, _HI, _LO, _SG, _LEN, _G0, _G1, _G2, _G3 = range(13)
+_E, _SC, _S, _FAST, _HI, _LO, _SG, _LEN, _G0, _G1, _G2, _G3 = range(12)
 
 
 def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -94,10 +93,10 @@ def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     :func:`_layouts` would write them: the kernel recomputes a column's constants only
     when its exponent or scale changes.
     """
-    wide = np.zeros((8, block), dtype=np.uint64)
+    wide = np.zeros((4, block), dtype=np.uint64)
     real = np.zeros((4, block), dtype=np.float64)
-    narrow = np.zeros((13, block), dtype=np.uint32)
-    wide[_P], wide[_D], real[_PF], real[_RD], real[_DF], narrow[_OK] = 1, 1, 1.0, 1.0, 1.0, 1
+    narrow = np.zeros((12, block), dtype=np.uint32)
+    real[_PF], real[_RD], real[_DF] = 1.0, 1.0, 1.0
     return wide, real, narrow
 
 
@@ -228,20 +227,6 @@ def _layouts(nb, wide, real, narrow):
         sc[j] = _U32(s)
 
 
-@kernel
-def _layouts_int(nb, wide, real, narrow):
-    """The integer passes' constants, from :func:`_layouts`' (exact: powers of ten below
-    ``2**53``): ``P``, ``D``, ``H`` as uint64, and whether the layout fits them."""
-    exps, scales = narrow[_E], narrow[_SC]
-    pf, hf, p, dd, h, ok = real[_PF], real[_HF], wide[_P], wide[_D], wide[_H], narrow[_OK]
-    for j in range(nb):
-        d = _I64(np.int32(exps[j])) + _I64(np.int32(scales[j]))
-        p[j] = _U64(pf[j])
-        h[j] = _U64(hf[j])
-        dd[j] = max(_U64(hf[j]) * _U64(2), _U64(1))
-        ok[j] = _U32(_fits(d, _I64(np.int32(scales[j]))))
-
-
 @helper
 def _as_double_native(a):
     """The uint64 ``a`` as float64, rounded once: one instruction with AVX-512DQ."""
@@ -258,20 +243,6 @@ def _as_double_halves(a):
 #: The uint64 -> float64 conversion for the target (chosen once, not by a branch in a
 #: helper).
 _as_double = _as_double_native if _NATIVE_CONVERT else _as_double_halves
-
-
-@helper
-def _rounded_fast(c, pf, hf, rd, p, dd, h, ok_layout):
-    """``(M, ok)`` of one row from its layout's constants (see :func:`_round`); ``M`` is 0
-    where not ``ok``."""
-    a = _magnitude(c)
-    qf = (_as_double(a) * pf + hf) * rd
-    ok = ok_layout & (qf < _TWO49)
-    q = _to_int(qf if ok else 0.0)  # within one of the quotient, like trunc(qf)
-    t = (a if ok else _U64(0)) * p + h  # < 2**64, and so is q * d + d
-    qd = q * dd
-    q = q + _U64(t >= qd + dd) - _U64(t < qd)
-    return (q if ok else _U64(0)), ok
 
 
 @helper
@@ -320,23 +291,32 @@ def _rounded_float(c, pf, hf, rd, df):
 
 
 @kernel
-def _round(coef, nb, wide, real, narrow):
-    """``M`` of each row of a block and its sign; return how many rows are slow (their
-    ``M`` is left 0, their ``FAST`` 0).
+def _round_int(coef, nb, wide, real, narrow):
+    """``M`` of each row of a block as halves ``HI``, ``LO``, and its sign, for rows whose
+    coefficients are too large for :func:`_rounded_float`; return how many rows are slow
+    (their halves are left 0, their ``FAST`` 0).
 
     ``(|c| * P + H) / D`` in float64, rounded to an integer, is the exact quotient or one
     more while it is below ``2**49`` (at most four roundings of relative size ``2**-53``
-    move it by less than 0.25); the remainder ``|c| * P + H - q * D`` (compared, not
-    computed: nothing wraps) fixes it up.
+    move it by less than 0.25); the remainder ``|c| * P + H - q * D`` in uint64
+    (compared, not computed: nothing wraps) fixes it up. The constants are
+    :func:`_layouts`' (``H = 2**52`` marks a layout the block passes cannot take).
     """
-    pf, hf, rd, ok_layout = real[_PF], real[_HF], real[_RD], narrow[_OK]
-    p, dd, h, mm, sg, fast = wide[_P], wide[_D], wide[_H], wide[_M], narrow[_SG], narrow[_FAST]
+    pf, hf, rd, df = real[_PF], real[_HF], real[_RD], real[_DF]
+    his, los, sg, fast = narrow[_HI], narrow[_LO], narrow[_SG], narrow[_FAST]
     slow = 0
     for j in range(nb):
         c = coef[j]
-        q, ok = _rounded_fast(c, pf[j], hf[j], rd[j], p[j], dd[j], h[j], ok_layout[j] != 0)
-        mm[j] = q
-        sg[j] = _U32((c < 0) & (q != _U64(0)))
+        a = _magnitude(c)
+        qf = (_as_double(a) * pf[j] + hf[j]) * rd[j]
+        ok = (hf[j] != _TWO52) & (qf < _TWO49)
+        q = _to_int(qf if ok else 0.0)  # within one of the quotient, like trunc(qf)
+        d = _U64(df[j])
+        t = (a if ok else _U64(0)) * _U64(pf[j]) + _U64(hf[j])  # < 2**64, as is q * d + d
+        qd = q * d
+        q = q + _U64(t >= qd + d) - _U64(t < qd)
+        his[j], los[j] = _halves(q if ok else _U64(0))
+        sg[j] = _U32((c < 0) & ok & (q != _U64(0)))
         fast[j] = _U32(ok)
         slow += _I64(not ok)
     return slow
@@ -344,11 +324,12 @@ def _round(coef, nb, wide, real, narrow):
 
 @kernel
 def _round_one(coef, nb, wide, real, narrow):
-    """:func:`_round` and :func:`_split` in one pass, for a block of one layout (a
-    column's, or a run's: the staged constants of row 0 for every row), in float64
-    (:func:`_rounded_float`). The constants stay in registers, ``M`` too. Rows whose
-    ``|c|`` is too large for it are left slow (:func:`_rounded_block` then takes the
-    block through the integer passes if there are many)."""
+    """``M`` of each row of a block of one layout (a column's, or a run's: the staged
+    constants of row 0 for every row) as halves ``HI``, ``LO``, and its sign, in float64
+    (:func:`_rounded_float`), the constants in registers; return how many rows are slow
+    (too large for it, or a layout it cannot take: their halves are 0, their ``FAST``
+    0; :func:`_rounded_block` takes the block through :func:`_round_int` if there are
+    many)."""
     pf, hf, rd, df = real[_PF, 0], real[_HF, 0], real[_RD, 0], real[_DF, 0]
     his, los, sg, fast = narrow[_HI], narrow[_LO], narrow[_SG], narrow[_FAST]
     slow = 0
@@ -390,15 +371,6 @@ def _digits8(x):
     n = np.int32(n + np.int32(x >= np.int32(100_000)))
     n = np.int32(n + np.int32(x >= np.int32(1_000_000)))
     return np.int32(n + np.int32(x >= np.int32(10_000_000)))
-
-
-@kernel
-def _split(nb, wide, narrow):
-    """Split each ``M < 2**51`` into 8-digit halves ``HI``, ``LO``: the one pass that turns
-    64-bit lanes into 32-bit ones."""
-    mm, his, los = wide[_M], narrow[_HI], narrow[_LO]
-    for j in range(nb):
-        his[j], los[j] = _halves(mm[j])
 
 
 @helper
@@ -511,8 +483,9 @@ def _store_row(buf, base, nw, wide, j, zero):
 @kernel
 def _place(buf, nb, fast, width, zero, wide, narrow, mode, start):
     """Store each row's words at its start in ``buf``, ``ceil(width / 8)`` words: row
-    ``j`` of a matrix at ``start + j * width``; in Arrow's layout (``mode`` :data:`PACK`)
-    right after the row before, from ``start`` on; at ``AT`` (:data:`PACK_AT`).
+    ``j`` of a matrix at ``start + j * width``; in Arrow's layout (``mode`` :data:`PACK`
+    or :data:`PACK_AT`) right after the row before, from ``start`` on (``AT`` holds the
+    same starts, which the rows written byte by byte take).
 
     The first ``fast`` rows with unaligned 8-byte stores that may spill up to
     ``8 * ceil(width / 8) - 1`` bytes past the row's text (over rows written after it, or
@@ -529,14 +502,11 @@ def _place(buf, nb, fast, width, zero, wide, narrow, mode, start):
     if not packed:
         for j in range(fast):
             _store_row(buf, start + j * width, nw, wide, j, zero)
-    elif mode == PACK:
+    else:  # each row where the one before ends (PACK_AT: as the caller measured them)
         pos = start
         for j in range(fast):
             _store_row(buf, pos, nw, wide, j, zero)
             pos += _I64(size[j])
-    else:
-        for j in range(fast):
-            _store_row(buf, _I64(at[j]), nw, wide, j, zero)
     for j in range(fast, nb):
         base = _I64(at[j]) if packed else start + j * width
         for t in range(_I64(size[j]) if packed else width):
@@ -675,9 +645,9 @@ def _rounded_block(coef, nb, changed, one_layout, partial, wide, real, narrow):
     """The staged constants (if ``changed``), then ``M`` of each row of the block as
     halves ``HI``, ``LO``: in float64, :func:`_round_one` for a block of ``one_layout``,
     else :func:`_round_rows`; when that leaves more than 1 row in 32 slow (coefficients
-    of ``2**52`` and more, which real columns hold in whole runs), in integers,
-    :func:`_round` and :func:`_split`. Return the slow rows' count and whether only row 0
-    of the constants is up to date (``partial``)."""
+    of ``2**52`` and more, which real columns hold in whole runs), in integers
+    (:func:`_round_int`). Return the slow rows' count and whether only row 0 of the
+    constants is up to date (``partial``)."""
     if one_layout:  # the constants of row 0, and every row's scale
         if changed:
             _layouts(1, wide, real, narrow)
@@ -686,10 +656,9 @@ def _rounded_block(coef, nb, changed, one_layout, partial, wide, real, narrow):
                 scale[j] = scale[0]
             partial = True
         slow = _round_one(coef, nb, wide, real, narrow)
-        s = _I64(np.int32(narrow[_SC, 0]))
-        if slow <= nb // 32 or not _fits(_I64(np.int32(narrow[_E, 0])) + s, s):
+        if slow <= nb // 32 or real[_HF, 0] == _TWO52:  # (a layout no pass can take)
             return slow, partial
-        # many coefficients too large for float64: the integer passes
+        # many coefficients too large for float64: the integer pass
     if changed or partial:  # every row's constants
         _layouts(nb, wide, real, narrow)
         partial = False
@@ -697,10 +666,7 @@ def _rounded_block(coef, nb, changed, one_layout, partial, wide, real, narrow):
         slow = _round_rows(coef, nb, wide, real, narrow)
         if slow <= nb // 32:
             return slow, partial
-    _layouts_int(nb, wide, real, narrow)
-    slow = _round(coef, nb, wide, real, narrow)
-    _split(nb, wide, narrow)
-    return slow, partial
+    return _round_int(coef, nb, wide, real, narrow), partial
 
 
 @helper

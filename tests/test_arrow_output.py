@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from reference import reference_fixed
 
 import vecfix
 from vecfix._arrow import arrow_strings
@@ -153,3 +154,20 @@ def test_narrow_rows_do_not_show_their_neighbours(layout, width):
     arr = arrow_strings(matrix, lengths, None, **layout)
     arr.validate(full=True)
     assert arr.to_pylist() == kept
+
+
+@pytest.mark.parametrize("valid", [None, [True, False, True, True]])
+def test_arrow_layout_result_hands_its_buffers_over_without_lengths(valid):
+    """``len()`` and ``to_arrow()`` of a result in Arrow's layout read its offsets; the
+    per-row lengths (a pass over every row) are made only when asked for."""
+    coef = np.ma.masked_array([125, -6, 7, 10**12], mask=None if valid is None else
+                              ~np.array(valid))  # fmt: skip
+    want = [reference_fixed(c, -2, 1) for c in coef.data.tolist()]
+    if valid is not None:
+        want = [t if v else None for t, v in zip(want, valid, strict=True)]
+    out = vecfix.format_fixed(coef, -2, 1, layout="arrow")
+    assert len(out) == 4
+    assert out.to_arrow().to_pylist() == want
+    assert out._lengths is None  # not made
+    assert out.lengths.tolist() == [len(t or "") for t in want]
+    assert len(out) == 4

@@ -154,6 +154,8 @@ class Formatted:
         return 0 if self.valid is None else int(self.valid.size - np.count_nonzero(self.valid))
 
     def __len__(self) -> int:
+        if self._lengths is None and self._offsets is not None:  # no lengths made for it
+            return self._offsets.shape[0] - 1
         return self.lengths.shape[0]
 
     def __getitem__(self, key: int | slice | np.ndarray) -> str | Formatted | None:

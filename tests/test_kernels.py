@@ -215,14 +215,10 @@ def test_small_double_both_ways(native, a):
     assert x == float(a) if a < 2**52 else (x >= 2.0**52 if native else np.isfinite(x))
 
 
-@pytest.mark.parametrize("fused", [True, False])
-def test_blocks_of_one_layout_between_mixed_blocks(fused, monkeypatch):
+def test_blocks_of_one_layout_between_mixed_blocks():
     """A block of one layout takes its constants from its first row, a mixed block from
     every row: blocks of each kind in turn (runs that start and end inside blocks), and
-    calls in turn on one thread's staging arrays, print every row as the reference. (Both
-    ways of a one-layout block, fused or not, run without the JIT; compiled code keeps
-    the target's.)"""
-    monkeypatch.setattr(_kernels, "_FUSED", fused)
+    calls in turn on one thread's staging arrays, print every row as the reference."""
     block = BLOCK
     n = 3 * block + 100
     rng = np.random.default_rng(7)

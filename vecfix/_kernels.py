@@ -60,11 +60,6 @@ _EXP52 = np.uint64(0x4330000000000000)  # the bits of 2.0**52
 #: without it :func:`_as_double` converts two exact halves (AVX2 and SSE2 have no such
 #: instruction). Both give the same double.
 _NATIVE_CONVERT = target_has("avx512dq")
-#: Whether a block of one layout rounds with its first row's constants in registers
-#: (:func:`_round_one`) rather than each row's staged ones (:func:`_round_rows`): faster
-#: with AVX-512's 32 vector registers; with AVX2's 16 no faster (7.8-8.3 ns a row either
-#: way on 1M PRICE9, in turn), and there every block stages its rows' constants.
-_FUSED = target_has("avx512f")
 _TWO52 = 2.0**52
 
 
@@ -581,7 +576,7 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
         nb = min(block, stop - i0)
         es, ss = exps[i0 * estep :], scales[i0 * sstep :]
         changed, one_layout = _stage_layouts(es, estep, ss, sstep, nb, narrow)
-        slow, partial = _rounded_block(coef[i0 : i0 + nb], nb, changed, one_layout & _FUSED,
+        slow, partial = _rounded_block(coef[i0 : i0 + nb], nb, changed, one_layout,
                                        partial, wide, real, narrow)  # fmt: skip
         _digits(nb, narrow)
         if slow:  # the general path's rows (listed in HI, free once the digits are out)

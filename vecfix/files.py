@@ -1492,22 +1492,32 @@ def _write_polars(
     failed: list[BaseException] = []
 
     def frames() -> Iterator[Any]:
-        # Handed over a row group at a time (polars' writer takes a little more time
-        # over many small frames), in chunks: a copy into one costs page faults.
+        # A row group's batches formatted together, one call per column: polars' writer
+        # gets one chunk per column (not one per batch, which cost it more CPU time) and
+        # vecfix makes a quarter of the calls (5M rows x 2 columns, Parquet -> Parquet:
+        # 0.83 against 0.91 CPU-s with snappy, 0.37 against 0.44 uncompressed; best of 5).
         gathered: list[Any] = []
         rows = 0
         for batch in batches:
-            gathered.append(plan.format(batch, threads, done[0], warn=warn, pl=pl))
-            done[0] += batch.num_rows
-            done[1] += 1
+            gathered.append(batch)
             rows += batch.num_rows
             if bar is not None:
                 bar.update(batch.num_rows)
             if rows >= ROW_GROUP_SIZE:
-                yield pl.concat(gathered, rechunk=False)
+                yield group(gathered)
                 gathered, rows = [], 0
         if gathered:
-            yield pl.concat(gathered, rechunk=False)
+            yield group(gathered)
+
+    def group(gathered: list[Any]) -> Any:
+        pa = plan.pa
+        table = gathered[0]
+        if len(gathered) > 1:  # one chunk a column (format_fixed counts a chunked text
+            table = pa.Table.from_batches(gathered).combine_chunks()  # column's rows by chunk)
+        frame = plan.format(table, threads, done[0], warn=warn, pl=pl)
+        done[0] += table.num_rows
+        done[1] += len(gathered)
+        return frame
 
     formatting = ThreadPoolExecutor(1, thread_name_prefix="vecfix-format")
     ahead = _one_ahead(formatting, frames())

@@ -1483,9 +1483,15 @@ def _write_polars(
     warn: Callable[[str], None],
     bar: Any,
 ) -> tuple[int, int]:
-    """Format every batch into a polars ``DataFrame`` and let polars' streaming Parquet
-    sink write them. A thread formats the next row group's frame while polars' threads
-    encode this one (vecfix's kernels release the GIL). Returns (rows, batches)."""
+    """Format the batches a row group at a time into polars ``DataFrame`` s and let polars'
+    streaming Parquet sink write them. A thread formats the next row group's frame while
+    polars' threads encode this one (vecfix's kernels release the GIL). Returns (rows,
+    batches).
+
+    The writer is most of the job: on 20M rows x 2 random PRICE9 columns it spends about
+    2.4 CPU-s with snappy and 0.7 uncompressed, where reading, formatting and handing the
+    text over take about 0.6 (snappy shrinks these pages 0.71x; on repeating prices the
+    writer's dictionary pages make it cheap)."""
     from polars.io.plugins import register_io_source
 
     done = [0, 0]  # rows, batches

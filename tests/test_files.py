@@ -7,6 +7,7 @@ Files are small: these tests also run under ``NUMBA_DISABLE_JIT=1``.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -518,3 +519,22 @@ def test_regular_csv_files_are_read_without_python_in_pyarrows_threads(tmp_path,
             assert bad
     foreign = [t for t in readers if isinstance(t, threading._DummyThread)]
     assert not foreign, f"{len(foreign)} reads of {src.name} on pyarrow's threads"
+
+
+@pytest.mark.parametrize("codec", ["gzip", "bz2", "zstd"])
+def test_compressed_csv_input_is_read_whole(tmp_path, codec):
+    """A compressed CSV input (read through pyarrow's own decompressing stream), over
+    several blocks and batches, gives every row."""
+    rows = 3_000
+    px = [(i * 7919) % 10**9 * 1_000 + 500 for i in range(rows)]
+    text = "sym,px\n" + "".join(f"S{i % 5},{c}\n" for i, c in enumerate(px))
+    ext = {"gzip": "gz", "bz2": "bz2", "zstd": "zst"}[codec]
+    src = tmp_path / f"in.csv.{ext}"
+    with pa.output_stream(str(src), compression=codec) as f:
+        f.write(text.encode())
+    out = tmp_path / "out.csv"
+    stats = format_file(src, out, [ColumnSpec("px", 2, -6)], batch_size=100, progress=False)
+    assert stats.rows == rows
+    with open(out, newline="") as f:
+        got = [r["px"] for r in csv.DictReader(f)]
+    assert got == [reference_fixed(c, -6, 2) for c in px]

@@ -7,6 +7,7 @@ Files are small: these tests also run under ``NUMBA_DISABLE_JIT=1``.
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
@@ -425,3 +426,115 @@ def test_column_kinds_follow_format_fixeds_rule(tmp_path):
         DataError, match=r"column 'flag': cannot format an Arrow array of type bool"
     ):
         format_file(tmp_path / "in.parquet", tmp_path / "o2.parquet", [ColumnSpec("flag", 2)])
+
+
+# --------------------------------------------------------------------------- read-ahead threads
+
+BAD_CSV = b"sym,px\n" + b"".join(b"S%d,%d.5\n" % (i % 7, i) for i in range(2_000))
+
+EXIT_WHILE_READING = """
+import io, sys, time
+import vecfix.files as files
+
+class Slow(io.RawIOBase):  # standard input whose every read takes a while
+    def __init__(self, data):
+        self.data = io.BytesIO(data)
+    def readable(self):
+        return True
+    def readline(self, size=-1):
+        return self.data.readline(size)
+    def readinto(self, b):
+        time.sleep(0.2)
+        return self.data.readinto(b)
+
+files._stdin = lambda: Slow(sys.stdin.buffer.read())
+spec = files.ColumnSpec("px", scale=2, exponent=-3)
+try:
+    files.format_file("-", sys.argv[1], [spec], batch_size=64, progress=False)
+except files.DataError as exc:
+    print(exc)
+"""
+
+
+def test_no_read_ahead_thread_is_left_in_python_at_exit(tmp_path):
+    """An error in the first block, then the interpreter exits while pyarrow's read-ahead
+    thread is still inside a slow read of standard input: the process must end normally
+    (it aborted when that thread entered Python during the interpreter's exit)."""
+    r = subprocess.run(
+        [sys.executable, "-c", EXIT_WHILE_READING, str(tmp_path / "out.csv")],
+        input=BAD_CSV,
+        capture_output=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    assert b"conversion error to int64" in r.stdout
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_regular_csv_files_are_read_without_python_in_pyarrows_threads(tmp_path, monkeypatch):
+    """pyarrow reads a regular file on threads Python did not start: through its own file
+    stream, never through a Python file object (such a thread may enter Python while the
+    interpreter exits, which aborts the process)."""
+    import builtins
+
+    import vecfix.files as files
+
+    readers: list[threading.Thread] = []
+
+    class Watched:
+        def __init__(self, f):
+            self._f = f
+
+        def __getattr__(self, name):
+            return getattr(self._f, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self._f.close()
+
+        def read(self, *a):
+            readers.append(threading.current_thread())
+            return self._f.read(*a)
+
+        def readinto(self, b):
+            readers.append(threading.current_thread())
+            return self._f.readinto(b)
+
+    def watched_open(path, mode="r", *a, **k):
+        f = builtins.open(path, mode, *a, **k)
+        return Watched(f) if "b" in mode and "r" in mode else f
+
+    monkeypatch.setattr(files, "open", watched_open, raising=False)
+    src = tmp_path / "in.csv"
+    src.write_bytes(BAD_CSV.replace(b".5", b"5"))
+    for bad in (False, True):
+        if bad:
+            src.write_bytes(BAD_CSV)
+        try:
+            format_file(src, tmp_path / "out.csv", [ColumnSpec("px", 2, -3)], batch_size=64)
+        except DataError:
+            assert bad
+    foreign = [t for t in readers if isinstance(t, threading._DummyThread)]
+    assert not foreign, f"{len(foreign)} reads of {src.name} on pyarrow's threads"
+
+
+@pytest.mark.parametrize("codec", ["gzip", "bz2", "zstd"])
+def test_compressed_csv_input_is_read_whole(tmp_path, codec):
+    """A compressed CSV input (read through pyarrow's own decompressing stream), over
+    several blocks and batches, gives every row."""
+    rows = 3_000
+    px = [(i * 7919) % 10**9 * 1_000 + 500 for i in range(rows)]
+    text = "sym,px\n" + "".join(f"S{i % 5},{c}\n" for i, c in enumerate(px))
+    ext = {"gzip": "gz", "bz2": "bz2", "zstd": "zst"}[codec]
+    src = tmp_path / f"in.csv.{ext}"
+    with pa.output_stream(str(src), compression=codec) as f:
+        f.write(text.encode())
+    out = tmp_path / "out.csv"
+    stats = format_file(src, out, [ColumnSpec("px", 2, -6)], batch_size=100, progress=False)
+    assert stats.rows == rows
+    with open(out, newline="") as f:
+        got = [r["px"] for r in csv.DictReader(f)]
+    assert got == [reference_fixed(c, -6, 2) for c in px]

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vecfix import DecimalColumn, decimal_column, format_fixed, parse_decimal_text
+from vecfix import DecimalColumn, RowError, decimal_column, format_fixed, parse_decimal_text
 
 pa = pytest.importorskip("pyarrow")
 pd = pytest.importorskip("pandas")
@@ -601,3 +601,15 @@ def test_decimal_column_is_accepted_back():
     assert format_fixed(col, scales=2).to_list() == ["0.13", "-0.13"]
     ints = DecimalColumn(np.array([125]), None, None)
     assert format_fixed(ints, -1, 0).to_list() == ["13"]
+
+
+@pytest.mark.parametrize("bad_chunk", [0, 1, 2])
+def test_chunked_text_error_names_the_row_in_the_column(bad_chunk):
+    """A bad value in a later chunk of a ChunkedArray is named by its row in the whole
+    column, not within its chunk."""
+    chunks = [["1", "2"], ["3", "4", "5"], ["6"]]
+    chunks[bad_chunk][-1] = "x.5"
+    row = sum(len(c) for c in chunks[: bad_chunk + 1]) - 1
+    with pytest.raises(RowError, match=rf"coefficients row {row}: 'x\.5'") as info:
+        format_fixed(pa.chunked_array(chunks), scales=2)
+    assert info.value.row == row

@@ -16,7 +16,14 @@ def read_arrow(values: Any, argument: str, source: str | None = None) -> Column:
 
     if isinstance(values, pa.ChunkedArray):
         chunks = values.chunks or [pa.array([], type=values.type)]
-        return _concat([_read_array(c, argument, source) for c in chunks])
+        parts, start = [], 0
+        for chunk in chunks:
+            try:
+                parts.append(_read_array(chunk, argument, source))
+            except rules.RowError as exc:  # its row counted from the column's start
+                raise exc.shifted(start) from None
+            start += len(chunk)
+        return _concat(parts)
     if isinstance(values, pa.Array):
         return _read_array(values, argument, source)
     raise TypeError(

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import bits, double, helper, kernel, store8, target_has
+from ._jit import bits, double, funnel, helper, kernel, store8, target_has
 from ._tuning import BLOCK
 
 _U64 = np.uint64
@@ -452,11 +452,10 @@ def _compose(nb, wide, narrow):
         p0 = (e0 & m0) | (h0 << _U64(8)) | _shl(dot, 8 * i)
         p1 = (e1 & m1) | (h1 << _U64(8)) | (h0 >> _U64(56)) | _shl(dot, 8 * i - 64)
         p2 = h1 >> _U64(56)  # the 17th byte (16 digits and a point)
-        up = _U64(8 * sg)
-        carry = _ONES * _U64(sg)
-        w0[j] = (p0 << up) | (_U64(_MINUS) & carry)
-        w1[j] = (p1 << up) | ((p0 >> _U64(56)) & carry)
-        w2[j] = (p2 << up) | ((p1 >> _U64(56)) & carry)
+        up = _U64(8 * sg)  # everything up a byte for the sign, "-" in front
+        w0[j] = funnel(p0, _U64(_MINUS) << _U64(56), up)
+        w1[j] = funnel(p1, p0, up)
+        w2[j] = funnel(p2, p1, up)
 
 
 #: ``mode`` of :func:`format_rows`.

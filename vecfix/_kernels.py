@@ -200,10 +200,10 @@ def _fits(d, s):
 def _layout_floats(e, s):
     """``(P, H, 1 / D, D)`` of layout ``(e, s)`` in float64 (see :func:`_layouts`)."""
     d = _I64(e) + _I64(s)
-    k = min(max(-d, 0), 18)
-    q = _pow10f(k)
-    p = _pow10f(min(max(d, 0), 15)) * (0.0 if d <= -20 else 1.0)
-    h = q * (0.5 if (k > 0) & (d > -20) else 0.0)
+    power = _pow10f(min(abs(d), 18))  # 10**d or 10**k: one of them is 1
+    p = power if d >= 0 else (1.0 if d > -20 else 0.0)
+    q = 1.0 if d >= 0 else power
+    h = q * (0.5 if (d < 0) & (d > -20) else 0.0)
     return p, (h if _fits(d, _I64(s)) else _TWO52), 1.0 / q, q
 
 

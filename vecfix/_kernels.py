@@ -381,14 +381,6 @@ def _ascii4(g):
 
 
 @helper
-def _ascii8(x):
-    """The eight ASCII digits of ``x < 10**8`` in a uint64, the first in the low byte."""
-    x = _U32(x)
-    hi = _U32(x // _U32(10_000))
-    return _U64(_ascii4(hi)) | (_U64(_ascii4(_U32(x - hi * _U32(10_000)))) << _U64(32))
-
-
-@helper
 def _shl(x, n):
     """``x << n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
     return x << _U64(n) if _U64(n) < _U64(64) else _U64(0)  # one vpsllvq

@@ -317,6 +317,16 @@ def _round_int(coef, nb, wide, real, narrow):
     return slow
 
 
+@helper
+def _rounded_row(j, c, pf, hf, rd, df, narrow):
+    """Row ``j``'s halves, sign and ``FAST`` flag (:func:`_rounded_float`); 1 if slow."""
+    hi, lo, ok = _rounded_float(c, pf, hf, rd, df)
+    narrow[_HI, j], narrow[_LO, j] = hi, lo
+    narrow[_SG, j] = _U32((c < 0) & ((hi | lo) != _U32(0)))
+    narrow[_FAST, j] = _U32(ok)
+    return _I64(not ok)
+
+
 @kernel
 def _round_one(coef, nb, wide, real, narrow):
     """``M`` of each row of a block of one layout (a column's, or a run's: the staged
@@ -326,15 +336,9 @@ def _round_one(coef, nb, wide, real, narrow):
     0; :func:`_rounded_block` takes the block through :func:`_round_int` if there are
     many)."""
     pf, hf, rd, df = real[_PF, 0], real[_HF, 0], real[_RD, 0], real[_DF, 0]
-    his, los, sg, fast = narrow[_HI], narrow[_LO], narrow[_SG], narrow[_FAST]
     slow = 0
     for j in range(nb):
-        c = coef[j]
-        hi, lo, ok = _rounded_float(c, pf, hf, rd, df)
-        his[j], los[j] = hi, lo
-        sg[j] = _U32((c < 0) & ((hi | lo) != _U32(0)))
-        fast[j] = _U32(ok)
-        slow += _I64(not ok)
+        slow += _rounded_row(j, coef[j], pf, hf, rd, df, narrow)
     return slow
 
 
@@ -342,15 +346,9 @@ def _round_one(coef, nb, wide, real, narrow):
 def _round_rows(coef, nb, wide, real, narrow):
     """:func:`_round_one` for a block of many layouts: each row's staged constants."""
     pf, hf, rd, df = real[_PF], real[_HF], real[_RD], real[_DF]
-    his, los, sg, fast = narrow[_HI], narrow[_LO], narrow[_SG], narrow[_FAST]
     slow = 0
     for j in range(nb):
-        c = coef[j]
-        hi, lo, ok = _rounded_float(c, pf[j], hf[j], rd[j], df[j])
-        his[j], los[j] = hi, lo
-        sg[j] = _U32((c < 0) & ((hi | lo) != _U32(0)))
-        fast[j] = _U32(ok)
-        slow += _I64(not ok)
+        slow += _rounded_row(j, coef[j], pf[j], hf[j], rd[j], df[j], narrow)
     return slow
 
 

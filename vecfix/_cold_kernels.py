@@ -54,7 +54,9 @@ def format_rows_cold(start, stop, coef, cstep, exps, estep, scales, sstep, buf, 
 
 @helper
 def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, mode):
-    """One pass of :func:`format_rows_cold` over rows ``start:stop`` in ``mode``."""
+    """One pass of :func:`format_rows_cold` over rows ``start:stop`` in ``mode``. A row
+    longer than ``limit`` (measuring: the callers of the other modes keep within it) gets
+    length 0 and is not written; the first such row is returned."""
     packed, given = mode >= PACK, mode == PACK_AT
     widest = 0
     first = -1
@@ -62,20 +64,20 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     pos = start * width  # PACK: where the next row starts
     for i in range(start, stop):
         c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
-        n = min(_row_length(c, e, s), cap)
-        if n > limit:  # measuring only: the row is beyond the limit (its length is 0)
-            first = i if first < 0 else first
-            lengths[i] = 0
-            continue
-        widest = max(widest, n)
-        if mode == MEASURE:
-            lengths[i] = n
-        elif packed:
-            if given:
-                pos = _I64(lengths[i]) - n
-            _write_row(buf, pos, n, c, e, s)
-            pos += n
-            lengths[i] = pos
+        if mode == FILL and width <= limit:  # each row fits (the caller checked): write
+            n = _write_row(buf, i * width, width, c, e, s)
         else:
-            lengths[i] = _write_row(buf, i * width, width, c, e, s)
+            n = min(_row_length(c, e, s), cap)
+            if n > limit:
+                first = i if first < 0 else first
+                lengths[i] = 0
+                continue
+            if mode == FILL:
+                _write_row(buf, i * width, width, c, e, s)
+            elif packed:
+                pos = _I64(lengths[i]) - n if given else pos
+                _write_row(buf, pos, n, c, e, s)
+                pos += n
+        widest = max(widest, n)
+        lengths[i] = pos if packed else n
     return widest, first

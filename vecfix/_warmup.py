@@ -401,7 +401,9 @@ def warmup(*, everything: bool = True) -> float:
     (``VECFIX_NUMBA_CACHE=0``) or when a worker fails, this process compiles everything
     itself. ``VECFIX_WARMUP_WORKERS`` sets the worker count (``0``: none; by default one
     per idle core, see :func:`worker_count`). Call it at start-up in latency-sensitive
-    services.
+    services. Without it, a first call on an empty cache runs a scalar kernel while a
+    worker compiles the block kernel (the cold tier, :mod:`vecfix._coldstart`); this ends
+    that: it waits for such a worker, then loads what it wrote.
 
     Parameters
     ----------

@@ -218,6 +218,7 @@ def measure(cache_dir: str, repeat: int) -> Iterator[tuple[str, dict[str, float]
         " format_rows here)",
         median_of(FIRST_CALL_COLUMN, True, empty=True, workers=0),
     )
+    yield "import + first call on 100,000 rows, cache warm", median_of(FIRST_CALL_COLUMN, True)
     yield (
         "vecfix.warmup(), cold (VECFIX_NUMBA_CACHE=0: all in this process)",
         median_of(WARMUP, False),

@@ -68,7 +68,7 @@ def cold(monkeypatch):
 
     monkeypatch.setattr(_format, "_kernel", None)
     monkeypatch.setattr(_format, "_small_entry", None)
-    monkeypatch.setattr(_coldstart, "cold_tier", lambda kernel, rows: True)
+    monkeypatch.setattr(_coldstart, "cold_tier", lambda choose, rows: True)
     monkeypatch.setattr(_cold_kernels, "format_rows_cold", counted)
     for name in ("format_rows", "extremes", "widest_of_layouts"):
         monkeypatch.setattr(_kernels, name, left_out)
@@ -164,7 +164,7 @@ def test_property_through_the_cold_tier(rows):
     Hypothesis runs each example without function-scoped fixtures)."""
     with pytest.MonkeyPatch.context() as monkeypatch:
         monkeypatch.setattr(_format, "_kernel", None)
-        monkeypatch.setattr(_coldstart, "cold_tier", lambda kernel, rows: True)
+        monkeypatch.setattr(_coldstart, "cold_tier", lambda choose, rows: True)
         monkeypatch.setattr(_kernels, "widest_of_layouts", None)  # would fail if called
         c, e, s = (list(col) for col in zip(*rows, strict=True))
         got = vecfix.format_fixed(c, np.array(e, dtype=np.int32), np.array(s, dtype=np.int32))
@@ -349,33 +349,40 @@ def tier(monkeypatch):
 
 
 def test_the_tier_lasts_while_its_worker_compiles(tier):
+    """One worker; the kernel is chosen once (the choice costs 0.3 ms: not per call)."""
     started, workers = tier
-    kernel = _ColdKernel()
-    assert _coldstart.cold_tier(kernel, 100_000)
+    chosen: list[_ColdKernel] = []
+
+    def choose():
+        chosen.append(_ColdKernel())
+        return chosen[-1]
+
+    assert _coldstart.cold_tier(choose, 100_000)
     assert started == [(["format", "layouts"], _coldstart.WORKER_NICE)]
     assert _coldstart.compiling_in_background()
     for _ in range(3):
-        assert _coldstart.cold_tier(kernel, 100_000)  # the same worker, still compiling
+        assert _coldstart.cold_tier(choose, 100_000)  # the same worker, still compiling
     workers[0].done = True
-    assert not _coldstart.cold_tier(kernel, 100_000)  # done: the block kernel from now on
+    assert not _coldstart.cold_tier(choose, 100_000)  # done: the block kernel from now on
     assert not _coldstart.compiling_in_background()
-    assert not _coldstart.cold_tier(kernel, 10)
+    assert not _coldstart.cold_tier(choose, 10)
     assert len(started) == 1 and not workers[0].killed
+    assert len(chosen) == 1
 
 
 def test_a_failed_worker_ends_the_tier(tier):
     started, workers = tier
-    assert _coldstart.cold_tier(_ColdKernel(), 1000)
+    assert _coldstart.cold_tier(_ColdKernel, 1000)
     workers[0].done, workers[0].status = True, 3
-    assert not _coldstart.cold_tier(_ColdKernel(), 1000)  # compiled here from now on
+    assert not _coldstart.cold_tier(_ColdKernel, 1000)  # compiled here from now on
     assert len(started) == 1
 
 
 def test_a_worker_past_its_time_is_killed_and_ends_the_tier(tier, monkeypatch):
     _, workers = tier
-    assert _coldstart.cold_tier(_ColdKernel(), 1000)
+    assert _coldstart.cold_tier(_ColdKernel, 1000)
     monkeypatch.setattr(_warmup, "WORKER_TIMEOUT", -1.0)
-    assert not _coldstart.cold_tier(_ColdKernel(), 1000)
+    assert not _coldstart.cold_tier(_ColdKernel, 1000)
     assert workers[0].killed
 
 
@@ -385,8 +392,8 @@ def test_a_large_call_waits_for_the_worker(tier, monkeypatch):
 
     started, workers = tier
     monkeypatch.setattr(_tuning, "COLD_TIER_ROWS", 1000)
-    assert _coldstart.cold_tier(_ColdKernel(), 1000)
-    assert not _coldstart.cold_tier(_ColdKernel(), 1001)
+    assert _coldstart.cold_tier(_ColdKernel, 1000)
+    assert not _coldstart.cold_tier(_ColdKernel, 1001)
     assert workers[0].done and not workers[0].killed  # waited for, not killed
     assert len(started) == 1
 
@@ -418,11 +425,11 @@ def test_when_the_tier_is_not_taken(tier, monkeypatch, why):
         monkeypatch.setattr(_coldstart, "cached_on_disk", lambda kernel: True)
     else:
         monkeypatch.setattr(_warmup, "_start", lambda groups, nice=0: started.append(1))
-    assert not _coldstart.cold_tier(kernel, rows)
+    assert not _coldstart.cold_tier(lambda: kernel, rows)
     assert started == ([1] if why == "no start" else [])
     monkeypatch.setattr(_coldstart, "ENABLED", True)
     monkeypatch.setattr(_jit, "CACHE", True)
-    assert not _coldstart.cold_tier(_ColdKernel(), 10)  # decided once a process
+    assert not _coldstart.cold_tier(_ColdKernel, 10)  # decided once a process
 
 
 def test_a_kernel_without_an_on_disk_cache_takes_no_tier(tier):
@@ -432,21 +439,21 @@ def test_a_kernel_without_an_on_disk_cache_takes_no_tier(tier):
         def __init__(self) -> None:
             self.overloads: dict = {}
 
-    assert not _coldstart.cold_tier(Uncached(), 10)
+    assert not _coldstart.cold_tier(Uncached, 10)
     assert started == []
 
 
 def test_settle_waits_for_the_worker(tier):
     started, workers = tier
-    assert _coldstart.cold_tier(_ColdKernel(), 10)
+    assert _coldstart.cold_tier(_ColdKernel, 10)
     _coldstart.settle()
     assert len(started) == 1 and workers[0].done and not workers[0].killed
-    assert not _coldstart.cold_tier(_ColdKernel(), 10)
+    assert not _coldstart.cold_tier(_ColdKernel, 10)
 
 
 def test_warmup_ends_the_tier(tier, monkeypatch):
     started, workers = tier
-    assert _coldstart.cold_tier(_ColdKernel(), 10)
+    assert _coldstart.cold_tier(_ColdKernel, 10)
     monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "0")  # no warm-up workers of its own
     vecfix.warmup(everything=False)
     assert workers[0].done and not _coldstart.compiling_in_background()
@@ -459,7 +466,7 @@ def test_format_fixed_switches_to_the_block_kernel_when_the_tier_ends(monkeypatc
     answers = [True, True, False]
     asked: list[int] = []
 
-    def tier(kernel, rows):
+    def tier(choose, rows):
         asked.append(rows)
         return answers.pop(0)
 

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 #: Whether :func:`cold_tier` may start the tier (the test suite turns it off so that its
@@ -51,16 +52,17 @@ _since = 0.0
 _settled = False
 
 
-def cold_tier(kernel: Any, rows: int) -> bool:
+def cold_tier(choose: Callable[[], Any], rows: int) -> bool:
     """Whether a kernel call of ``rows`` rows runs through the cold tier now, the block
-    ``kernel`` (a Numba dispatcher) compiling in a worker process (see the module
-    docstring). The first call that finds the kernel cold starts the worker; once the
-    worker is done (or cannot help), this returns False for good.
+    kernel compiling in a worker process (see the module docstring). The first call asks
+    ``choose()`` for the kernel (a Numba dispatcher) and starts the worker if it is cold;
+    the calls while it runs only look at the worker (microseconds); once the worker is
+    done (or cannot help), this returns False for good.
 
     Examples
     --------
     >>> from vecfix import _coldstart
-    >>> _coldstart.cold_tier(len, 10)  # not a Numba kernel: nothing to compile
+    >>> _coldstart.cold_tier(lambda: len, 10)  # not a Numba kernel: nothing to compile
     False
     """
     global _worker, _since, _settled
@@ -70,7 +72,7 @@ def cold_tier(kernel: Any, rows: int) -> bool:
         if _settled:
             return False
         if _worker is None:
-            proc = _start_worker(kernel, rows)
+            proc = _start_worker(choose(), rows)
             if proc is None:
                 _settled = True
                 return False

@@ -608,7 +608,7 @@ def _tiered_kernel(rows: int) -> Any:
     """What runs a kernel call of ``rows`` rows before :data:`_kernel` is set:
     :func:`_cold_rows` while the cold tier runs (:mod:`vecfix._coldstart`: a worker
     process compiles the chosen kernel), else the chosen kernel, from now on."""
-    if _coldstart.cold_tier(_chosen(), rows):
+    if _coldstart.cold_tier(_chosen, rows):
         return _cold_rows
     return _row_kernel()
 

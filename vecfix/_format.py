@@ -1,4 +1,11 @@
-"""``format_fixed``: validate once, run the kernels, stitch in the fallback rows."""
+"""``format_fixed``: validate once, run the kernels, stitch in the fallback rows.
+
+The kernel that writes the rows is ``format_rows`` (:func:`_row_kernel` chooses the block
+or the row-at-a-time one), except while the cold tier runs (:mod:`vecfix._coldstart`:
+the chosen kernel has no compiled code anywhere yet and a worker process compiles it),
+when :func:`_cold_rows` writes the same bytes with a scalar kernel that compiles in a
+fraction of the time, and NumPy finds the extremes.
+"""
 
 from __future__ import annotations
 

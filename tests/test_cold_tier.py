@@ -171,6 +171,27 @@ def test_property_through_the_cold_tier(rows):
         assert got.to_list() == [reference_fixed(*row) for row in rows]
 
 
+DEMO = ["demo", "--rows", "300" if NOJIT else "3000", "--instruments", "12", "--sample", "300"]
+
+
+def test_demo_says_when_the_cold_tier_timed_it(cold, capsys):
+    from vecfix.cli import main
+
+    assert main(DEMO) == 0
+    out = capsys.readouterr().out
+    assert "same text" in out and "first run: a scalar kernel did this" in out
+    assert cold
+
+
+def test_demo_says_nothing_of_the_tier_when_it_did_not_run(capsys, monkeypatch):
+    from vecfix.cli import main
+
+    monkeypatch.setattr(_coldstart, "cold_tier", lambda choose, rows: False)
+    assert main(DEMO) == 0
+    out = capsys.readouterr().out
+    assert "same text" in out and "first run" not in out
+
+
 # --- the cold kernel against the block kernel, mode by mode ---------------------------------
 
 

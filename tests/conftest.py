@@ -25,6 +25,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+from vecfix import _coldstart
+
 settings.register_profile(
     "default",
     max_examples=100,
@@ -38,6 +40,11 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# The suite's calls compile format_fixed's kernels in this process, as its tests of the
+# kernels and of what compiles expect: no cold tier (vecfix._coldstart), whose worker
+# would compile them in the background. tests/test_cold_tier.py turns it on for its own.
+_coldstart.ENABLED = False
 
 DATA = Path(__file__).parent / "data"
 VECTOR_FILES = ("grid", "big", "prices")

@@ -197,6 +197,7 @@ def _start(mode: str, order: str, env: dict, home: Path = ROOT) -> subprocess.Po
     full = {
         **os.environ,
         "VECFIX_NUMBA_CACHE": "1",
+        "VECFIX_WARMUP_WORKERS": "0",  # no cold tier: these processes race to compile
         "VECFIX_TEST_DIR": str(TESTS),
         "PYTHONPATH": str(home),
         **env,

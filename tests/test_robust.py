@@ -388,10 +388,12 @@ WARMUP_SCRIPT = """
 import importlib, json, pkgutil
 from numba.core.registry import CPUDispatcher
 import vecfix
-from vecfix import _format, _kernels, _row_kernels
+from vecfix import _cold_kernels, _format, _kernels, _row_kernels
 vecfix.warmup()
-# the format_rows of the kernel format_fixed did not choose for this CPU is never called
+# the format_rows of the kernel format_fixed did not choose for this CPU is never called,
+# nor the cold tier's (vecfix._coldstart), which warmup() ends
 unused = {_kernels.format_rows, _row_kernels.format_rows} - {_format._kernel}
+unused.add(_cold_kernels.format_rows_cold)
 idle = []
 for info in pkgutil.iter_modules(vecfix.__path__):
     if info.name == "__main__":

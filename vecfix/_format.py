@@ -1,4 +1,11 @@
-"""``format_fixed``: validate once, run the kernels, stitch in the fallback rows."""
+"""``format_fixed``: validate once, run the kernels, stitch in the fallback rows.
+
+The kernel that writes the rows is ``format_rows`` (:func:`_row_kernel` chooses the block
+or the row-at-a-time one), except while the cold tier runs (:mod:`vecfix._coldstart`:
+the chosen kernel has no compiled code anywhere yet and a worker process compiles it),
+when :func:`_cold_rows` writes the same bytes with a scalar kernel that compiles in a
+fraction of the time, and NumPy finds the extremes.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +18,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import _kernels, _tuning
+from . import _coldstart, _kernels, _tuning
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
 from ._jit import readonly, target_has
 from ._kernels import FILL, MEASURE, PACK, PACK_AT
@@ -223,7 +230,7 @@ def _format_packed(
     widest = passes.uniform_widest()
     if widest is None and rows.n >= _MEASURE_BELOW:
         widest = passes.layouts_widest()
-    elif widest is None:  # a few rows: measure them (naming a row that is too long)
+    if widest is None:  # a few rows (or the cold tier): measure them, naming a long one
         widest = _measure(passes, np.empty(rows.n, dtype=np.int32))
     if rows.big_values or widest > MAX_ROW_LENGTH:  # the matrix path: the fallback's
         return format_fixed(coefficients, exponents, scales, threads=threads, null=null)
@@ -269,7 +276,8 @@ def _pack(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray]:
     together after (:func:`_pack_moved`).
     """
     rows = passes.rows
-    if passes.threads > 1 and passes.valid is None and not rows.estep and not rows.sstep:
+    one_layout = passes.valid is None and not rows.estep and not rows.sstep
+    if passes.threads > 1 and one_layout and not _cold_now(rows.n // passes.threads):
         packed = _pack_split(passes, width)
         if packed is not None:
             return packed
@@ -541,9 +549,12 @@ class _Passes:
         blocks = self.run(lambda _: (), kernel=_block_extremes)
         return _widest_of([r for _, r in blocks], e, s)
 
-    def layouts_widest(self) -> int:
+    def layouts_widest(self) -> int | None:
         """The longest row (or one over the length limit) when exponents or scales vary,
-        from the extremes of each layout."""
+        from the extremes of each layout; None in the cold tier (the rows are measured by
+        the cold kernel then, rather than compile this kernel)."""
+        if _cold_now(self.rows.n):
+            return None
         parts = self.run(lambda _: (MAX_ROW_LENGTH,), kernel=_widest_of_layouts)
         return max((w for _, w in parts), default=0)
 
@@ -564,34 +575,80 @@ def _staging() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _format_rows(start: int, stop: int, *args: object) -> tuple[int, int]:
-    """:func:`_row_kernel`'s ``format_rows`` with this thread's staging arrays."""
-    return (_kernel or _row_kernel())(start, stop, *args, *_staging())
+    """:func:`_row_kernel`'s ``format_rows`` with this thread's staging arrays (or, in the
+    cold tier, :func:`_cold_rows`)."""
+    return (_kernel or _tiered_kernel(stop - start))(start, stop, *args, *_staging())
 
 
-#: The ``format_rows`` that writes the rows, once :func:`_row_kernel` has chosen it.
+#: The ``format_rows`` that writes the rows, once :func:`_row_kernel` has chosen it (None
+#: while the cold tier runs).
 _kernel: Any = None
 
 
 def _row_kernel() -> Any:
-    """The ``format_rows`` kernel for the CPU that Numba compiles for: the block kernel
-    (:mod:`vecfix._kernels`) where it has AVX2, else the row-at-a-time one
-    (:mod:`vecfix._row_kernels`), as the block kernel's vector passes run 3-4x slower
-    than a plain row loop with SSE2 alone (``NUMBA_CPU_NAME=generic``, a cache built to
-    load on any x86-64). Chosen once a process; on an AVX2 host nothing else is imported
-    or compiled. ``VECFIX_KERNEL=block`` or ``rows`` forces one (for benchmarks and
-    tests: both write the same bytes).
-    """
+    """The ``format_rows`` kernel for the CPU that Numba compiles for (:func:`_chosen`),
+    from now on in this process."""
     global _kernel
+    _kernel = _chosen()
+    return _kernel
+
+
+def _chosen() -> Any:
+    """The block kernel (:mod:`vecfix._kernels`) where Numba compiles for AVX2, else the
+    row-at-a-time one (:mod:`vecfix._row_kernels`), as the block kernel's vector passes
+    run 3-4x slower than a plain row loop with SSE2 alone (``NUMBA_CPU_NAME=generic``, a
+    cache built to load on any x86-64). On an AVX2 host nothing else is imported or
+    compiled. ``VECFIX_KERNEL=block`` or ``rows`` forces one (for benchmarks and tests:
+    both write the same bytes).
+    """
     forced = os.environ.get("VECFIX_KERNEL", "").strip().lower()
     if forced not in ("block", "rows"):
         forced = "block" if _target_has_avx2() else "rows"
     if forced == "rows":
         from . import _row_kernels
 
-        _kernel = _row_kernels.format_rows
-    else:
-        _kernel = _kernels.format_rows
-    return _kernel
+        return _row_kernels.format_rows
+    return _kernels.format_rows
+
+
+def _tiered_kernel(rows: int) -> Any:
+    """What runs a kernel call of ``rows`` rows before :data:`_kernel` is set:
+    :func:`_cold_rows` while the cold tier runs (:mod:`vecfix._coldstart`: a worker
+    process compiles the chosen kernel), else the chosen kernel, from now on."""
+    if _coldstart.cold_tier(_chosen, rows):
+        return _cold_rows
+    return _row_kernel()
+
+
+def _cold_now(rows: int) -> bool:
+    """Whether a kernel call of ``rows`` rows runs in the cold tier now (which needs
+    neither the ``extremes`` kernel nor the widest-row kernel of varying layouts)."""
+    return _kernel is None and _tiered_kernel(rows) is _cold_rows
+
+
+def _cold_rows(
+    start: int,
+    stop: int,
+    coef: np.ndarray,
+    cstep: int,
+    exps: np.ndarray,
+    estep: int,
+    scales: np.ndarray,
+    sstep: int,
+    buf: np.ndarray,
+    width: int,
+    lengths: np.ndarray,
+    limit: int,
+    mode: int,
+    *staging: np.ndarray,
+) -> tuple[int, int]:
+    """The cold tier's ``format_rows``: :func:`vecfix._cold_kernels.format_rows_cold`
+    with ``format_rows``' arguments (the ``staging`` arrays are not used)."""
+    from ._cold_kernels import format_rows_cold
+
+    widest, first = format_rows_cold(start, stop, readonly(coef), cstep, exps, estep, scales,
+                                     sstep, buf, width, lengths, limit, mode)  # fmt: skip
+    return int(widest), int(first)
 
 
 def _target_has_avx2() -> bool:
@@ -711,12 +768,13 @@ def _format_small(coef: np.ndarray, layout: tuple[np.ndarray, np.ndarray, int]) 
     if entry is not None:
         widest, _ = entry(0, n, coef, 1, exps, 0, scales, 0, flat, -1, lengths, bound, FILL,
                           wide, real, narrow)  # fmt: skip
-    else:  # the first call: Numba compiles (or loads) the kernel
+    else:  # the first call: Numba compiles (or loads) the kernel, or the cold tier runs
         args = (0, n, readonly(coef), 1, exps, 0, scales, 0, flat, -1, lengths, bound, FILL)
-        kernel = _kernel or _row_kernel()
+        kernel = _kernel or _tiered_kernel(n)
         widest, _ = kernel(*args, wide, real, narrow)
-        found = _entry_point(kernel, (*args, wide, real, narrow))
-        _small_entry = found or _dispatched
+        if kernel is not _cold_rows:
+            found = _entry_point(kernel, (*args, wide, real, narrow))
+            _small_entry = found or _dispatched
     return Formatted._trusted(flat[: n * widest].reshape(n, widest), lengths)
 
 
@@ -820,7 +878,11 @@ def _widest_of(extremes: list[tuple[int, int]], exponent: int, scale: int) -> in
 
 
 def _extremes(start: int, stop: int, coef: np.ndarray) -> tuple[int, int]:
-    """The smallest and the largest of ``coef[start:stop]``."""
+    """The smallest and the largest of ``coef[start:stop]`` (NumPy's in the cold tier,
+    rather than compile the kernel)."""
+    if _cold_now(stop - start):
+        part = coef[start:stop]
+        return int(part.min()), int(part.max())
     low, high = _kernels.extremes(coef[start:stop])
     return int(low), int(high)
 

@@ -42,3 +42,10 @@ MEASURE_BELOW = 512
 #: is written in one scalar pass (``vecfix._kernels.format_few``) rather than by the block
 #: kernel, whose passes and arguments cost more than a handful of rows.
 FEW_ROWS = 32
+
+#: While the block kernel compiles in a worker process (``vecfix._coldstart``, the cold
+#: tier), a kernel call of up to this many rows runs through the scalar kernel
+#: (``vecfix._cold_kernels``, about 15 ns a row slower); a larger one waits for the worker,
+#: or compiles the block kernel here when none runs (a few seconds, less than its rows
+#: would cost).
+COLD_TIER_ROWS = 2**27

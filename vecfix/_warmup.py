@@ -88,6 +88,15 @@ def _layouts() -> None:
     _Passes(rows, None, 1).layouts_widest()
 
 
+def _format() -> None:
+    """:func:`~vecfix.format_fixed`'s kernels for a column of one layout (``extremes``, and
+    the block kernel ``format_rows``, whose one signature serves every call): the cold
+    tier's worker compiles them (:mod:`vecfix._coldstart`)."""
+    from ._format import format_fixed
+
+    format_fixed(np.arange(600, dtype=np.int64), -1, 1)
+
+
 def _text() -> None:
     from .columns import parse_decimal_text
 
@@ -187,7 +196,15 @@ _GROUPS = (
     _Group("mass_quotes", _mass_quotes, _FIX, ("pack_sets", "write_mass_quote_bodies"), 1.5),
     _Group("incremental", _incremental, _FIX, ("write_incremental_bodies",), 0.9),
 )
-_BY_NAME = {g.name: g for g in _GROUPS}
+#: The cold tier's worker (:mod:`vecfix._coldstart`): the block kernel first, then the
+#: kernel that finds the widest row when exponents vary (a column call needs only the
+#: first; the process switches once both are done). :func:`warmup` compiles the "format"
+#: group in its own process, with the few-rows kernel.
+_TIER_GROUPS = (
+    _Group("format", _format, "_kernels", ("format_rows", "extremes"), 3.6),
+    *(g for g in _GROUPS if g.name == "layouts"),
+)
+_BY_NAME = {g.name: g for g in (*_GROUPS, *_TIER_GROUPS)}
 
 #: The kernels of :func:`~vecfix.format_fixed`'s first calls (compiled by this process,
 #: first: a few rows, then a column of one layout) and their compile times in seconds
@@ -318,8 +335,9 @@ def plan(groups: Sequence[_Group], workers: int, main_load: float) -> list[list[
     return [shares[0]] + [s for s in shares[1:] if s]
 
 
-def _start(groups: Sequence[_Group]) -> subprocess.Popen[bytes] | None:
-    """A worker process compiling ``groups`` into the on-disk cache; None if it cannot start."""
+def _start(groups: Sequence[_Group], nice: int = 0) -> subprocess.Popen[bytes] | None:
+    """A worker process compiling ``groups`` into the on-disk cache, ``nice`` steps below
+    this process's priority (``os.nice``; where it exists); None if it cannot start."""
     import numba
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -332,7 +350,7 @@ def _start(groups: Sequence[_Group]) -> subprocess.Popen[bytes] | None:
         return None  # an embedding program or a frozen app: it would not run ``-c``
     try:
         return subprocess.Popen(
-            [sys.executable, "-c", _WORKER_CODE, root, *(g.name for g in groups)],
+            [sys.executable, "-c", _WORKER_CODE, root, f"nice={nice}", *(g.name for g in groups)],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -342,15 +360,21 @@ def _start(groups: Sequence[_Group]) -> subprocess.Popen[bytes] | None:
         return None
 
 
-def _worker(names: Sequence[str]) -> int:
-    """A worker process's work: run the named groups (the cache must be on)."""
+def _worker(args: Sequence[str]) -> int:
+    """A worker process's work: ``nice=N``, then the names of the groups to run (the cache
+    must be on)."""
     import warnings
 
-    from . import _jit
+    from . import _coldstart, _jit
 
     if not _jit.CACHE:
         return 2
+    _coldstart.ENABLED = False  # compile the block kernel here, never run the scalar one
     warnings.simplefilter("ignore")  # a cache warning here is the main process's to give
+    nice, *names = args
+    steps = int(nice.removeprefix("nice="))
+    if steps and hasattr(os, "nice"):
+        os.nice(steps)
     for name in names:
         _BY_NAME[name].run()
     return 0
@@ -377,7 +401,9 @@ def warmup(*, everything: bool = True) -> float:
     (``VECFIX_NUMBA_CACHE=0``) or when a worker fails, this process compiles everything
     itself. ``VECFIX_WARMUP_WORKERS`` sets the worker count (``0``: none; by default one
     per idle core, see :func:`worker_count`). Call it at start-up in latency-sensitive
-    services.
+    services. Without it, a first call on an empty cache runs a scalar kernel while a
+    worker compiles the block kernel (the cold tier, :mod:`vecfix._coldstart`); this ends
+    that: it waits for such a worker, then loads what it wrote.
 
     Parameters
     ----------
@@ -399,9 +425,10 @@ def warmup(*, everything: bool = True) -> float:
     """
     import numba
 
-    from . import _jit
+    from . import _coldstart, _jit
 
     start = time.perf_counter()
+    _coldstart.settle()  # a cold tier's worker compiling format_fixed's kernels: wait for it
     groups = _GROUPS if everything else (_BY_NAME["layouts"],)
     mine: list[_Group] = list(groups)
     theirs: list[_Group] = []  # compiled by the workers; loaded here once they are done

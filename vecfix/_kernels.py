@@ -634,7 +634,9 @@ def _rounded_block(coef, nb, changed, one_layout, partial, wide, real, narrow):
     constants is up to date (``partial``)."""
     if one_layout:  # the constants of row 0, and every row's scale
         if changed:
-            _layouts(1, wide, real, narrow)
+            _layouts(
+                _I64(1), wide, real, narrow
+            )  # one signature with nb (no Literal[int](1) compile)
             scale = narrow[_S]
             for j in range(1, nb):
                 scale[j] = scale[0]

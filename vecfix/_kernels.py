@@ -344,12 +344,17 @@ def _round_one(coef, nb, wide, real, narrow):
 
 @kernel
 def _round_rows(coef, nb, wide, real, narrow):
-    """:func:`_round_one` for a block of many layouts: each row's staged constants."""
+    """:func:`_round_one` for a block of many layouts: each row's staged constants. Return
+    how many rows are slow, and how many of those are in layouts the passes take (their
+    coefficients too large for float64: :func:`_round_int` may take them)."""
     pf, hf, rd, df = real[_PF], real[_HF], real[_RD], real[_DF]
     slow = 0
+    large = 0  # slow rows in layouts the block passes take: coefficients too large
     for j in range(nb):
-        slow += _rounded_row(j, coef[j], pf[j], hf[j], rd[j], df[j], narrow)
-    return slow
+        out = _rounded_row(j, coef[j], pf[j], hf[j], rd[j], df[j], narrow)
+        slow += out
+        large += out & _I64(hf[j] != _TWO52)
+    return slow, large
 
 
 @helper
@@ -588,8 +593,8 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
                     fast -= 1
             else:
                 fast = min(max(room // max(width, 1) + 1 - i0, 0), nb)
-            start = _I64(at[0]) if packed else i0 * width
-            _place(buf, nb, fast, width, zero, wide, narrow, mode, start)
+            first_byte = _I64(at[0]) if packed else i0 * width
+            _place(buf, nb, fast, width, zero, wide, narrow, mode, first_byte)
             for r in range(slow):
                 j = _I64(slow_rows[r])
                 i = i0 + j
@@ -634,9 +639,8 @@ def _rounded_block(coef, nb, changed, one_layout, partial, wide, real, narrow):
     constants is up to date (``partial``)."""
     if one_layout:  # the constants of row 0, and every row's scale
         if changed:
-            _layouts(
-                _I64(1), wide, real, narrow
-            )  # one signature with nb (no Literal[int](1) compile)
+            # _I64(1): one signature of _layouts (a literal 1 compiles a second one)
+            _layouts(_I64(1), wide, real, narrow)
             scale = narrow[_S]
             for j in range(1, nb):
                 scale[j] = scale[0]
@@ -649,8 +653,8 @@ def _rounded_block(coef, nb, changed, one_layout, partial, wide, real, narrow):
         _layouts(nb, wide, real, narrow)
         partial = False
     if not one_layout:
-        slow = _round_rows(coef, nb, wide, real, narrow)
-        if slow <= nb // 32:
+        slow, large = _round_rows(coef, nb, wide, real, narrow)
+        if large <= nb // 32:
             return slow, partial
     return _round_int(coef, nb, wide, real, narrow), partial
 

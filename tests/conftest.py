@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import gzip
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 from vecfix import _coldstart
 
@@ -45,6 +47,58 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # kernels and of what compiles expect: no cold tier (vecfix._coldstart), whose worker
 # would compile them in the background. tests/test_cold_tier.py turns it on for its own.
 _coldstart.ENABLED = False
+
+
+def any_rows(max_size: int) -> st.SearchStrategy[list[tuple[int, int, int]]]:
+    """Hypothesis: 1 to ``max_size`` rows ``(c, e, s)`` of any int64 coefficient (often
+    within 16 digits), per-row exponents -24..18 and scales -3..17."""
+    row = st.tuples(
+        st.integers(INT64_MIN, INT64_MAX) | st.integers(-(10**16), 10**16),
+        st.integers(-24, 18),
+        st.integers(-3, 17),
+    )
+    return st.lists(row, min_size=1, max_size=max_size)
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only C-contiguous copy or view of ``array`` (as ``format_fixed`` hands its
+    inputs to the kernels: one signature)."""
+    array = np.ascontiguousarray(array)
+    array.flags.writeable = False
+    return array
+
+
+def general_rows(seed: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` read-only rows ``(coef, exps, scales)``: prices every kernel takes fast, mixed
+    with rows for the general path (any int64, exponents beyond the fast layouts, negative
+    and long scales), zeros and ties."""
+    rng = np.random.default_rng(seed)
+    coef = rng.integers(-(10**15), 10**15, n, dtype=np.int64)
+    exps = rng.integers(-12, 3, n).astype(np.int32)
+    scales = rng.integers(0, 9, n).astype(np.int32)
+    general = rng.random(n) < 0.2
+    coef[general] = rng.integers(INT64_MIN, INT64_MAX, int(general.sum()), dtype=np.int64)
+    exps[general] = rng.integers(-25, 20, int(general.sum()))
+    scales[general] = rng.integers(-3, 18, int(general.sum()))
+    coef[rng.random(n) < 0.05] = 0
+    ties = rng.random(n) < 0.1
+    coef[ties] = (coef[ties] // 10) * 10 + 5
+    return read_only(coef), read_only(exps), read_only(scales)
+
+
+def packing_case(seed: int, n: int, layout: str, texts: Callable[..., list[str]]) -> tuple:
+    """``(coef, exps, scales, want, width, ends)`` for the Arrow-layout kernel tests:
+    :func:`general_rows` (or their coefficients under one layout, exponent -9 and scale 4,
+    for ``layout="one layout"``), the expected ``texts(coef, exps, scales)``, the widest
+    row and each row's end in the packed text."""
+    coef, exps, scales = general_rows(seed, n)
+    if layout == "one layout":
+        exps = read_only(np.array([-9], dtype=np.int32))
+        scales = read_only(np.array([4], dtype=np.int32))
+    want = texts(coef, exps, scales)
+    ends = np.cumsum([len(t) for t in want]).astype(np.int32)
+    return coef, exps, scales, want, max(map(len, want)), ends
+
 
 DATA = Path(__file__).parent / "data"
 VECTOR_FILES = ("grid", "big", "prices")

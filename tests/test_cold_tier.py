@@ -24,9 +24,8 @@ from pathlib import Path
 import numba
 import numpy as np
 import pytest
-from conftest import INT64_MAX, INT64_MIN
+from conftest import INT64_MAX, INT64_MIN, any_rows, general_rows, packing_case, read_only
 from hypothesis import given
-from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
@@ -37,12 +36,6 @@ NOJIT = bool(numba.config.DISABLE_JIT)
 SLOW = os.environ.get("VECFIX_SLOW_TESTS", "") not in ("", "0")
 ROOT = Path(__file__).resolve().parent.parent
 NO_LIMIT = 2**31 - 1
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array = np.ascontiguousarray(array)
-    array.flags.writeable = False
-    return array
 
 
 def _texts(coef, exps, scales) -> list[str]:
@@ -148,17 +141,7 @@ def test_width_and_too_long_rows_through_the_cold_tier(cold):
         vecfix.format_fixed(coef, exps, 2)
 
 
-@given(
-    st.lists(
-        st.tuples(
-            st.integers(INT64_MIN, INT64_MAX) | st.integers(-(10**16), 10**16),
-            st.integers(-24, 18),
-            st.integers(-3, 17),
-        ),
-        min_size=1,
-        max_size=60,
-    )
-)
+@given(any_rows(60))
 def test_property_through_the_cold_tier(rows):
     """Any int64 rows, per-row layouts, against the reference (the tier forced on here:
     Hypothesis runs each example without function-scoped fixtures)."""
@@ -195,23 +178,6 @@ def test_demo_says_nothing_of_the_tier_when_it_did_not_run(capsys, monkeypatch):
 # --- the cold kernel against the block kernel, mode by mode ---------------------------------
 
 
-def _rows(seed: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Block rows (prices) mixed with the block kernel's slow rows: any int64, exponents
-    beyond its layouts, negative and long scales, zeros, ties."""
-    rng = np.random.default_rng(seed)
-    coef = rng.integers(-(10**15), 10**15, n, dtype=np.int64)
-    exps = rng.integers(-12, 3, n).astype(np.int32)
-    scales = rng.integers(0, 9, n).astype(np.int32)
-    general = rng.random(n) < 0.2
-    coef[general] = rng.integers(INT64_MIN, INT64_MAX, int(general.sum()), dtype=np.int64)
-    exps[general] = rng.integers(-25, 20, int(general.sum()))
-    scales[general] = rng.integers(-3, 18, int(general.sum()))
-    coef[rng.random(n) < 0.05] = 0
-    ties = rng.random(n) < 0.1
-    coef[ties] = (coef[ties] // 10) * 10 + 5
-    return _read_only(coef), _read_only(exps), _read_only(scales)
-
-
 def _run(cold_kernel: bool, start, stop, coef, exps, scales, buf, width, lengths, limit, mode):
     estep, sstep = int(exps.size > 1), int(scales.size > 1)
     args = (start, stop, coef, 1, exps, estep, scales, sstep, buf, width, lengths, limit, mode)
@@ -231,11 +197,11 @@ def test_cold_kernel_agrees_with_the_block_kernel(seed, layout):
     """Same result, lengths and matrix bytes in every mode: measuring with and without a
     limit, writing at the widest width and wider, no slack, the automatic width, a range
     of rows inside a column, no rows; and the text matches the reference."""
-    coef, exps, scales = _rows(seed, N)
+    coef, exps, scales = general_rows(seed, N)
     if layout != "per-row":
-        exps = _read_only(np.array([-9], dtype=np.int32))
+        exps = read_only(np.array([-9], dtype=np.int32))
     if layout == "one layout":
-        scales = _read_only(np.array([seed + 2], dtype=np.int32))
+        scales = read_only(np.array([seed + 2], dtype=np.int32))
     want = _texts(coef, exps, scales)
     widest = max(map(len, want))
     cases = [
@@ -279,13 +245,7 @@ def test_cold_kernel_agrees_with_the_block_kernel(seed, layout):
 def test_cold_kernel_packs_arrow_layout(layout):
     """``PACK`` (back to back from ``start * width``) and ``PACK_AT`` (at the ends given)
     as the block kernel packs them, for a range of rows inside a column."""
-    coef, exps, scales = _rows(7, N)
-    if layout == "one layout":
-        exps = _read_only(np.array([-9], dtype=np.int32))
-        scales = _read_only(np.array([4], dtype=np.int32))
-    want = _texts(coef, exps, scales)
-    width = max(map(len, want))
-    ends = np.cumsum([len(t) for t in want]).astype(np.int32)
+    coef, exps, scales, want, width, ends = packing_case(7, N, layout, _texts)
     for start, stop in ((0, N), (N // 3, N - 5)):
         text = "".join(want[start:stop]).encode()
         for mode in (PACK, PACK_AT):

@@ -11,9 +11,8 @@ import random
 import numba
 import numpy as np
 import pytest
-from conftest import INT64_MAX, INT64_MIN
+from conftest import INT64_MAX, INT64_MIN, any_rows, general_rows, packing_case, read_only
 from hypothesis import given
-from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
@@ -23,29 +22,6 @@ from vecfix._kernels import FILL, MEASURE
 NOJIT = bool(numba.config.DISABLE_JIT)
 NO_LIMIT = 2**31 - 1
 KERNELS = {"block": _kernels.format_rows, "rows": _row_kernels.format_rows}
-
-
-def _read_only(array: np.ndarray) -> np.ndarray:
-    array = np.ascontiguousarray(array)
-    array.flags.writeable = False
-    return array
-
-
-def _rows(seed: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows both kernels take fast (prices) mixed with rows for the general path: any
-    int64, exponents beyond the fast layouts, negative and long scales, zeros, ties."""
-    rng = np.random.default_rng(seed)
-    coef = rng.integers(-(10**15), 10**15, n, dtype=np.int64)
-    exps = rng.integers(-12, 3, n).astype(np.int32)
-    scales = rng.integers(0, 9, n).astype(np.int32)
-    general = rng.random(n) < 0.2
-    coef[general] = rng.integers(INT64_MIN, INT64_MAX, int(general.sum()), dtype=np.int64)
-    exps[general] = rng.integers(-25, 20, int(general.sum()))
-    scales[general] = rng.integers(-3, 18, int(general.sum()))
-    coef[rng.random(n) < 0.05] = 0
-    ties = rng.random(n) < 0.1
-    coef[ties] = (coef[ties] // 10) * 10 + 5
-    return _read_only(coef), _read_only(exps), _read_only(scales)
 
 
 def _call(name, start, stop, coef, exps, scales, buf, width, lengths, limit, measure):
@@ -80,7 +56,7 @@ N = 90 if NOJIT else 3000
 
 @pytest.mark.parametrize("seed", range(3))
 def test_rows_kernel_writes_the_reference_text(seed):
-    coef, exps, scales = _rows(seed, N)
+    coef, exps, scales = general_rows(seed, N)
     want = _texts(coef, exps, scales)
     width = max(map(len, want))
     for extra in (0, 1, 9, 17):  # wider rows: zero stores past the words
@@ -101,11 +77,11 @@ def test_rows_kernel_agrees_with_the_block_kernel(seed, layout):
     """Same result, lengths and bytes, in every mode of the contract: measuring with and
     without a limit, writing at the widest width and wider, with no slack after the
     matrix, the automatic width, and a range of rows inside a larger column."""
-    coef, exps, scales = _rows(seed + 10, N)
+    coef, exps, scales = general_rows(seed + 10, N)
     if layout != "per-row":
-        exps = _read_only(np.array([-9], dtype=np.int32))
+        exps = read_only(np.array([-9], dtype=np.int32))
     if layout == "one layout":
-        scales = _read_only(np.array([seed + 2], dtype=np.int32))
+        scales = read_only(np.array([seed + 2], dtype=np.int32))
     lengths = np.zeros(N, dtype=np.int32)
     widest, _ = _call("block", 0, N, coef, exps, scales, buf := np.empty(0, np.uint8), 0,
                       lengths, NO_LIMIT, MEASURE)  # fmt: skip
@@ -155,24 +131,14 @@ def test_rows_kernel_golden_vectors(golden, name, monkeypatch):
     assert got.width == max(map(len, want))
 
 
-@given(
-    st.lists(
-        st.tuples(
-            st.integers(INT64_MIN, INT64_MAX) | st.integers(-(10**16), 10**16),
-            st.integers(-24, 18),
-            st.integers(-3, 17),
-        ),
-        min_size=1,
-        max_size=40,
-    )
-)
+@given(any_rows(40))
 def test_rows_kernel_property(rows):
     """Any int64 rows, the kernel called directly, against the reference."""
     c, e, s = (np.array(col) for col in zip(*rows, strict=True))
     coef, exps, scales = (
-        _read_only(c.astype(np.int64)),
-        _read_only(e.astype(np.int32)),
-        _read_only(s.astype(np.int32)),
+        read_only(c.astype(np.int64)),
+        read_only(e.astype(np.int32)),
+        read_only(s.astype(np.int32)),
     )
     want = _texts(coef, exps, scales)
     width = max(map(len, want))
@@ -217,13 +183,7 @@ def test_rows_kernel_packs_arrow_layout(seed, layout):
     """``PACK``: the rows' text back to back from ``start * width``, ``lengths`` where each
     row ends; ``PACK_AT``: at ends the caller gives (Arrow's offsets). Against the
     reference, for a range of rows inside a column, with and without slack."""
-    coef, exps, scales = _rows(seed + 20, N)
-    if layout == "one layout":
-        exps = _read_only(np.array([-9], dtype=np.int32))
-        scales = _read_only(np.array([4], dtype=np.int32))
-    want = _texts(coef, exps, scales)
-    width = max(map(len, want))
-    ends = np.cumsum([len(t) for t in want]).astype(np.int32)
+    coef, exps, scales, want, width, ends = packing_case(seed + 20, N, layout, _texts)
     for start, stop in ((0, N), (N // 3, N - 5)):
         for size in (N * width + 8, N * width):
             buf = np.full(size, 0xEE, dtype=np.uint8)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import helper, kernel
-from ._kernels import _row_length, _write_row
+from ._kernels import _phase, _row_length, _write_row
 
 _I64 = np.int64
 #: ``mode`` of :func:`format_rows_cold`, as :mod:`vecfix._kernels` numbers them.
@@ -43,12 +43,10 @@ def format_rows_cold(start, stop, coef, cstep, exps, estep, scales, sstep, buf, 
     """
     widest = 0
     first = -1
-    auto = width < 0
-    for phase in range(2 if auto else 1):
-        if auto and phase == 1:
-            width = widest
+    for phase in range(2 if width < 0 else 1):
+        width, now = _phase(phase, width, widest, mode)
         widest, first = _rows(start, stop, coef, exps, estep, scales, sstep, buf, width,
-                              lengths, limit, MEASURE if auto and phase == 0 else mode)  # fmt: skip
+                              lengths, limit, now)  # fmt: skip
     return widest, first
 
 

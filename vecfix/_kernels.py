@@ -536,14 +536,21 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     """
     widest = 0
     first = -1
-    auto = width < 0
-    for phase in range(2 if auto else 1):
-        if auto and phase == 1:
-            width = widest
+    for phase in range(2 if width < 0 else 1):
+        width, now = _phase(phase, width, widest, mode)
         widest, first = _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width,
-                                lengths, limit, MEASURE if auto and phase == 0 else mode,
-                                wide, real, narrow)  # fmt: skip
+                                lengths, limit, now, wide, real, narrow)  # fmt: skip
     return widest, first
+
+
+@helper
+def _phase(phase, width, widest, mode):
+    """The width and mode of pass ``phase`` of a ``format_rows`` call (this module's, the
+    row kernel's, the cold one's): with no width (below 0), pass 0 measures and pass 1
+    writes at the widest row's width; else the one pass writes at ``width``."""
+    if width >= 0:
+        return width, _I64(mode)
+    return (widest, _I64(mode)) if phase == 1 else (width, _I64(MEASURE))
 
 
 @helper

@@ -39,7 +39,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ._jit import helper, kernel, store8
-from ._kernels import _row_length, _write_row
+from ._kernels import _phase, _row_length, _write_row
 
 _U64 = np.uint64
 _I64 = np.int64
@@ -464,11 +464,8 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     """
     widest = 0
     first = -1
-    auto = width < 0
-    for phase in range(2 if auto else 1):
-        if auto and phase == 1:
-            width = widest
-        now = MEASURE if auto and phase == 0 else _I64(mode)
+    for phase in range(2 if width < 0 else 1):
+        width, now = _phase(phase, width, widest, mode)
         widest, first = _rows(start, stop, coef, exps, estep, scales, sstep, buf, width,
                               lengths, limit, now)  # fmt: skip
     return widest, first

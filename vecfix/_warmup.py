@@ -219,7 +219,7 @@ def _format_calls() -> Any:
     from ._format import format_fixed
 
     small = format_fixed(np.array([1, -2], dtype=np.int64), -1, 1)  # a few rows: format_few
-    format_fixed(np.arange(600, dtype=np.int64), -1, 1)  # a column: extremes, format_rows
+    _format()  # a column: extremes, format_rows (the "format" group's call)
     return small
 
 

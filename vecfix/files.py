@@ -1518,8 +1518,8 @@ def _write_polars(
     def group(gathered: list[Any]) -> Any:
         pa = plan.pa
         table = gathered[0]
-        if len(gathered) > 1:  # one chunk a column (format_fixed counts a chunked text
-            table = pa.Table.from_batches(gathered).combine_chunks()  # column's rows by chunk)
+        if len(gathered) > 1:  # one chunk a column: one kernel call, one chunk for the writer
+            table = pa.Table.from_batches(gathered).combine_chunks()
         frame = plan.format(table, threads, done[0], warn=warn, pl=pl)
         done[0] += table.num_rows
         done[1] += len(gathered)

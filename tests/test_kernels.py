@@ -68,6 +68,32 @@ def test_block_boundaries(n):
     ]
 
 
+@pytest.mark.parametrize(
+    "where", [(0,), (63,), (64,), (0, 63, 64, 127), (5, 700, 1000), (1023,), (1024, 1063), (1030,)]
+)
+@pytest.mark.parametrize("layout", ["one", "rows"])
+def test_few_general_path_rows_anywhere_in_a_block(where, layout):
+    """A few rows of a block that the block passes leave to the general path (their
+    coefficients too large for float64), at a group's first or last row (the slow rows
+    are looked for 64 at a time), in a block without a whole group, in several groups:
+    every one is listed and written."""
+    n = 130 if NOJIT else BLOCK + 40  # a whole block, then one of 40 rows (no whole group)
+    rng = np.random.default_rng(len(where))
+    coef = rng.integers(-(10**12), 10**12, n, dtype=np.int64)
+    exps = np.full(n, -9, dtype=np.int32) if layout == "one" else rng.integers(-9, -3, n)
+    scales = np.full(n, 4, dtype=np.int32) if layout == "one" else rng.integers(0, 5, n)
+    for i in where:
+        i = i if i < n else n - 1 - i % 29
+        coef[i] = (-1) ** i * (9 * 10**18 - i)  # 10 integer digits and more
+    rows = zip(coef.tolist(), np.asarray(exps).tolist(), np.asarray(scales).tolist(), strict=True)
+    want = [reference_fixed(c, int(e), int(s)) for c, e, s in rows]
+    for threads in (1, 2):
+        got = vecfix.format_fixed(
+            coef, np.asarray(exps, np.int32), np.asarray(scales, np.int32), threads=threads
+        )
+        assert got.to_list() == want
+
+
 @pytest.mark.parametrize("extra", [0, 1, 7, 9, 20])
 def test_out_without_slack_and_wide_rows(extra):
     """A caller's matrix has no bytes after it: the last rows are written byte by byte,

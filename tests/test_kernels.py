@@ -75,9 +75,10 @@ def test_block_boundaries(n):
 def test_few_general_path_rows_anywhere_in_a_block(where, layout):
     """A few rows of a block that the block passes leave to the general path (their
     coefficients too large for float64), at a group's first or last row (the slow rows
-    are looked for 64 at a time), in a block without a whole group, in several groups:
+    are looked for 16 at a time), in the rows after a block's last whole group, in
+    several groups:
     every one is listed and written."""
-    n = 130 if NOJIT else BLOCK + 40  # a whole block, then one of 40 rows (no whole group)
+    n = 130 if NOJIT else BLOCK + 40  # a whole block, then one of 40 rows (8 after 2 groups)
     rng = np.random.default_rng(len(where))
     coef = rng.integers(-(10**12), 10**12, n, dtype=np.int64)
     exps = np.full(n, -9, dtype=np.int32) if layout == "one" else rng.integers(-9, -3, n)

@@ -82,3 +82,16 @@ def test_the_decorator_takes_the_option_with_or_without_parentheses(monkeypatch)
     plain, scalar = _jit.kernel(_sum), _jit.kernel(vectorize=False)(_sum)
     data = np.arange(10, dtype=np.uint8)
     assert plain(data) == scalar(data) == 45
+
+
+def test_kernels_compile_without_a_cfunc_wrapper_yet_run_from_python():
+    """No C-callable wrapper (compile time spent on code vecfix never calls); the
+    dispatcher and the Python entry point ``_format._entry_point`` takes still work."""
+    dispatcher = numba.njit(**{**_jit._OPTIONS, "cache": False})(_sum)
+    data = np.arange(10, dtype=np.uint8)
+    assert dispatcher(data) == 45
+    (ir,) = dispatcher.inspect_llvm().values()
+    defined = [line for line in ir.splitlines() if line.startswith("define")]
+    assert defined and not any("@cfunc." in line for line in defined)
+    (compiled,) = dispatcher.overloads.values()
+    assert compiled.entry_point(data) == 45

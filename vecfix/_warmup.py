@@ -32,12 +32,12 @@ WORKER_TIMEOUT = 300.0
 
 #: Seconds a worker process takes to start (Python, NumPy, Numba, vecfix) before it
 #: compiles anything; with :attr:`_Group.seconds`, what the split between processes weighs.
-_START_SECONDS = 0.6
+_START_SECONDS = 0.5
 
 #: The kernels every message builder compiles (the header, the trailer, the identifier
 #: check), and their compile time in seconds: counted once for each process.
 _FRAMING = ("first_bad_byte", "frame_lengths", "write_heads", "write_trailers")
-_FRAMING_SECONDS = 0.5
+_FRAMING_SECONDS = 0.55
 
 _WORKER_CODE = (
     "import sys; sys.path.insert(0, sys.argv[1]); from vecfix._warmup import _worker;"
@@ -52,7 +52,7 @@ class _Group(NamedTuple):
     run: Callable[[], None]
     module: str  # of the kernels, within vecfix
     kernels: tuple[str, ...]
-    seconds: float  # compile time on one core (2-vCPU EPYC, Numba 0.68), framing left out
+    seconds: float  # compile time on one core (2-vCPU EPYC, Numba 0.68.1), framing left out
     needs: str = ""  # an optional package without which the group compiles nothing
 
     @property
@@ -184,24 +184,24 @@ _FIX = "_fix_kernels"
 _MESSAGES = ("snapshots", "quotes", "mass_quotes", "incremental")
 _FIELDS = ("first_bad_byte", "check_disjoint", "rows_to_matrix", "write_fields")
 _GROUPS = (
-    _Group("layouts", _layouts, "_kernels", ("widest_of_layouts",), 0.8),
-    _Group("text", _text, "_text_kernels", ("parse_decimal", "join", "justify"), 0.9),
-    _Group("arrow", _arrow, "_arrow", ("pack_rows", "string_views"), 0.5, "pyarrow"),
-    _Group("unpack", _unpack, "_arrow", ("unpack_rows",), 0.2),
-    _Group("csv", _csv, "_csv", ("place_csv_column",), 0.3),
-    _Group("counts", _counts, "_measure", ("count_past",), 0.3),
-    _Group("fields", _fields, _FIX, _FIELDS, 0.7),
-    _Group("snapshots", _snapshots, _FIX, ("snapshot_lengths", "write_snapshot_bodies"), 0.6),
-    _Group("quotes", _quotes, _FIX, ("quote_lengths", "write_quote_bodies"), 0.6),
-    _Group("mass_quotes", _mass_quotes, _FIX, ("pack_sets", "write_mass_quote_bodies"), 1.5),
-    _Group("incremental", _incremental, _FIX, ("write_incremental_bodies",), 0.9),
+    _Group("layouts", _layouts, "_kernels", ("widest_of_layouts",), 1.2),
+    _Group("text", _text, "_text_kernels", ("parse_decimal", "join", "justify"), 0.8),
+    _Group("arrow", _arrow, "_arrow", ("pack_rows", "string_views"), 0.6, "pyarrow"),
+    _Group("unpack", _unpack, "_arrow", ("unpack_rows",), 0.1),
+    _Group("csv", _csv, "_csv", ("place_csv_column",), 0.2),
+    _Group("counts", _counts, "_measure", ("count_past",), 0.2),
+    _Group("fields", _fields, _FIX, _FIELDS, 0.6),
+    _Group("snapshots", _snapshots, _FIX, ("snapshot_lengths", "write_snapshot_bodies"), 0.55),
+    _Group("quotes", _quotes, _FIX, ("quote_lengths", "write_quote_bodies"), 0.5),
+    _Group("mass_quotes", _mass_quotes, _FIX, ("pack_sets", "write_mass_quote_bodies"), 1.4),
+    _Group("incremental", _incremental, _FIX, ("write_incremental_bodies",), 0.8),
 )
 #: The cold tier's worker (:mod:`vecfix._coldstart`): the block kernel first, then the
 #: kernel that finds the widest row when exponents vary (a column call needs only the
 #: first; the process switches once both are done). :func:`warmup` compiles the "format"
 #: group in its own process, with the few-rows kernel.
 _TIER_GROUPS = (
-    _Group("format", _format, "_kernels", ("format_rows", "extremes"), 3.6),
+    _Group("format", _format, "_kernels", ("format_rows", "extremes"), 4.8),
     *(g for g in _GROUPS if g.name == "layouts"),
 )
 _BY_NAME = {g.name: g for g in (*_GROUPS, *_TIER_GROUPS)}
@@ -210,7 +210,7 @@ _BY_NAME = {g.name: g for g in (*_GROUPS, *_TIER_GROUPS)}
 #: first: a few rows, then a column of one layout) and their compile times in seconds
 #: (``format_rows`` with the kernels it calls); the kernel for rows whose exponents vary
 #: is the "layouts" group's.
-_FORMAT_SECONDS = {"format_rows": 3.5, "extremes": 0.1, "format_few": 0.7}
+_FORMAT_SECONDS = {"format_rows": 4.3, "extremes": 0.1, "format_few": 0.7}
 
 
 def _format_calls() -> Any:
@@ -278,8 +278,9 @@ def worker_count() -> int:
     one per usable core beyond this process's that other work leaves idle (the usable
     cores less one, less the whole part of the 1-minute load average; 0 on one core).
 
-    A worker on a core that is busy anyway saves nothing and costs its start-up and the
-    loads here (about a third more CPU in all), so a busy machine compiles in one process.
+    A worker on a core that is busy anyway saves little and costs its start-up and the
+    loads here (about a tenth more CPU in all: 14.7 s against 13.4 on 2 cores), so a busy
+    machine compiles in one process.
 
     Examples
     --------

@@ -8,22 +8,26 @@ arguments, contract and result, so that :mod:`vecfix._format` can run either
 
 A row ``(c, e, s)`` (see :mod:`vecfix._kernels` for ``M``, ``d = e + s`` and ``k = -d``)
 is taken here when ``0 <= s <= 15`` and either ``-18 <= d <= 15`` with ``M < 10**16``, or
-``d <= -20`` (``M = 0``). Then, in registers (:func:`_rows`; a layout's constants are
-recomputed only where the exponent or the scale changes):
+``d <= -20`` (``M = 0``). Then, in registers (a layout's constants are computed once for
+one exponent and scale, and every row, without a branch, where they vary):
 
 * ``M = (|c| + 10**k // 2) // 10**k`` by a multiply with the reciprocal of ``10**k``
-  (:data:`MAGIC`, :func:`mulhi`), or ``M = |c| * 10**d``;
+  (:data:`MAGIC`, :func:`mulhi`), or ``M = |c| * 10**d``, both computed, one kept;
 * digits four at a time from a table (:data:`DIGITS4`), the first in the low byte of a
-  word;
+  word; the integer part's digit count from its word's leading ``"0"`` bytes (:func:`tz`);
 * unaligned 8-byte stores at the row's start, which may spill a few bytes into the next
   row before it is written (never past ``stop``'s row, nor past the buffer: the last rows
   are written byte by byte).
 
-Rows with ``1 <= s <= 7`` decimals and digits dropped go through :func:`_lean_rows` in
-runs whose integer part keeps its digit count (PRICE9 prices: two stores a row, no digit
-counting); other rows with decimals and an integer part below ``10**7`` through
-:func:`_split_row` (three stores); the rest the layout takes through :func:`_compose`
-(the text's words: leading zeros shifted out, the point inserted, the sign in front).
+Writing a matrix (``FILL``), :func:`_fill_rows` takes every row but the last few: rows
+with ``1 <= s <= 7`` decimals and digits dropped go through :func:`_lean_rows` in runs
+whose integer part keeps its digit count (PRICE9 prices: two stores a row, no digit
+counting; not where the count changes row to row), other rows through :func:`_put_row`
+(the integer part, the point, the fraction: three to five stores); rows it does not take
+are marked and written afterwards, each within its own row. Every other mode (measuring,
+Arrow's layout) and the last rows go through :func:`_rows`: :func:`_put_row`, or the
+text's words (:func:`_compose`: leading zeros shifted out, the point inserted, the sign in
+front) where stores must not reach far.
 
 Other rows go through :mod:`vecfix._kernels`' general path (``_row_length``,
 ``_write_row``). Nothing here wraps around, so the plain-Python twins
@@ -36,6 +40,7 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import types
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from ._jit import helper, kernel, store8
@@ -77,6 +82,16 @@ def _mulhi_intrinsic(typingctx, a, b):
 mulhi = _mulhi_python if numba.config.DISABLE_JIT else _mulhi_intrinsic  # type: ignore[attr-defined]
 
 
+def _tz_python(x):
+    """Pure-Python ``tz`` for ``NUMBA_DISABLE_JIT=1``."""
+    x = int(x)
+    return np.uint64((x & -x).bit_length() - 1 if x else 64)
+
+
+#: ``tz(x)``: the trailing zero bits of a uint64 (64 for 0; ``bsf`` on any x86-64).
+tz = _tz_python if numba.config.DISABLE_JIT else trailing_zeros  # type: ignore[attr-defined]
+
+
 def _reciprocals() -> tuple[np.ndarray, np.ndarray]:
     """``MAGIC[k]``, ``SHIFT[k]`` with ``x // 10**k == mulhi(x >> k, MAGIC[k]) >> SHIFT[k]``
     for every uint64 ``x`` and ``1 <= k <= 19`` (Granlund & Montgomery 1994, theorem 4.2:
@@ -96,12 +111,6 @@ def _reciprocals() -> tuple[np.ndarray, np.ndarray]:
 
 #: The reciprocals of :func:`_reciprocals`, constants of the compiled code.
 MAGIC, SHIFT = _reciprocals()
-
-
-@helper
-def _div10(x, k):
-    """``x // 10**k`` for a uint64 ``x`` and ``1 <= k <= 19``, by a multiply."""
-    return mulhi(x >> _U64(k), MAGIC[k]) >> SHIFT[k]
 
 
 #: ``10**k`` for ``0 <= k <= 19``, a constant of the compiled code.
@@ -132,8 +141,8 @@ def _layout(e, s):
     ok = (s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20))
     up = min(max(d, 0), 15)  # selects, no branches: layouts change row to row in a mix
     k = min(max(-d, 0), 18) * _I64(d >= -18)
-    mul = POW10[_U64(up)] * _U64(d > -20)
-    most = POW10[_U64(16 - up)] - _U64(1) if d >= 0 else _ONES
+    mul = POW10[_U64(up)] & (_ONES * _U64(d > -20))  # masks: a load under a select
+    most = (POW10[_U64(16 - up)] - _U64(1)) | (_ONES * _U64(d < 0))  # becomes a branch
     return ok, mul, k, POW10[_U64(k)] >> _U64(1), most
 
 
@@ -193,18 +202,6 @@ def _compose(m, shown, s, neg):
 
 
 @helper
-def _shr(x, n):
-    """``x >> n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
-    return x >> _U64(n & 63) if _U64(n) < _U64(64) else _U64(0)
-
-
-@helper
-def _shl(x, n):
-    """``x << n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
-    return x << _U64(n & 63) if _U64(n) < _U64(64) else _U64(0)
-
-
-@helper
 def _store_row(buf, base, width, nw, fast, w0, w1, w2, zero):
     """Write a row's words at ``buf[base:]``: ``nw`` 8-byte stores when ``fast`` (the
     stores may spill past the row), else byte by byte within its ``width`` bytes.
@@ -231,62 +228,50 @@ def _store_bytes(buf, base, width, w0, w1, w2):
         buf[base + t] = np.uint8((word >> _U64(8 * (t % 8))) & _U64(0xFF))
 
 
+#: After two lean runs in a row shorter than this, :func:`_rows` tries no lean run for
+#: the next ``_LEAN_PAUSE`` rows (integer parts whose digit count changes row to row
+#: would pay for a failed try a row; a lone outlier leaves one short run, and the rows
+#: after it go back to lean runs at once).
+_LEAN_MIN = 4
+_LEAN_PAUSE = 64
+#: Rows of one layout in a row before :func:`_rows` looks for a lean run where layouts
+#: vary row to row (the scan for the run's end then pays for itself).
+_LEAN_AFTER = 8
+
+
 @kernel
 def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, mode):
-    """:func:`format_rows`' one pass over rows ``start:stop``; return ``(widest, first)``.
+    """:func:`format_rows`' general pass over rows ``start:stop``, in any mode; return
+    ``(widest, first)``.
 
-    The layout's constants are recomputed only where the exponent or the scale changes
-    from the row before. A written layout with ``1 <= s <= 7`` decimals and digits dropped
-    hands its runs of 8 rows or more to :func:`_lean_rows`, in turns that end where the
-    integer part's digit count changes; that row, and every other row, goes through
-    :func:`_row`. (One function for the whole pass: a call a run would cost rows whose
-    layout changes row to row more than the compile it saves.)
+    With one exponent and scale the layout's constants are computed once; with per-row
+    ones, every row, without a branch (a test for a change of layout mispredicts where
+    layouts mix). Each row goes through :func:`_row`.
     """
     measure, packed, given = mode == MEASURE, mode >= PACK, mode == PACK_AT
+    varying = (estep != 0) | (sstep != 0)
     widest = 0
     first = -1
     cap = max(limit, 0) + 1
     zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _store_row)
     nw = min((width + 7) // 8, 3) if packed else (width + 7) // 8  # words a row stores
-    end = buf.shape[0]
-    if stop < lengths.shape[0]:
-        end = _I64(lengths[stop - 1]) if given else stop * width
+    end = _end(stop, buf, width, lengths, given)
     stores_below = end - 8 * nw + 1  # rows starting below this take 8-byte stores
-    pad = 0 if packed else max(width - 9, 0) // 8  # zero stores from base + 16
-    lean_below = end - max(17, 16 + 8 * pad) + 1  # rows starting below this may be lean
-    split_below = end - max(25, 16 + 8 * pad) + 1  # and split (_split_row)
-    e, s = _I64(1) << _I64(40), _I64(0)  # no layout yet: the first row's differs
-    ok, mul, k, half, most = False, _U64(1), _I64(0), _U64(0), _ONES
-    lean = False  # the layout's written rows may go through _lean_rows
-    run_end = start  # the current layout's rows end here
-    nt = _I64(1)  # the integer part's digits in the current lean run
+    pad = 0 if packed else _pad(width)
+    fast_below = end - _reach(pad) + 1  # rows starting below this: _put_row
+    e, s = _I64(0), _I64(0)
+    if start < stop:
+        e, s = _I64(exps[start * estep]), _I64(scales[start * sstep])
+    ok, mul, k, half, most = _layout(e, s)
     pos = start * width  # packed: where the next row starts
-    i = start
-    while i < stop:
-        if i >= run_end:  # a new layout, perhaps; then how far it goes
-            e2, s2 = _I64(exps[i * estep]), _I64(scales[i * sstep])
-            if e2 != e or s2 != s:
-                e, s = e2, s2
-                ok, mul, k, half, most = _layout(e, s)
-                lean = ok & (k > 0) & (s >= 1) & (s <= 7) & (mode == FILL)
-            run_end = i + 1
-            if estep == 0 and sstep == 0:
-                run_end = stop
-            while run_end < stop and (_I64(exps[run_end * estep]) == e) & (
-                _I64(scales[run_end * sstep]) == s
-            ):
-                run_end += 1
-        long_run = run_end - i >= 8  # tested first: mostly false where layouts mix
-        if long_run and lean:
-            i, top = _lean_rows(i, run_end, coef, buf, width, lengths, limit, k, half, s, nt,
-                                pad, zero, lean_below)  # fmt: skip
-            widest = max(widest, top)
-            if i == run_end:
-                continue
+    for i in range(start, stop):
+        if varying:
+            e, s = _I64(exps[i * estep]), _I64(scales[i * sstep])
+            ok, mul, k, half, most = _layout(e, s)
         c = coef[_U64(i)]  # unsigned indices: no wraparound code
         at = (_I64(lengths[_U64(i)]) if given else pos) if packed else i * width
-        n, base = _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below, cap,
-                       zero, pad, split_below, measure, packed, given)  # fmt: skip
+        n, base, _ = _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below,
+                          cap, zero, pad, fast_below, measure, packed, given)  # fmt: skip
         if packed:
             lengths[_U64(i)] = base + n  # where the row ends
             pos = base + n
@@ -296,11 +281,98 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
                 n = 0
             lengths[_U64(i)] = n
         widest = max(widest, n)
-        if long_run and lean:  # the next lean run: this row's digit count
-            m = _div10(_magnitude(c) + half, k)
-            nt = _digits8(min(_div10(m, s), _U64(9_999_999)))
-        i += 1
     return widest, first
+
+
+@helper
+def _end(stop, buf, width, lengths, given):
+    """Where the stores of rows before ``stop`` must end: the buffer's end after the
+    last row, else the start of row ``stop`` (``given``: the end of row ``stop - 1``)."""
+    if stop < lengths.shape[0]:
+        return _I64(lengths[stop - 1]) if given else stop * width
+    return _I64(buf.shape[0])
+
+
+@helper
+def _pad(width):
+    """Zero stores a written row makes from ``base + 16`` (:func:`_put_row`)."""
+    return max(width - 9, 0) // 8
+
+
+@helper
+def _reach(pad):
+    """How far past its start a row's stores may reach (:func:`_put_row`)."""
+    return max(25, 16 + 8 * pad)
+
+
+@kernel
+def _fill_rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, pad, zero):
+    """Write rows ``start:stop`` (``FILL``) that the block of 8-byte stores takes, each
+    stored with its length; mark the others with length -1; return ``(widest,
+    skipped)``: the longest row written and how many were marked.
+
+    The caller keeps every row's stores (:func:`_reach`) in the buffer. The layout is as
+    in :func:`_rows`. A layout with ``1 <= s <= 7`` decimals and digits dropped hands its
+    runs (all its rows, or ``_LEAN_AFTER`` rows of one layout in a row where layouts
+    vary) to :func:`_lean_rows`, in turns that end where the integer part's digit count
+    changes, unless two turns in a row were short (then not for ``_LEAN_PAUSE`` rows);
+    that row, and every other row, is written by :func:`_put_row`.
+    """
+    varying = (estep != 0) | (sstep != 0)
+    widest = 0
+    skipped = 0
+    lean_stop = stop  # lean rows reach base + max(17, 16 + 8 * pad): less than _reach
+    e, s = _I64(0), _I64(0)
+    if start < stop:
+        e, s = _I64(exps[start * estep]), _I64(scales[start * sstep])
+    ok, mul, k, half, most = _layout(e, s)
+    same = _I64(0)  # rows before this one of its layout, in a row (where layouts vary)
+    nt = _I64(1)  # the integer part's digits of the row before (1..7)
+    pause = start  # no lean run before this row
+    misses = 0  # lean runs in a row shorter than _LEAN_MIN
+    i = start
+    while i < stop:
+        if varying:
+            e2, s2 = _I64(exps[i * estep]), _I64(scales[i * sstep])
+            same = (same + 1) * _I64((e2 == e) & (s2 == s))
+            e, s = e2, s2
+            ok, mul, k, half, most = _layout(e, s)
+        lean = ok & (k > 0) & (s >= 1) & (s <= 7) & (i < lean_stop) & (i >= pause)
+        if lean and (same >= _LEAN_AFTER or not varying):  # mostly false where layouts mix
+            run_end = lean_stop
+            if varying:  # where the layout's run ends
+                run_end = i + 1
+                while run_end < lean_stop and (_I64(exps[run_end * estep]) == e) & (
+                    _I64(scales[run_end * sstep]) == s
+                ):
+                    run_end += 1
+            was = i
+            i, top = _lean_rows(i, run_end, coef, buf, width, lengths, k, half, s, nt, pad,
+                                zero)  # fmt: skip
+            widest = max(widest, top)
+            misses = misses + 1 if i - was < _LEAN_MIN else 0
+            if misses == 2:
+                pause, misses = i + _LEAN_PAUSE, 0
+            if i == run_end:  # the run is done: the next row's layout may differ
+                continue
+        c = coef[_U64(i)]  # unsigned indices: no wraparound code
+        a = _magnitude(c)
+        m = _rounded(a, mul, k, half, most)
+        n = -1
+        digits = _I64(1)
+        if ok & (a <= most) & (m < _E16):
+            top = _div_pow10(m, s)
+            digits, word, hi = _int_part(top)
+            neg = c < _neg_below(mul, half)  # from c: the stores need not wait for m
+            n = digits + s + _I64(s > 0) + _I64(neg)
+            _put_row(buf, i * width, m, top, digits, word, hi, s, _I64(neg), pad, zero)
+        else:
+            skipped += 1
+        lengths[_U64(i)] = n
+        widest = max(widest, n)
+        nt = min(digits, 7)  # the next lean run's digit count
+        i += 1
+    return widest, skipped
 
 
 @helper
@@ -309,19 +381,45 @@ def _magnitude(c):
     return _U64(c) if c >= 0 else ~_U64(c) + _U64(1)
 
 
+@helper
+def _div_pow10(x, k):
+    """``x // 10**k`` for a uint64 ``x`` and ``0 <= k <= 19``, by a multiply and without a
+    branch on ``k`` (``MAGIC[0]`` is 0: for ``k = 0`` the mask keeps ``x``)."""
+    return (mulhi(x >> _U64(k), MAGIC[k]) >> SHIFT[k]) | (x & (_ONES * _U64(k == 0)))
+
+
+@helper
+def _rounded(a, mul, k, half, most):
+    """``M`` of a row of ``|c| = a`` under a layout's constants (:func:`_layout`): ``(a +
+    half) // 10**k``, or ``min(a, most) * mul`` when ``k`` is 0, both computed (side by
+    side, no branch: layouts change row to row in a mix), one kept by a mask."""
+    exact = _ONES * _U64(k == 0)
+    return (mulhi((a + half) >> _U64(k), MAGIC[k]) >> SHIFT[k]) | ((min(a, most) * mul) & exact)
+
+
+@helper
+def _neg_below(mul, half):
+    """The coefficients below which a row prints a sign: ``c < 0`` with ``M != 0``.
+
+    ``M = (|c| + half) // 10**k`` is nonzero when ``|c| >= 10**k - half = half`` (``k >
+    0``), ``M = |c| * mul`` when ``|c| >= 1`` and ``mul != 0``. One comparison with the
+    coefficient as loaded, so that the stores that follow the sign need not wait for
+    ``M``."""
+    return (1 - max(_I64(half), 1)) if mul != _U64(0) else _I64(-(2**63))
+
+
 @kernel
-def _lean_rows(start, stop, coef, buf, width, lengths, limit, k, half, s, nt, pad, zero,
-               lean_below):  # fmt: skip
+def _lean_rows(start, stop, coef, buf, width, lengths, k, half, s, nt, pad, zero):
     """Write rows ``start, start + 1, ...`` (before ``stop``) of a layout with ``k >= 1``
     digits dropped and ``1 <= s <= 7`` decimals while their integer part ``top = M //
     10**s`` has ``nt`` (1..7) digits (rows at ``i * width``: ``FILL``); return the first
-    row not written and the longest row written.
+    row not written and the longest row written (0 for none).
 
     Such a row ``[-] top . frac`` has a fixed length: two words stored at ``base + neg``
     and ``base + neg + 8`` after ``pad`` zero stores from ``base + 16`` and a ``-`` at
     ``base`` (the digits overwrite it when there is no sign); no store waits on counting
-    digits. The stores reach ``base + max(17, 16 + 8 * pad)``, and rows from
-    ``lean_below`` on are left to :func:`_row`, as is a row longer than ``limit``.
+    digits. The stores reach ``base + max(17, 16 + 8 * pad)``: the caller's ``stop``
+    keeps them in the buffer.
     """
     lo = _pow10(nt - 1) * _U64(nt > 1)  # top has nt digits: lo <= top < hi
     hi = _pow10(nt)
@@ -332,17 +430,16 @@ def _lean_rows(start, stop, coef, buf, width, lengths, limit, k, half, s, nt, pa
     size = nt + 1 + s
     below = 1 - _I64(half)  # c < 0 with M != 0: M > 0 when |c| >= 10**k - half = half
     mk, shk, ms, shs = MAGIC[k], SHIFT[k], MAGIC[s], SHIFT[s]
-    widest = 0
+    signed = _I64(0)  # 1 once a row has a sign
     i = start
     while i < stop:
         c = coef[_U64(i)]  # unsigned indices: no wraparound code
         m = mulhi((_magnitude(c) + half) >> _U64(k), mk) >> shk
         top = mulhi(m >> _U64(s), ms) >> shs
-        neg = _I64(c < below)
-        n = size + neg
-        base = i * width
-        if (top < lo) | (top >= hi) | (base >= lean_below) | (n > limit):
+        if (top < lo) | (top >= hi):
             break
+        neg = _I64(c < below)
+        base = i * width
         for t in range(pad):
             store8(buf, base + 16 + 8 * t, zero)
         buf[_U64(base)] = np.uint8(_MINUS)
@@ -354,84 +451,109 @@ def _lean_rows(start, stop, coef, buf, width, lengths, limit, k, half, s, nt, pa
         tail = _DOT | (digits << _U64(8))  # "." and the s digits
         store8(buf, base + neg, (_ascii8(top) >> top_shift) | (tail << low_shift))
         store8(buf, base + neg + 8, tail >> top_shift)
-        lengths[_U64(i)] = n
-        widest = max(widest, n)
+        lengths[_U64(i)] = size + neg
+        signed |= neg
         i += 1
-    return i, widest
+    return i, (size + signed) * _I64(i > start)
 
 
 @helper
 def _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below, cap, zero, pad,
-         split_below, measure, packed, given):  # fmt: skip
+         fast_below, measure, packed, given):  # fmt: skip
     """Measure (``measure``) or write row ``c`` of layout ``(e, s)``, whose constants are
-    given (:func:`_layout`); return its length (capped at ``cap`` when measured) and where
-    it starts: ``at``, or with ``given`` its end ``at`` less its length.
+    given (:func:`_layout`); return its length (capped at ``cap`` when measured), where
+    it starts (``at``, or with ``given`` its end ``at`` less its length) and its integer
+    part's digit count (1 for a row of the general path).
 
-    A written row with decimals and an integer part below ``10**7`` goes through
-    :func:`_split_row` (from ``split_below`` on, its stores would reach too far), other
-    rows the layout takes through :func:`_compose`, the rest through the general path
-    (``packed``: the text's bytes only, else ``width`` bytes, zero-padded)."""
+    A written row the layout takes goes through :func:`_put_row` (from ``fast_below`` on,
+    its stores would reach too far: through :func:`_compose`), the rest through the
+    general path (``packed``: the text's bytes only, else ``width`` bytes, zero-padded)."""
     a = _magnitude(c)
-    x = min(a, most) * mul + half  # no branch on k: layouts change row to row in a mix
-    m = _div10(x, k) if k > 0 else x
+    m = _div_pow10(min(a, most) * mul + half, k)  # no branch: layouts change row to row
     if ok & (a <= most) & (m < _E16):
+        top = _div_pow10(m, s)
+        nt, word, hi = _int_part(top)
         neg = (c < 0) & (m != _U64(0))
-        hi = m // _E8
-        long = hi != _U64(0)  # a select, not a branch: digit counts vary row to row
-        nd = _digits8(hi if long else m) + 8 * _I64(long)
-        shown = max(nd, s + 1)
-        n = shown + _I64(s > 0) + _I64(neg)
+        n = nt + s + _I64(s > 0) + _I64(neg)
         base = at - n if given else at
         if not measure:
-            top = _div10(m, max(s, 1))
-            if s > 0 and top < _E7 and base < split_below:
-                _split_row(buf, base, m, top, shown - s, s, _I64(neg), pad, zero)
+            if base < fast_below:
+                _put_row(buf, base, m, top, nt, word, hi, s, _I64(neg), pad, zero)
             else:
                 count = n if packed else width
-                _write_words(buf, base, count, nw, base < stores_below, m, shown, s, neg, zero)
-        return n, base
+                _write_words(buf, base, count, nw, base < stores_below, m, nt + s, s, neg,
+                             zero)  # fmt: skip
+        return n, base, nt
     if measure:
-        return min(_row_length(c, e, s), cap), at
+        return min(_row_length(c, e, s), cap), at, _I64(1)
     if not packed:
-        return _write_row(buf, at, width, c, e, s), at
+        return _write_row(buf, at, width, c, e, s), at, _I64(1)
     n = min(_row_length(c, e, s), cap)
     base = at - n if given else at
     _write_row(buf, base, n, c, e, s)
-    return n, base
+    return n, base, _I64(1)
 
 
 @kernel
 def _write_words(buf, base, count, nw, fast, m, shown, s, neg, zero):
     """:func:`_compose` and :func:`_store_row` (``count`` bytes when not ``fast``): a
-    function of its own, for the rows of neither :func:`_lean_rows` nor
-    :func:`_split_row` (a shorter compile)."""
+    function of its own, for the last rows of a buffer (a shorter compile)."""
     w0, w1, w2 = _compose(m, shown, s, neg)
     _store_row(buf, base, count, nw, fast, w0, w1, w2, zero)
 
 
-@helper
-def _split_row(buf, base, m, top, nt, s, neg, pad, zero):
-    """Write ``[-] top . frac`` for ``1 <= s <= 15`` decimals and ``top = M // 10**s <
-    10**7`` of ``nt`` digits (1 for 0). ``neg``: 1 for a sign.
+#: Eight ASCII zeros in a word.
+_ZEROS8 = _U64(0x3030303030303030)
 
-    Three 8-byte stores from ``base + neg``: the integer part and the point, then the
-    fraction's last ``s`` of 16 digits (zeros after them), after ``pad`` zero stores
-    from ``base + 16`` and a ``-`` at ``base`` (overwritten when there is no sign). The
-    stores reach ``base + max(25, 16 + 8 * pad)``.
+
+@helper
+def _int_part(top):
+    """``(nt, first, hi)`` of an integer part ``top < 10**16``: its digit count (1 for 0),
+    the word of its first digits (the first in the low byte, zeros past them: all of them
+    up to 8 digits, else the first ``nt - 8``) and ``hi = top // 10**8``.
+
+    Up to 8 digits, the count comes from the digits' word: its leading ``"0"`` bytes are
+    the trailing zero bits of ``word ^ "00000000"`` (one ``bsf``, rather than a chain of
+    comparisons on the way to every store of the row)."""
+    if top < _E8:
+        word = _ascii8(top)
+        z = min(tz(word ^ _ZEROS8), _U64(56)) & _U64(56)  # 8 bits a leading "0", 7 at most
+        return 8 - _I64(z >> _U64(3)), word >> z, _U64(0)
+    hi = top // _E8
+    nh = _digits8(hi)
+    return nh + 8, _ascii8(hi) >> _U64(64 - 8 * nh), hi
+
+
+@helper
+def _put_row(buf, base, m, top, nt, first, hi, s, neg, pad, zero):
+    """Write ``[-] top [. frac]``: ``M < 10**16`` with ``0 <= s <= 15`` decimals, ``top =
+    M // 10**s`` of ``nt`` digits, ``first`` and ``hi`` as :func:`_int_part` gives them;
+    ``neg``: 1 for a sign.
+
+    Zero stores at ``base + 8`` and ``pad`` more from ``base + 16``, a ``-`` at ``base``
+    (overwritten when there is no sign), then 8-byte stores of the digits, each word
+    zeros past its digits: the integer part (one store, two past 8 digits), the point,
+    the fraction (one store, two past 8 digits). The stores reach ``base + max(25, 16 +
+    8 * pad)``.
     """
     frac = m - top * POW10[_U64(s)]
-    high = frac // _E8
-    a, b = _ascii8(high), _ascii8(frac - high * _E8)
-    r = 16 - s  # leading zeros of the fraction's 16 digits: (a, b) >> 8 * r as 128 bits
-    g0 = _shr(a, 8 * r) | _shl(b, 64 - 8 * r) | _shr(b, 8 * r - 64)  # no branch on s
-    g1 = _shr(b, 8 * r)
+    store8(buf, base + 8, zero)
     for t in range(pad):
         store8(buf, base + 16 + 8 * t, zero)
     buf[_U64(base)] = np.uint8(_MINUS)
     q = base + neg
-    store8(buf, q, (_ascii8(top) >> _U64(64 - 8 * nt)) | (_DOT << _U64(8 * nt)))
-    store8(buf, q + nt + 1, g0)
-    store8(buf, q + nt + 9, g1)
+    store8(buf, q, first)
+    if nt > 8:
+        store8(buf, q + nt - 8, _ascii8(top - hi * _E8))
+    q += nt
+    if s > 0:
+        buf[_U64(q)] = np.uint8(_DOT)
+        if s <= 8:
+            store8(buf, q + 1, _ascii8(frac) >> _U64(64 - 8 * s))
+        else:
+            high = frac // _E8
+            store8(buf, q + 1, _ascii8(high) >> _U64(128 - 8 * s))
+            store8(buf, q + s - 7, _ascii8(frac - high * _E8))
 
 
 @kernel
@@ -466,6 +588,23 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     first = -1
     for phase in range(2 if width < 0 else 1):
         width, now = _phase(phase, width, widest, mode)
-        widest, first = _rows(start, stop, coef, exps, estep, scales, sstep, buf, width,
-                              lengths, limit, now)  # fmt: skip
+        rest = start  # the rows from here on go through _rows
+        widest = 0
+        if (now == FILL) & (limit >= 18) & (width > 0):  # a _put_row row is at most 18 bytes
+            pad = _pad(width)
+            end = _end(stop, buf, width, lengths, False)
+            rest = min(max((end - _reach(pad)) // width + 1, start), stop)
+            zero = _U64(limit >> 62)  # 0, unknown to LLVM (see _store_row)
+            widest, skipped = _fill_rows(start, rest, coef, exps, estep, scales, sstep, buf,
+                                         width, lengths, pad, zero)  # fmt: skip
+            for i in range(start, rest if skipped else start):  # rows _fill_rows left
+                if lengths[i] < 0:  # each within its row: the next rows are written
+                    top, over = _rows(i, i + 1, coef, exps, estep, scales, sstep, buf, width,
+                                      lengths, limit, now)  # fmt: skip
+                    widest = max(widest, top)
+                    first = over if first < 0 else first
+        top, over = _rows(rest, stop, coef, exps, estep, scales, sstep, buf, width, lengths,
+                          limit, now)  # fmt: skip
+        widest = max(widest, top)
+        first = over if first < 0 else first
     return widest, first

@@ -40,7 +40,6 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import types
-from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from ._jit import helper, kernel, store8
@@ -80,16 +79,6 @@ def _mulhi_intrinsic(typingctx, a, b):
 
 #: ``mulhi(a, b)``: the high 64 bits of ``a * b`` for two uint64.
 mulhi = _mulhi_python if numba.config.DISABLE_JIT else _mulhi_intrinsic  # type: ignore[attr-defined]
-
-
-def _tz_python(x):
-    """Pure-Python ``tz`` for ``NUMBA_DISABLE_JIT=1``."""
-    x = int(x)
-    return np.uint64((x & -x).bit_length() - 1 if x else 64)
-
-
-#: ``tz(x)``: the trailing zero bits of a uint64 (64 for 0; ``bsf`` on any x86-64).
-tz = _tz_python if numba.config.DISABLE_JIT else trailing_zeros  # type: ignore[attr-defined]
 
 
 def _reciprocals() -> tuple[np.ndarray, np.ndarray]:
@@ -241,12 +230,17 @@ _LEAN_AFTER = 8
 
 @kernel
 def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, mode):
-    """:func:`format_rows`' general pass over rows ``start:stop``, in any mode; return
-    ``(widest, first)``.
+    """:func:`format_rows`' one pass over rows ``start:stop``; return ``(widest, first)``.
 
     With one exponent and scale the layout's constants are computed once; with per-row
     ones, every row, without a branch (a test for a change of layout mispredicts where
-    layouts mix). Each row goes through :func:`_row`.
+    layouts mix). Writing a matrix, a layout with ``1 <= s <= 7`` decimals and digits
+    dropped hands its runs (all its rows, or, where layouts vary, from ``_LEAN_AFTER``
+    rows of one layout in a row on) to :func:`_lean_rows`, in turns that end where the
+    integer part's digit count changes, unless two turns in a row were short (then not
+    for ``_LEAN_PAUSE`` rows); that row, and every other row, goes through :func:`_row`.
+    (One function for the whole pass and every mode: a second copy of the row code
+    would cost the compile more than it saves a row.)
     """
     measure, packed, given = mode == MEASURE, mode >= PACK, mode == PACK_AT
     varying = (estep != 0) | (sstep != 0)
@@ -255,73 +249,15 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     cap = max(limit, 0) + 1
     zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _store_row)
     nw = min((width + 7) // 8, 3) if packed else (width + 7) // 8  # words a row stores
-    end = _end(stop, buf, width, lengths, given)
-    stores_below = end - 8 * nw + 1  # rows starting below this take 8-byte stores
-    pad = 0 if packed else _pad(width)
-    fast_below = end - _reach(pad) + 1  # rows starting below this: _put_row
-    e, s = _I64(0), _I64(0)
-    if start < stop:
-        e, s = _I64(exps[start * estep]), _I64(scales[start * sstep])
-    ok, mul, k, half, most = _layout(e, s)
-    pos = start * width  # packed: where the next row starts
-    for i in range(start, stop):
-        if varying:
-            e, s = _I64(exps[i * estep]), _I64(scales[i * sstep])
-            ok, mul, k, half, most = _layout(e, s)
-        c = coef[_U64(i)]  # unsigned indices: no wraparound code
-        at = (_I64(lengths[_U64(i)]) if given else pos) if packed else i * width
-        n, base, _ = _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below,
-                          cap, zero, pad, fast_below, measure, packed, given)  # fmt: skip
-        if packed:
-            lengths[_U64(i)] = base + n  # where the row ends
-            pos = base + n
-        else:
-            if n > limit:  # rare (measuring): rows beyond the limit get length 0
-                first = i if first < 0 else first
-                n = 0
-            lengths[_U64(i)] = n
-        widest = max(widest, n)
-    return widest, first
-
-
-@helper
-def _end(stop, buf, width, lengths, given):
-    """Where the stores of rows before ``stop`` must end: the buffer's end after the
-    last row, else the start of row ``stop`` (``given``: the end of row ``stop - 1``)."""
+    end = buf.shape[0]
     if stop < lengths.shape[0]:
-        return _I64(lengths[stop - 1]) if given else stop * width
-    return _I64(buf.shape[0])
-
-
-@helper
-def _pad(width):
-    """Zero stores a written row makes from ``base + 16`` (:func:`_put_row`)."""
-    return max(width - 9, 0) // 8
-
-
-@helper
-def _reach(pad):
-    """How far past its start a row's stores may reach (:func:`_put_row`)."""
-    return max(25, 16 + 8 * pad)
-
-
-@kernel
-def _fill_rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, pad, zero):
-    """Write rows ``start:stop`` (``FILL``) that the block of 8-byte stores takes, each
-    stored with its length; mark the others with length -1; return ``(widest,
-    skipped)``: the longest row written and how many were marked.
-
-    The caller keeps every row's stores (:func:`_reach`) in the buffer. The layout is as
-    in :func:`_rows`. A layout with ``1 <= s <= 7`` decimals and digits dropped hands its
-    runs (all its rows, or ``_LEAN_AFTER`` rows of one layout in a row where layouts
-    vary) to :func:`_lean_rows`, in turns that end where the integer part's digit count
-    changes, unless two turns in a row were short (then not for ``_LEAN_PAUSE`` rows);
-    that row, and every other row, is written by :func:`_put_row`.
-    """
-    varying = (estep != 0) | (sstep != 0)
-    widest = 0
-    skipped = 0
-    lean_stop = stop  # lean rows reach base + max(17, 16 + 8 * pad): less than _reach
+        end = _I64(lengths[stop - 1]) if given else stop * width
+    stores_below = end - 8 * nw + 1  # rows starting below this take 8-byte stores
+    pad = 0 if packed else max(width - 9, 0) // 8  # zero stores from base + 16
+    fast_below = end - max(25, 16 + 8 * pad) + 1  # rows starting below this: _put_row
+    lean_stop = start  # lean rows (at most 16 bytes) end before this row
+    if (mode == FILL) & (limit >= 16) & (width > 0):  # their stores reach base + 17
+        lean_stop = max(min(stop, (end - max(17, 16 + 8 * pad)) // width + 1), start)
     e, s = _I64(0), _I64(0)
     if start < stop:
         e, s = _I64(exps[start * estep]), _I64(scales[start * sstep])
@@ -330,6 +266,7 @@ def _fill_rows(start, stop, coef, exps, estep, scales, sstep, buf, width, length
     nt = _I64(1)  # the integer part's digits of the row before (1..7)
     pause = start  # no lean run before this row
     misses = 0  # lean runs in a row shorter than _LEAN_MIN
+    pos = start * width  # packed: where the next row starts
     i = start
     while i < stop:
         if varying:
@@ -337,8 +274,8 @@ def _fill_rows(start, stop, coef, exps, estep, scales, sstep, buf, width, length
             same = (same + 1) * _I64((e2 == e) & (s2 == s))
             e, s = e2, s2
             ok, mul, k, half, most = _layout(e, s)
-        lean = ok & (k > 0) & (s >= 1) & (s <= 7) & (i < lean_stop) & (i >= pause)
-        if lean and (same >= _LEAN_AFTER or not varying):  # mostly false where layouts mix
+        lean = ok & (k > 0) & (s >= 1) & (s <= 7) & (k + s <= 19) & (i < lean_stop)
+        if lean & (i >= pause) & ((same >= _LEAN_AFTER) | (not varying)):  # one branch
             run_end = lean_stop
             if varying:  # where the layout's run ends
                 run_end = i + 1
@@ -356,23 +293,22 @@ def _fill_rows(start, stop, coef, exps, estep, scales, sstep, buf, width, length
             if i == run_end:  # the run is done: the next row's layout may differ
                 continue
         c = coef[_U64(i)]  # unsigned indices: no wraparound code
-        a = _magnitude(c)
-        m = _rounded(a, mul, k, half, most)
-        n = -1
-        digits = _I64(1)
-        if ok & (a <= most) & (m < _E16):
-            top = _div_pow10(m, s)
-            digits, word, hi = _int_part(top)
-            neg = c < _neg_below(mul, half)  # from c: the stores need not wait for m
-            n = digits + s + _I64(s > 0) + _I64(neg)
-            _put_row(buf, i * width, m, top, digits, word, hi, s, _I64(neg), pad, zero)
+        at = (_I64(lengths[_U64(i)]) if given else pos) if packed else i * width
+        n, base, digits = _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw,
+                               stores_below, cap, zero, pad, fast_below, measure, packed,
+                               given)  # fmt: skip
+        if packed:
+            lengths[_U64(i)] = base + n  # where the row ends
+            pos = base + n
         else:
-            skipped += 1
-        lengths[_U64(i)] = n
+            if n > limit:  # rare (measuring): rows beyond the limit get length 0
+                first = i if first < 0 else first
+                n = 0
+            lengths[_U64(i)] = n
         widest = max(widest, n)
         nt = min(digits, 7)  # the next lean run's digit count
         i += 1
-    return widest, skipped
+    return widest, first
 
 
 @helper
@@ -386,15 +322,6 @@ def _div_pow10(x, k):
     """``x // 10**k`` for a uint64 ``x`` and ``0 <= k <= 19``, by a multiply and without a
     branch on ``k`` (``MAGIC[0]`` is 0: for ``k = 0`` the mask keeps ``x``)."""
     return (mulhi(x >> _U64(k), MAGIC[k]) >> SHIFT[k]) | (x & (_ONES * _U64(k == 0)))
-
-
-@helper
-def _rounded(a, mul, k, half, most):
-    """``M`` of a row of ``|c| = a`` under a layout's constants (:func:`_layout`): ``(a +
-    half) // 10**k``, or ``min(a, most) * mul`` when ``k`` is 0, both computed (side by
-    side, no branch: layouts change row to row in a mix), one kept by a mask."""
-    exact = _ONES * _U64(k == 0)
-    return (mulhi((a + half) >> _U64(k), MAGIC[k]) >> SHIFT[k]) | ((min(a, most) * mul) & exact)
 
 
 @helper
@@ -429,13 +356,14 @@ def _lean_rows(start, stop, coef, buf, width, lengths, k, half, s, nt, pad, zero
     frac_shift = _U64(64 - 8 * s)
     size = nt + 1 + s
     below = 1 - _I64(half)  # c < 0 with M != 0: M > 0 when |c| >= 10**k - half = half
-    mk, shk, ms, shs = MAGIC[k], SHIFT[k], MAGIC[s], SHIFT[s]
+    mk, shk, mks, shks = MAGIC[k], SHIFT[k], MAGIC[k + s], SHIFT[k + s]
     signed = _I64(0)  # 1 once a row has a sign
     i = start
     while i < stop:
         c = coef[_U64(i)]  # unsigned indices: no wraparound code
-        m = mulhi((_magnitude(c) + half) >> _U64(k), mk) >> shk
-        top = mulhi(m >> _U64(s), ms) >> shs
+        x = _magnitude(c) + half
+        m = mulhi(x >> _U64(k), mk) >> shk
+        top = mulhi(x >> _U64(k + s), mks) >> shks  # M // 10**s, not waiting for M
         if (top < lo) | (top >= hi):
             break
         neg = _I64(c < below)
@@ -469,16 +397,17 @@ def _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below, cap,
     its stores would reach too far: through :func:`_compose`), the rest through the
     general path (``packed``: the text's bytes only, else ``width`` bytes, zero-padded)."""
     a = _magnitude(c)
-    m = _div_pow10(min(a, most) * mul + half, k)  # no branch: layouts change row to row
+    x = min(a, most) * mul + half  # |c| + half, or |c| * 10**d: no branch on k
+    m = _div_pow10(x, k)
     if ok & (a <= most) & (m < _E16):
-        top = _div_pow10(m, s)
+        top = _div_pow10(x, min(k + s, 19))  # M // 10**s beside M (0 past 19: x < 10**19)
         nt, word, hi = _int_part(top)
-        neg = (c < 0) & (m != _U64(0))
-        n = nt + s + _I64(s > 0) + _I64(neg)
+        neg = _I64(c < _neg_below(mul, half))  # from c: the stores need not wait for M
+        n = nt + s + _I64(s > 0) + neg
         base = at - n if given else at
         if not measure:
             if base < fast_below:
-                _put_row(buf, base, m, top, nt, word, hi, s, _I64(neg), pad, zero)
+                _put_row(buf, base, m, top, nt, word, hi, s, neg, pad, zero)
             else:
                 count = n if packed else width
                 _write_words(buf, base, count, nw, base < stores_below, m, nt + s, s, neg,
@@ -502,23 +431,16 @@ def _write_words(buf, base, count, nw, fast, m, shown, s, neg, zero):
     _store_row(buf, base, count, nw, fast, w0, w1, w2, zero)
 
 
-#: Eight ASCII zeros in a word.
-_ZEROS8 = _U64(0x3030303030303030)
-
-
 @helper
 def _int_part(top):
     """``(nt, first, hi)`` of an integer part ``top < 10**16``: its digit count (1 for 0),
     the word of its first digits (the first in the low byte, zeros past them: all of them
     up to 8 digits, else the first ``nt - 8``) and ``hi = top // 10**8``.
 
-    Up to 8 digits, the count comes from the digits' word: its leading ``"0"`` bytes are
-    the trailing zero bits of ``word ^ "00000000"`` (one ``bsf``, rather than a chain of
-    comparisons on the way to every store of the row)."""
+    A branch on ``top < 10**8`` (mostly one way), no division up to 8 digits."""
     if top < _E8:
-        word = _ascii8(top)
-        z = min(tz(word ^ _ZEROS8), _U64(56)) & _U64(56)  # 8 bits a leading "0", 7 at most
-        return 8 - _I64(z >> _U64(3)), word >> z, _U64(0)
+        nt = _digits8(top)
+        return nt, _ascii8(top) >> _U64(64 - 8 * nt), _U64(0)
     hi = top // _E8
     nh = _digits8(hi)
     return nh + 8, _ascii8(hi) >> _U64(64 - 8 * nh), hi
@@ -588,23 +510,6 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     first = -1
     for phase in range(2 if width < 0 else 1):
         width, now = _phase(phase, width, widest, mode)
-        rest = start  # the rows from here on go through _rows
-        widest = 0
-        if (now == FILL) & (limit >= 18) & (width > 0):  # a _put_row row is at most 18 bytes
-            pad = _pad(width)
-            end = _end(stop, buf, width, lengths, False)
-            rest = min(max((end - _reach(pad)) // width + 1, start), stop)
-            zero = _U64(limit >> 62)  # 0, unknown to LLVM (see _store_row)
-            widest, skipped = _fill_rows(start, rest, coef, exps, estep, scales, sstep, buf,
-                                         width, lengths, pad, zero)  # fmt: skip
-            for i in range(start, rest if skipped else start):  # rows _fill_rows left
-                if lengths[i] < 0:  # each within its row: the next rows are written
-                    top, over = _rows(i, i + 1, coef, exps, estep, scales, sstep, buf, width,
-                                      lengths, limit, now)  # fmt: skip
-                    widest = max(widest, top)
-                    first = over if first < 0 else first
-        top, over = _rows(rest, stop, coef, exps, estep, scales, sstep, buf, width, lengths,
-                          limit, now)  # fmt: skip
-        widest = max(widest, top)
-        first = over if first < 0 else first
+        widest, first = _rows(start, stop, coef, exps, estep, scales, sstep, buf, width,
+                              lengths, limit, now)  # fmt: skip
     return widest, first

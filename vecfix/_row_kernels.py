@@ -270,7 +270,7 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     i = start
     while i < stop:
         if varying:
-            e2, s2 = _I64(exps[i * estep]), _I64(scales[i * sstep])
+            e2, s2 = _I64(exps[_U64(i * estep)]), _I64(scales[_U64(i * sstep)])
             same = (same + 1) * _I64((e2 == e) & (s2 == s))
             e, s = e2, s2
             ok, mul, k, half, most = _layout(e, s)
@@ -279,8 +279,8 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
             run_end = lean_stop
             if varying:  # where the layout's run ends
                 run_end = i + 1
-                while run_end < lean_stop and (_I64(exps[run_end * estep]) == e) & (
-                    _I64(scales[run_end * sstep]) == s
+                while run_end < lean_stop and (_I64(exps[_U64(run_end * estep)]) == e) & (
+                    _I64(scales[_U64(run_end * sstep)]) == s
                 ):
                     run_end += 1
             was = i

@@ -268,46 +268,49 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     misses = 0  # lean runs in a row shorter than _LEAN_MIN
     pos = start * width  # packed: where the next row starts
     i = start
+    held = start - 1  # the row a lean run stopped at: it goes through _row
     while i < stop:
-        if varying:
-            e2, s2 = _I64(exps[_U64(i * estep)]), _I64(scales[_U64(i * sstep)])
-            same = (same + 1) * _I64((e2 == e) & (s2 == s))
-            e, s = e2, s2
-            ok, mul, k, half, most = _layout(e, s)
-        lean = ok & (k > 0) & (s >= 1) & (s <= 7) & (k + s <= 19) & (i < lean_stop)
-        if lean & (i >= pause) & ((same >= _LEAN_AFTER) | (not varying)):  # one branch
-            run_end = lean_stop
-            if varying:  # where the layout's run ends
-                run_end = i + 1
-                while run_end < lean_stop and (_I64(exps[_U64(run_end * estep)]) == e) & (
-                    _I64(scales[_U64(run_end * sstep)]) == s
-                ):
-                    run_end += 1
-            was = i
-            i, top = _lean_rows(i, run_end, coef, buf, width, lengths, k, half, s, nt, pad,
-                                zero)  # fmt: skip
-            widest = max(widest, top)
-            misses = misses + 1 if i - was < _LEAN_MIN else 0
-            if misses == 2:
-                pause, misses = i + _LEAN_PAUSE, 0
-            if i == run_end:  # the run is done: the next row's layout may differ
-                continue
-        c = coef[_U64(i)]  # unsigned indices: no wraparound code
-        at = (_I64(lengths[_U64(i)]) if given else pos) if packed else i * width
-        n, base, digits = _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw,
-                               stores_below, cap, zero, pad, fast_below, measure, packed,
-                               given)  # fmt: skip
-        if packed:
-            lengths[_U64(i)] = base + n  # where the row ends
-            pos = base + n
-        else:
-            if n > limit:  # rare (measuring): rows beyond the limit get length 0
-                first = i if first < 0 else first
-                n = 0
-            lengths[_U64(i)] = n
-        widest = max(widest, n)
-        nt = min(digits, 7)  # the next lean run's digit count
-        i += 1
+        while i < stop:  # rows through _row until a lean run is due (no call in this loop
+            if varying:  # but the general path's: the registers stay with the rows)
+                e2, s2 = _I64(exps[_U64(i * estep)]), _I64(scales[_U64(i * sstep)])
+                same = (same + 1) * _I64((e2 == e) & (s2 == s))
+                e, s = e2, s2
+                ok, mul, k, half, most = _layout(e, s)
+            lean = ok & (k > 0) & (s >= 1) & (s <= 7) & (k + s <= 19) & (i < lean_stop)
+            if lean & (i >= pause) & (i != held) & ((same >= _LEAN_AFTER) | (not varying)):
+                break
+            c = coef[_U64(i)]  # unsigned indices: no wraparound code
+            at = (_I64(lengths[_U64(i)]) if given else pos) if packed else i * width
+            n, base, digits = _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw,
+                                   stores_below, cap, zero, pad, fast_below, measure, packed,
+                                   given)  # fmt: skip
+            if packed:
+                lengths[_U64(i)] = base + n  # where the row ends
+                pos = base + n
+            else:
+                if n > limit:  # rare (measuring): rows beyond the limit get length 0
+                    first = i if first < 0 else first
+                    n = 0
+                lengths[_U64(i)] = n
+            widest = max(widest, n)
+            nt = min(digits, 7)  # the next lean run's digit count
+            i += 1
+        if i >= stop:
+            break
+        run_end = lean_stop  # a lean run from row i (the layout is row i's)
+        if varying:  # where the layout's run ends
+            run_end = i + 1
+            while run_end < lean_stop and (_I64(exps[_U64(run_end * estep)]) == e) & (
+                _I64(scales[_U64(run_end * sstep)]) == s
+            ):
+                run_end += 1
+        was = i
+        i, top = _lean_rows(i, run_end, coef, buf, width, lengths, k, half, s, nt, pad, zero)
+        widest = max(widest, top)
+        misses = misses + 1 if i - was < _LEAN_MIN else 0
+        if misses == 2:
+            pause, misses = i + _LEAN_PAUSE, 0
+        held = i  # of the run's layout (before run_end), or past it: the layout is read again
     return widest, first
 
 

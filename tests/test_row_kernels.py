@@ -230,10 +230,11 @@ def _fill_and_check(coef, exps, scales, extra=0):
 @pytest.mark.parametrize("extra", [0, 9])
 def test_rows_kernel_digit_counts_that_change(seed, extra):
     """One layout whose integer part's digit count changes row to row, then in runs of
-    1 to 12 rows (the lean runs: short ones, and pauses after them), 0.01 to 100,000 at
-    exponent -9 and scale 4, 5% negative, and ties."""
+    1 to 12 rows (the lean runs: short ones, pauses after them, rows counted one by one),
+    0.01 to 100,000 (then to 10**9: integer parts past 7 digits) at exponent -9 and scale
+    4, 5% negative, and ties."""
     rng = np.random.default_rng(seed + 40)
-    prices = (10 ** rng.uniform(-2, 5, N) * 1e9).astype(np.int64)
+    prices = (10 ** rng.uniform(-2, 5 + 4 * seed, N) * 1e9).astype(np.int64)
     runs = np.repeat(prices[: N // 4], rng.integers(1, 13, N // 4))[: N - N // 2]
     coef = np.concatenate([prices[: N // 2], runs + rng.integers(0, 10**5, runs.size)])
     coef[rng.random(coef.size) < 0.05] *= -1

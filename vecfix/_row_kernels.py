@@ -262,7 +262,8 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     if start < stop:
         e, s = _I64(exps[start * estep]), _I64(scales[start * sstep])
     ok, mul, k, half, most = _layout(e, s)
-    same = _I64(0)  # rows before this one of its layout, in a row (where layouts vary)
+    lean = _leans(ok, k, s)
+    same = _I64(0)  # rows before this one of a lean layout, in a row (where layouts vary)
     nt = _I64(1)  # the integer part's digits of the row before (1..7)
     pause = start  # no lean run before this row
     misses = 0  # lean runs in a row shorter than _LEAN_MIN
@@ -273,12 +274,16 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
         while i < stop:  # rows through _row until a lean run is due (no call in this loop
             if varying:  # but the general path's: the registers stay with the rows)
                 e2, s2 = _I64(exps[_U64(i * estep)]), _I64(scales[_U64(i * sstep)])
-                same = (same + 1) * _I64((e2 == e) & (s2 == s))
+                kept = (e2 == e) & (s2 == s)
                 e, s = e2, s2
                 ok, mul, k, half, most = _layout(e, s)
-            lean = ok & (k > 0) & (s >= 1) & (s <= 7) & (k + s <= 19) & (i < lean_stop)
-            if lean & (i >= pause) & (i != held) & ((same >= _LEAN_AFTER) | (not varying)):
-                break
+                lean = _leans(ok, k, s)
+                same = (same + 1) * _I64(kept & lean)  # a value, not a branch: layouts mix
+                due = same >= _LEAN_AFTER
+            else:
+                due = lean & (i != held)
+            if due & (i < lean_stop):  # LLVM branches on each term in turn: each of these
+                break  # is (nearly) always one way, where the layout's terms would not be
             c = coef[_U64(i)]  # unsigned indices: no wraparound code
             at = (_I64(lengths[_U64(i)]) if given else pos) if packed else i * width
             n, base, digits = _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw,
@@ -297,21 +302,19 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
             i += 1
         if i >= stop:
             break
-        run_end = lean_stop  # a lean run from row i (the layout is row i's)
-        if varying:  # where the layout's run ends
-            run_end = i + 1
-            while run_end < lean_stop and (_I64(exps[_U64(run_end * estep)]) == e) & (
-                _I64(scales[_U64(run_end * sstep)]) == s
-            ):
-                run_end += 1
-        was = i
-        i, top = _lean_rows(i, run_end, coef, buf, width, lengths, k, half, s, nt, pad, zero)
+        i, top, nt, pause, misses = _lean_turn(i, lean_stop, pause, misses, nt, coef, exps,
+                                               estep, scales, sstep, buf, width, lengths, e,
+                                               k, half, s, pad, zero)  # fmt: skip
         widest = max(widest, top)
-        misses = misses + 1 if i - was < _LEAN_MIN else 0
-        if misses == 2:
-            pause, misses = i + _LEAN_PAUSE, 0
         held = i  # of the run's layout (before run_end), or past it: the layout is read again
+        same = 0  # where layouts vary, a lean run again after _LEAN_AFTER rows
     return widest, first
+
+
+@helper
+def _leans(ok, k, s):
+    """Whether a layout's rows may go through :func:`_lean_rows`."""
+    return ok & (k > 0) & (s >= 1) & (s <= 7) & (k + s <= 19)
 
 
 @helper
@@ -339,18 +342,49 @@ def _neg_below(mul, half):
 
 
 @kernel
+def _lean_turn(i, lean_stop, pause, misses, nt, coef, exps, estep, scales, sstep, buf, width,
+               lengths, e, k, half, s, pad, zero):  # fmt: skip
+    """A turn of lean runs for :func:`_rows` from row ``i`` (layout ``(e, s)``, which
+    :func:`_lean_rows` takes): up to where the layout's run ends (before ``lean_stop``),
+    with the digit count ``nt`` of the row before, or counted row by row before row
+    ``pause``; return ``(i, widest, nt, pause, misses)``: the first row not written, the
+    longest written, the last one's digit count and the pause's state (``misses``: turns
+    in a row shorter than ``_LEAN_MIN``; two of them pause the fixed count for
+    ``_LEAN_PAUSE`` rows). One call from the pass, so that its loop keeps its registers."""
+    run_end = lean_stop
+    if (estep != 0) | (sstep != 0):  # where the layout's run ends
+        run_end = i + 1
+        while run_end < lean_stop and (_I64(exps[_U64(run_end * estep)]) == e) & (
+            _I64(scales[_U64(run_end * sstep)]) == s
+        ):
+            run_end += 1
+    if i < pause:  # digit counts changed often of late: counted row by row
+        j, top, nt = _lean_rows(i, min(run_end, pause), coef, buf, width, lengths, k, half, s,
+                                0, pad, zero)  # fmt: skip
+        return j, top, nt, pause, misses
+    j, top, nt = _lean_rows(i, run_end, coef, buf, width, lengths, k, half, s, nt, pad, zero)
+    misses = misses + 1 if j - i < _LEAN_MIN else 0
+    if misses == 2:
+        pause, misses = j + _LEAN_PAUSE, 0
+    return j, top, nt, pause, misses
+
+
+@helper
 def _lean_rows(start, stop, coef, buf, width, lengths, k, half, s, nt, pad, zero):
     """Write rows ``start, start + 1, ...`` (before ``stop``) of a layout with ``k >= 1``
-    digits dropped and ``1 <= s <= 7`` decimals while their integer part ``top = M //
-    10**s`` has ``nt`` (1..7) digits (rows at ``i * width``: ``FILL``); return the first
-    row not written and the longest row written (0 for none).
+    digits dropped, ``1 <= s <= 7`` decimals and ``k + s <= 19`` while their integer part
+    ``top = M // 10**s`` has ``nt`` (1..7) digits, or with ``nt = 0`` while it has at most
+    7, counted row by row (rows at ``i * width``: ``FILL``); return the first row not
+    written, the longest row written (0 for none) and the last one's digit count.
 
-    Such a row ``[-] top . frac`` has a fixed length: two words stored at ``base + neg``
-    and ``base + neg + 8`` after ``pad`` zero stores from ``base + 16`` and a ``-`` at
-    ``base`` (the digits overwrite it when there is no sign); no store waits on counting
-    digits. The stores reach ``base + max(17, 16 + 8 * pad)``: the caller's ``stop``
-    keeps them in the buffer.
+    Such a row ``[-] top . frac`` is two words stored at ``base + neg`` and ``base + neg
+    + 8`` after ``pad`` zero stores from ``base + 16`` and a ``-`` at ``base`` (the digits
+    overwrite it when there is no sign); with ``nt`` given, no store waits on counting
+    digits. ``M`` and ``top`` both come from ``|c|``, side by side. The stores reach
+    ``base + max(17, 16 + 8 * pad)``: the caller's ``stop`` keeps them in the buffer.
     """
+    if nt == 0:
+        return _counted_rows(start, stop, coef, buf, width, lengths, k, half, s, pad, zero)
     lo = _pow10(nt - 1) * _U64(nt > 1)  # top has nt digits: lo <= top < hi
     hi = _pow10(nt)
     unit = _pow10(s)
@@ -385,7 +419,44 @@ def _lean_rows(start, stop, coef, buf, width, lengths, k, half, s, nt, pad, zero
         lengths[_U64(i)] = size + neg
         signed |= neg
         i += 1
-    return i, (size + signed) * _I64(i > start)
+    return i, (size + signed) * _I64(i > start), nt
+
+
+@helper
+def _counted_rows(start, stop, coef, buf, width, lengths, k, half, s, pad, zero):
+    """:func:`_lean_rows` with ``nt = 0``: the integer part's digits counted row by row
+    (a loop of its own: the fixed count's loop keeps its constants)."""
+    unit = _pow10(s)
+    frac_shift = _U64(64 - 8 * s)
+    below = 1 - _I64(half)
+    mk, shk, mks, shks = MAGIC[k], SHIFT[k], MAGIC[k + s], SHIFT[k + s]
+    widest = 0
+    nt = _I64(1)
+    i = start
+    while i < stop:
+        c = coef[_U64(i)]
+        x = _magnitude(c) + half
+        m = mulhi(x >> _U64(k), mk) >> shk
+        top = mulhi(x >> _U64(k + s), mks) >> shks
+        if top >= _E7:
+            break
+        nd = _digits8(top)
+        neg = _I64(c < below)
+        base = i * width
+        for t in range(pad):
+            store8(buf, base + 16 + 8 * t, zero)
+        buf[_U64(base)] = np.uint8(_MINUS)
+        frac = m - top * unit
+        tail = _DOT | ((_ascii8(frac) >> frac_shift) << _U64(8))  # "." and the s digits
+        top_shift = _U64(64 - 8 * nd)
+        store8(buf, base + neg, (_ascii8(top) >> top_shift) | (tail << _U64(8 * nd)))
+        store8(buf, base + neg + 8, tail >> top_shift)
+        n = nd + 1 + s + neg
+        lengths[_U64(i)] = n
+        widest = max(widest, n)
+        nt = nd
+        i += 1
+    return i, widest, nt
 
 
 @helper

@@ -405,8 +405,7 @@ def _lean_rows(start, stop, coef, buf, width, lengths, k, half, s, nt, pad, zero
             break
         neg = _I64(c < below)
         base = i * width
-        for t in range(pad):
-            store8(buf, base + 16 + 8 * t, zero)
+        _zeros(buf, base, pad, zero)
         buf[_U64(base)] = np.uint8(_MINUS)
         frac = m - top * unit
         if s <= 4:  # the fraction is one table read
@@ -443,8 +442,7 @@ def _counted_rows(start, stop, coef, buf, width, lengths, k, half, s, pad, zero)
         nd = _digits8(top)
         neg = _I64(c < below)
         base = i * width
-        for t in range(pad):
-            store8(buf, base + 16 + 8 * t, zero)
+        _zeros(buf, base, pad, zero)
         buf[_U64(base)] = np.uint8(_MINUS)
         frac = m - top * unit
         tail = _DOT | ((_ascii8(frac) >> frac_shift) << _U64(8))  # "." and the s digits
@@ -506,6 +504,18 @@ def _write_words(buf, base, count, nw, fast, m, shown, s, neg, zero):
 
 
 @helper
+def _zeros(buf, base, pad, zero):
+    """``pad`` zero stores from ``base + 16``: one or two without a loop (most rows are
+    narrow: a loop's entry costs more than its stores)."""
+    if pad > 0:
+        store8(buf, base + 16, zero)
+        if pad > 1:
+            store8(buf, base + 24, zero)
+            for t in range(2, pad):
+                store8(buf, base + 16 + 8 * t, zero)
+
+
+@helper
 def _int_part(top):
     """``(nt, first, hi)`` of an integer part ``top < 10**16``: its digit count (1 for 0),
     the word of its first digits (the first in the low byte, zeros past them: all of them
@@ -534,8 +544,7 @@ def _put_row(buf, base, m, top, nt, first, hi, s, neg, pad, zero):
     """
     frac = m - top * POW10[_U64(s)]
     store8(buf, base + 8, zero)
-    for t in range(pad):
-        store8(buf, base + 16 + 8 * t, zero)
+    _zeros(buf, base, pad, zero)
     buf[_U64(base)] = np.uint8(_MINUS)
     q = base + neg
     store8(buf, q, first)

@@ -118,9 +118,29 @@ def _pow10(k):
     return p * (_E16 if k & 16 else _U64(1))
 
 
+def _layout_table() -> np.ndarray:
+    """:func:`_layout`'s constants ``(mul, k, half, most)`` of each ``d = e + s`` from -20
+    (every digit dropped, as for any ``d <= -20``) to 16 (not taken, as for any ``d >
+    15``), four words a row: they depend on ``d`` alone."""
+    rows = []
+    for d in range(-20, 17):
+        up, k = min(max(d, 0), 15), min(max(-d, 0), 18) if d >= -18 else 0
+        mul = 10**up if d > -20 else 0
+        most = 10 ** (16 - up) - 1 if d >= 0 else 2**64 - 1
+        rows.append((mul, k, 10**k // 2, most))
+    table = np.array(rows, dtype=np.uint64).reshape(-1)
+    table.flags.writeable = False
+    return table
+
+
+#: :func:`_layout_table`, a constant of the compiled code (1.2 KB).
+LAYOUTS = _layout_table()
+
+
 @helper
 def _layout(e, s):
-    """The constants of layout ``(e, s)``: ``(ok, mul, k, half, most)``, without a division.
+    """The constants of layout ``(e, s)``: ``(ok, mul, k, half, most)``, from
+    :data:`LAYOUTS` (no branch: layouts change row to row in a mix).
 
     ``ok``: whether :func:`format_rows` takes the layout. Its rows have ``M = |c| * mul``
     when ``k`` is 0 (taken when ``|c| <= most``, so that ``M < 10**16``), else ``M = (|c|
@@ -128,11 +148,9 @@ def _layout(e, s):
     """
     d = _I64(e) + _I64(s)
     ok = (s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20))
-    up = min(max(d, 0), 15)  # selects, no branches: layouts change row to row in a mix
-    k = min(max(-d, 0), 18) * _I64(d >= -18)
-    mul = POW10[_U64(up)] & (_ONES * _U64(d > -20))  # masks: a load under a select
-    most = (POW10[_U64(16 - up)] - _U64(1)) | (_ONES * _U64(d < 0))  # becomes a branch
-    return ok, mul, k, POW10[_U64(k)] >> _U64(1), most
+    j = _U64(4 * (min(max(d, -20), 16) + 20))
+    k = _I64(LAYOUTS[j + _U64(1)])
+    return ok, LAYOUTS[j], k, LAYOUTS[j + _U64(2)], LAYOUTS[j + _U64(3)]
 
 
 @helper
@@ -327,7 +345,8 @@ def _magnitude(c):
 def _div_pow10(x, k):
     """``x // 10**k`` for a uint64 ``x`` and ``0 <= k <= 19``, by a multiply and without a
     branch on ``k`` (``MAGIC[0]`` is 0: for ``k = 0`` the mask keeps ``x``)."""
-    return (mulhi(x >> _U64(k), MAGIC[k]) >> SHIFT[k]) | (x & (_ONES * _U64(k == 0)))
+    u = _U64(k)  # an unsigned index: no wraparound code
+    return (mulhi(x >> u, MAGIC[u]) >> SHIFT[u]) | (x & (_ONES * _U64(u == _U64(0))))
 
 
 @helper
@@ -472,7 +491,7 @@ def _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below, cap,
     x = min(a, most) * mul + half  # |c| + half, or |c| * 10**d: no branch on k
     m = _div_pow10(x, k)
     if ok & (a <= most) & (m < _E16):
-        top = _div_pow10(x, min(k + s, 19))  # M // 10**s beside M (0 past 19: x < 10**19)
+        top = _div_pow10(x, _U64(min(k + s, 19)))  # M // 10**s beside M (0 past 19: x < 10**19)
         nt, word, hi = _int_part(top)
         neg = _I64(c < _neg_below(mul, half))  # from c: the stores need not wait for M
         n = nt + s + _I64(s > 0) + neg

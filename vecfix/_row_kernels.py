@@ -284,7 +284,8 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     same = _I64(0)  # rows before this one of a lean layout, in a row (where layouts vary)
     nt = _I64(1)  # the integer part's digits of the row before (1..7)
     pause = start  # no lean run before this row
-    misses = 0  # lean runs in a row shorter than _LEAN_MIN
+    misses = _I64(0)  # lean runs in a row shorter than _LEAN_MIN (not a literal 0: one
+    # signature of _lean_turn)
     pos = start * width  # packed: where the next row starts
     i = start
     held = start - 1  # the row a lean run stopped at: it goes through _row
@@ -360,7 +361,7 @@ def _neg_below(mul, half):
     return (1 - max(_I64(half), 1)) if mul != _U64(0) else _I64(-(2**63))
 
 
-@kernel
+@kernel(vectorize=False)
 def _lean_turn(i, lean_stop, pause, misses, nt, coef, exps, estep, scales, sstep, buf, width,
                lengths, e, k, half, s, pad, zero):  # fmt: skip
     """A turn of lean runs for :func:`_rows` from row ``i`` (layout ``(e, s)``, which
@@ -378,8 +379,8 @@ def _lean_turn(i, lean_stop, pause, misses, nt, coef, exps, estep, scales, sstep
         ):
             run_end += 1
     if i < pause:  # digit counts changed often of late: counted row by row
-        j, top, nt = _lean_rows(i, min(run_end, pause), coef, buf, width, lengths, k, half, s,
-                                0, pad, zero)  # fmt: skip
+        j, top, nt = _counted_rows(i, min(run_end, pause), coef, buf, width, lengths, k, half,
+                                   s, pad, zero)  # fmt: skip
         return j, top, nt, pause, misses
     j, top, nt = _lean_rows(i, run_end, coef, buf, width, lengths, k, half, s, nt, pad, zero)
     misses = misses + 1 if j - i < _LEAN_MIN else 0
@@ -402,8 +403,6 @@ def _lean_rows(start, stop, coef, buf, width, lengths, k, half, s, nt, pad, zero
     digits. ``M`` and ``top`` both come from ``|c|``, side by side. The stores reach
     ``base + max(17, 16 + 8 * pad)``: the caller's ``stop`` keeps them in the buffer.
     """
-    if nt == 0:
-        return _counted_rows(start, stop, coef, buf, width, lengths, k, half, s, pad, zero)
     lo = _pow10(nt - 1) * _U64(nt > 1)  # top has nt digits: lo <= top < hi
     hi = _pow10(nt)
     unit = _pow10(s)

@@ -8,26 +8,26 @@ arguments, contract and result, so that :mod:`vecfix._format` can run either
 
 A row ``(c, e, s)`` (see :mod:`vecfix._kernels` for ``M``, ``d = e + s`` and ``k = -d``)
 is taken here when ``0 <= s <= 15`` and either ``-18 <= d <= 15`` with ``M < 10**16``, or
-``d <= -20`` (``M = 0``). Then, in registers (a layout's constants are computed once for
-one exponent and scale, and every row, without a branch, where they vary):
+``d <= -20`` (``M = 0``). Then, in registers (:func:`_rows`; a layout's constants come
+from a table of ``d`` (:data:`LAYOUTS`), once for one exponent and scale, every row,
+without a branch, where they vary):
 
 * ``M = (|c| + 10**k // 2) // 10**k`` by a multiply with the reciprocal of ``10**k``
-  (:data:`MAGIC`, :func:`mulhi`), or ``M = |c| * 10**d``, both computed, one kept;
+  (:data:`MAGIC`, :func:`mulhi`), or ``M = |c| * 10**d``; the integer part ``M //
+  10**s`` beside it, from ``|c|`` too (not waiting for ``M``); the sign from ``c``;
 * digits four at a time from a table (:data:`DIGITS4`), the first in the low byte of a
-  word; the integer part's digit count from its word's leading ``"0"`` bytes (:func:`tz`);
+  word;
 * unaligned 8-byte stores at the row's start, which may spill a few bytes into the next
   row before it is written (never past ``stop``'s row, nor past the buffer: the last rows
-  are written byte by byte).
+  are written through the text's words, :func:`_compose`, byte by byte where needed).
 
-Writing a matrix (``FILL``), :func:`_fill_rows` takes every row but the last few: rows
-with ``1 <= s <= 7`` decimals and digits dropped go through :func:`_lean_rows` in runs
-whose integer part keeps its digit count (PRICE9 prices: two stores a row, no digit
-counting; not where the count changes row to row), other rows through :func:`_put_row`
-(the integer part, the point, the fraction: three to five stores); rows it does not take
-are marked and written afterwards, each within its own row. Every other mode (measuring,
-Arrow's layout) and the last rows go through :func:`_rows`: :func:`_put_row`, or the
-text's words (:func:`_compose`: leading zeros shifted out, the point inserted, the sign in
-front) where stores must not reach far.
+Writing a matrix (``FILL``), rows with ``1 <= s <= 7`` decimals and digits dropped go
+through :func:`_lean_rows` in runs whose integer part keeps its digit count (PRICE9
+prices: two stores a row, no digit counting), or, where the count changes row to row,
+:func:`_counted_rows` (the same two stores, the digits counted); :func:`_lean_turn`
+chooses, called from an outer loop so that the rows' loop keeps its registers. Other
+rows the layout takes go through :func:`_put_row` (the integer part, the point, the
+fraction: four to six stores), in every mode.
 
 Other rows go through :mod:`vecfix._kernels`' general path (``_row_length``,
 ``_write_row``). Nothing here wraps around, so the plain-Python twins
@@ -235,10 +235,10 @@ def _store_bytes(buf, base, width, w0, w1, w2):
         buf[base + t] = np.uint8((word >> _U64(8 * (t % 8))) & _U64(0xFF))
 
 
-#: After two lean runs in a row shorter than this, :func:`_rows` tries no lean run for
-#: the next ``_LEAN_PAUSE`` rows (integer parts whose digit count changes row to row
-#: would pay for a failed try a row; a lone outlier leaves one short run, and the rows
-#: after it go back to lean runs at once).
+#: After two lean runs in a row shorter than this, :func:`_lean_turn` counts the digits
+#: row by row (:func:`_counted_rows`) for the next ``_LEAN_PAUSE`` rows (integer parts
+#: whose digit count changes row to row would pay for a failed run a row; a lone outlier
+#: leaves one short run, and the rows after it go back to lean runs at once).
 _LEAN_MIN = 4
 _LEAN_PAUSE = 64
 #: Rows of one layout in a row before :func:`_rows` looks for a lean run where layouts
@@ -252,13 +252,13 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
 
     With one exponent and scale the layout's constants are computed once; with per-row
     ones, every row, without a branch (a test for a change of layout mispredicts where
-    layouts mix). Writing a matrix, a layout with ``1 <= s <= 7`` decimals and digits
-    dropped hands its runs (all its rows, or, where layouts vary, from ``_LEAN_AFTER``
-    rows of one layout in a row on) to :func:`_lean_rows`, in turns that end where the
-    integer part's digit count changes, unless two turns in a row were short (then not
-    for ``_LEAN_PAUSE`` rows); that row, and every other row, goes through :func:`_row`.
-    (One function for the whole pass and every mode: a second copy of the row code
-    would cost the compile more than it saves a row.)
+    layouts mix). Writing a matrix, a layout :func:`_leans` takes hands its runs (all its
+    rows, or, where layouts vary, from ``_LEAN_AFTER`` rows of one layout in a row on) to
+    :func:`_lean_turn`, from an outer loop: the rows' loop has no call but the general
+    path's, so that its registers stay with the rows. Every other row, and the row a
+    lean turn stops at, goes through :func:`_row`. (One function for the whole pass and
+    every mode: a second copy of the row code would cost the compile more than it saves
+    a row.)
     """
     measure, packed, given = mode == MEASURE, mode >= PACK, mode == PACK_AT
     varying = (estep != 0) | (sstep != 0)
@@ -393,15 +393,14 @@ def _lean_turn(i, lean_stop, pause, misses, nt, coef, exps, estep, scales, sstep
 def _lean_rows(start, stop, coef, buf, width, lengths, k, half, s, nt, pad, zero):
     """Write rows ``start, start + 1, ...`` (before ``stop``) of a layout with ``k >= 1``
     digits dropped, ``1 <= s <= 7`` decimals and ``k + s <= 19`` while their integer part
-    ``top = M // 10**s`` has ``nt`` (1..7) digits, or with ``nt = 0`` while it has at most
-    7, counted row by row (rows at ``i * width``: ``FILL``); return the first row not
-    written, the longest row written (0 for none) and the last one's digit count.
+    ``top = M // 10**s`` has ``nt`` (1..7) digits (rows at ``i * width``: ``FILL``);
+    return the first row not written, the longest row written (0 for none) and ``nt``.
 
     Such a row ``[-] top . frac`` is two words stored at ``base + neg`` and ``base + neg
     + 8`` after ``pad`` zero stores from ``base + 16`` and a ``-`` at ``base`` (the digits
-    overwrite it when there is no sign); with ``nt`` given, no store waits on counting
-    digits. ``M`` and ``top`` both come from ``|c|``, side by side. The stores reach
-    ``base + max(17, 16 + 8 * pad)``: the caller's ``stop`` keeps them in the buffer.
+    overwrite it when there is no sign); no store waits on counting digits. ``M`` and
+    ``top`` both come from ``|c|``, side by side. The stores reach ``base + max(17, 16 +
+    8 * pad)``: the caller's ``stop`` keeps them in the buffer.
     """
     lo = _pow10(nt - 1) * _U64(nt > 1)  # top has nt digits: lo <= top < hi
     hi = _pow10(nt)
@@ -441,8 +440,10 @@ def _lean_rows(start, stop, coef, buf, width, lengths, k, half, s, nt, pad, zero
 
 @helper
 def _counted_rows(start, stop, coef, buf, width, lengths, k, half, s, pad, zero):
-    """:func:`_lean_rows` with ``nt = 0``: the integer part's digits counted row by row
-    (a loop of its own: the fixed count's loop keeps its constants)."""
+    """:func:`_lean_rows` for rows whose integer part has at most 7 digits, counted row
+    by row (a loop of its own: the fixed count's loop keeps its constants); return the
+    first row not written, the longest row written (0 for none) and the last one's
+    digit count (1 for none)."""
     unit = _pow10(s)
     frac_shift = _U64(64 - 8 * s)
     below = 1 - _I64(half)
@@ -485,7 +486,9 @@ def _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below, cap,
 
     A written row the layout takes goes through :func:`_put_row` (from ``fast_below`` on,
     its stores would reach too far: through :func:`_compose`), the rest through the
-    general path (``packed``: the text's bytes only, else ``width`` bytes, zero-padded)."""
+    general path (``packed``: the text's bytes only, else ``width`` bytes, zero-padded).
+    ``M`` and the integer part both come from ``x`` (``|c| + half``, or ``|c| * 10**d``),
+    side by side, and the sign from ``c``, so that the stores wait for one division."""
     a = _magnitude(c)
     x = min(a, most) * mul + half  # |c| + half, or |c| * 10**d: no branch on k
     m = _div_pow10(x, k)

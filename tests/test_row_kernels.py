@@ -209,3 +209,84 @@ def test_rows_kernel_packs_arrow_layout(seed, layout):
             assert (given == ends).all()
             if stop < N:
                 assert (buf[int(ends[stop - 1]) :] == 0xEE).all()
+
+
+def _fill_and_check(coef, exps, scales, extra=0):
+    """Write ``coef`` with the row kernel (``FILL``, the widest width plus ``extra``) and
+    compare every row, its zero padding and length with the reference."""
+    want = _texts(coef, exps, scales)
+    width = max(map(len, want)) + extra
+    n = coef.size
+    buf = np.full(n * width + 8, 0xEE, dtype=np.uint8)
+    lengths = np.full(n, -7, dtype=np.int32)
+    got = _call("rows", 0, n, coef, exps, scales, buf, width, lengths, NO_LIMIT, FILL)
+    assert got == (width - extra, -1)
+    padded = np.array([t.encode() for t in want], dtype=f"S{width}").view(np.uint8)
+    np.testing.assert_array_equal(buf[: n * width].reshape(n, width), padded.reshape(n, width))
+    assert lengths.tolist() == list(map(len, want))
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("extra", [0, 9])
+def test_rows_kernel_digit_counts_that_change(seed, extra):
+    """One layout whose integer part's digit count changes row to row, then in runs of
+    1 to 12 rows (the lean runs: short ones, pauses after them, rows counted one by one),
+    0.01 to 100,000 (then to 10**9: integer parts past 7 digits) at exponent -9 and scale
+    4, 5% negative, and ties."""
+    rng = np.random.default_rng(seed + 40)
+    prices = (10 ** rng.uniform(-2, 5 + 4 * seed, N) * 1e9).astype(np.int64)
+    runs = np.repeat(prices[: N // 4], rng.integers(1, 13, N // 4))[: N - N // 2]
+    coef = np.concatenate([prices[: N // 2], runs + rng.integers(0, 10**5, runs.size)])
+    coef[rng.random(coef.size) < 0.05] *= -1
+    ties = rng.random(coef.size) < 0.1
+    coef[ties] = coef[ties] // 10**5 * 10**5 + 50_000
+    e, s = np.array([-9], dtype=np.int32), np.array([4], dtype=np.int32)
+    _fill_and_check(read_only(coef), read_only(e), read_only(s), extra)
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("extra", [0, 9])
+def test_rows_kernel_runs_of_layouts(seed, extra):
+    """Per-row layouts in runs of 1 to 40 rows (a snapshot sorted by instrument: the long
+    runs of a lean layout go through lean runs, the others row by row), with rows of the
+    general path among them (values of 17 digits and more, scales past 15)."""
+    rng = np.random.default_rng(seed + 50)
+    layouts = [(-9, 4), (-9, 2), (-8, 8), (-4, 2), (-9, 0), (-2, 7), (-9, 12), (-3, 16)]
+    pick = rng.integers(0, len(layouts), N // 8)
+    size = rng.integers(1, 41, N // 8)
+    chosen = np.repeat(np.array(layouts)[pick], size, axis=0)[:N]
+    exps, scales = chosen[:, 0].astype(np.int32), chosen[:, 1].astype(np.int32)
+    coef = (10 ** rng.uniform(0, 15, exps.size)).astype(np.int64)
+    coef[rng.random(coef.size) < 0.02] = rng.integers(10**17, 10**18)
+    coef[rng.random(coef.size) < 0.05] *= -1
+    _fill_and_check(read_only(coef), read_only(exps), read_only(scales), extra)
+
+
+def test_rows_kernel_fill_with_a_limit():
+    """Writing with a limit, rows the first pass leaves to the general one among the others:
+    the same lengths (0 beyond the limit), first row beyond it and bytes as the block
+    kernel."""
+    coef, exps, scales = general_rows(60, N)
+    want = _texts(coef, exps, scales)
+    width = max(map(len, want))
+    for limit in (NO_LIMIT, 20, 18):
+        got = _both(0, N, coef, exps, scales, N * width + 8, width, limit, FILL)
+        (result, buf, lengths), (result2, buf2, lengths2) = got["block"], got["rows"]
+        too_long = [i for i, t in enumerate(want) if len(t) > limit]
+        assert result2 == result == (result[0], too_long[0] if too_long else -1)
+        np.testing.assert_array_equal(lengths2, lengths)
+        np.testing.assert_array_equal(buf2[: N * width], buf[: N * width])
+
+
+@pytest.mark.parametrize(
+    "top", [0, 1, 9, 10, 99, 1000, 10**7 - 1, 10**7, 10**8 - 1, 10**8, 10**9 + 7, 10**16 - 1]
+)
+def test_int_part(top):
+    """``_int_part``: the digit count, the word of the first digits and ``top // 10**8``,
+    against Python's text of ``top``."""
+    text = str(top)
+    nt, word, hi = _row_kernels._int_part(np.uint64(top))
+    first = text[:8] if len(text) <= 8 else text[: len(text) - 8]
+    assert int(nt) == len(text)
+    assert int(word).to_bytes(8, "little") == first.encode().ljust(8, b"\0")
+    assert int(hi) == top // 10**8

@@ -8,22 +8,26 @@ arguments, contract and result, so that :mod:`vecfix._format` can run either
 
 A row ``(c, e, s)`` (see :mod:`vecfix._kernels` for ``M``, ``d = e + s`` and ``k = -d``)
 is taken here when ``0 <= s <= 15`` and either ``-18 <= d <= 15`` with ``M < 10**16``, or
-``d <= -20`` (``M = 0``). Then, in registers (:func:`_rows`; a layout's constants are
-recomputed only where the exponent or the scale changes):
+``d <= -20`` (``M = 0``). Then, in registers (:func:`_rows`; a layout's constants come
+from a table of ``d`` (:data:`LAYOUTS`), once for one exponent and scale, every row,
+without a branch, where they vary):
 
 * ``M = (|c| + 10**k // 2) // 10**k`` by a multiply with the reciprocal of ``10**k``
-  (:data:`MAGIC`, :func:`mulhi`), or ``M = |c| * 10**d``;
+  (:data:`MAGIC`, :func:`mulhi`), or ``M = |c| * 10**d``; the integer part ``M //
+  10**s`` beside it, from ``|c|`` too (not waiting for ``M``); the sign from ``c``;
 * digits four at a time from a table (:data:`DIGITS4`), the first in the low byte of a
   word;
 * unaligned 8-byte stores at the row's start, which may spill a few bytes into the next
   row before it is written (never past ``stop``'s row, nor past the buffer: the last rows
-  are written byte by byte).
+  are written through the text's words, :func:`_compose`, byte by byte where needed).
 
-Rows with ``1 <= s <= 7`` decimals and digits dropped go through :func:`_lean_rows` in
-runs whose integer part keeps its digit count (PRICE9 prices: two stores a row, no digit
-counting); other rows with decimals and an integer part below ``10**7`` through
-:func:`_split_row` (three stores); the rest the layout takes through :func:`_compose`
-(the text's words: leading zeros shifted out, the point inserted, the sign in front).
+Writing a matrix (``FILL``), rows with ``1 <= s <= 7`` decimals and digits dropped go
+through :func:`_lean_rows` in runs whose integer part keeps its digit count (PRICE9
+prices: two stores a row, no digit counting), or, where the count changes row to row,
+:func:`_counted_rows` (the same two stores, the digits counted); :func:`_lean_turn`
+chooses, called from an outer loop so that the rows' loop keeps its registers. Other
+rows the layout takes go through :func:`_put_row` (the integer part, the point, the
+fraction: four to six stores), in every mode.
 
 Other rows go through :mod:`vecfix._kernels`' general path (``_row_length``,
 ``_write_row``). Nothing here wraps around, so the plain-Python twins
@@ -98,12 +102,6 @@ def _reciprocals() -> tuple[np.ndarray, np.ndarray]:
 MAGIC, SHIFT = _reciprocals()
 
 
-@helper
-def _div10(x, k):
-    """``x // 10**k`` for a uint64 ``x`` and ``1 <= k <= 19``, by a multiply."""
-    return mulhi(x >> _U64(k), MAGIC[k]) >> SHIFT[k]
-
-
 #: ``10**k`` for ``0 <= k <= 19``, a constant of the compiled code.
 POW10 = np.array([10**k for k in range(20)], dtype=np.uint64)
 POW10.flags.writeable = False
@@ -120,9 +118,29 @@ def _pow10(k):
     return p * (_E16 if k & 16 else _U64(1))
 
 
+def _layout_table() -> np.ndarray:
+    """:func:`_layout`'s constants ``(mul, k, half, most)`` of each ``d = e + s`` from -20
+    (every digit dropped, as for any ``d <= -20``) to 16 (not taken, as for any ``d >
+    15``), four words a row: they depend on ``d`` alone."""
+    rows = []
+    for d in range(-20, 17):
+        up, k = min(max(d, 0), 15), min(max(-d, 0), 18) if d >= -18 else 0
+        mul = 10**up if d > -20 else 0
+        most = 10 ** (16 - up) - 1 if d >= 0 else 2**64 - 1
+        rows.append((mul, k, 10**k // 2, most))
+    table = np.array(rows, dtype=np.uint64).reshape(-1)
+    table.flags.writeable = False
+    return table
+
+
+#: :func:`_layout_table`, a constant of the compiled code (1.2 KB).
+LAYOUTS = _layout_table()
+
+
 @helper
 def _layout(e, s):
-    """The constants of layout ``(e, s)``: ``(ok, mul, k, half, most)``, without a division.
+    """The constants of layout ``(e, s)``: ``(ok, mul, k, half, most)``, from
+    :data:`LAYOUTS` (no branch: layouts change row to row in a mix).
 
     ``ok``: whether :func:`format_rows` takes the layout. Its rows have ``M = |c| * mul``
     when ``k`` is 0 (taken when ``|c| <= most``, so that ``M < 10**16``), else ``M = (|c|
@@ -130,11 +148,9 @@ def _layout(e, s):
     """
     d = _I64(e) + _I64(s)
     ok = (s >= 0) & (s <= 15) & (((d >= -18) & (d <= 15)) | (d <= -20))
-    up = min(max(d, 0), 15)  # selects, no branches: layouts change row to row in a mix
-    k = min(max(-d, 0), 18) * _I64(d >= -18)
-    mul = POW10[_U64(up)] * _U64(d > -20)
-    most = POW10[_U64(16 - up)] - _U64(1) if d >= 0 else _ONES
-    return ok, mul, k, POW10[_U64(k)] >> _U64(1), most
+    j = _U64(4 * (min(max(d, -20), 16) + 20))
+    k = _I64(LAYOUTS[j + _U64(1)])
+    return ok, LAYOUTS[j], k, LAYOUTS[j + _U64(2)], LAYOUTS[j + _U64(3)]
 
 
 @helper
@@ -193,18 +209,6 @@ def _compose(m, shown, s, neg):
 
 
 @helper
-def _shr(x, n):
-    """``x >> n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
-    return x >> _U64(n & 63) if _U64(n) < _U64(64) else _U64(0)
-
-
-@helper
-def _shl(x, n):
-    """``x << n`` for a uint64 and any int64 ``n``: 0 unless ``0 <= n < 64``."""
-    return x << _U64(n & 63) if _U64(n) < _U64(64) else _U64(0)
-
-
-@helper
 def _store_row(buf, base, width, nw, fast, w0, w1, w2, zero):
     """Write a row's words at ``buf[base:]``: ``nw`` 8-byte stores when ``fast`` (the
     stores may spill past the row), else byte by byte within its ``width`` bytes.
@@ -231,18 +235,33 @@ def _store_bytes(buf, base, width, w0, w1, w2):
         buf[base + t] = np.uint8((word >> _U64(8 * (t % 8))) & _U64(0xFF))
 
 
+#: After two lean runs in a row shorter than this, :func:`_lean_turn` counts the digits
+#: row by row (:func:`_counted_rows`) for the next ``_LEAN_PAUSE`` rows (integer parts
+#: whose digit count changes row to row would pay for a failed run a row; a lone outlier
+#: leaves one short run, and the rows after it go back to lean runs at once).
+_LEAN_MIN = 4
+_LEAN_PAUSE = 64
+#: Rows of one layout in a row before :func:`_rows` looks for a lean run where layouts
+#: vary row to row (the scan for the run's end then pays for itself).
+_LEAN_AFTER = 8
+
+
 @kernel
 def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, limit, mode):
     """:func:`format_rows`' one pass over rows ``start:stop``; return ``(widest, first)``.
 
-    The layout's constants are recomputed only where the exponent or the scale changes
-    from the row before. A written layout with ``1 <= s <= 7`` decimals and digits dropped
-    hands its runs of 8 rows or more to :func:`_lean_rows`, in turns that end where the
-    integer part's digit count changes; that row, and every other row, goes through
-    :func:`_row`. (One function for the whole pass: a call a run would cost rows whose
-    layout changes row to row more than the compile it saves.)
+    With one exponent and scale the layout's constants are computed once; with per-row
+    ones, every row, without a branch (a test for a change of layout mispredicts where
+    layouts mix). Writing a matrix, a layout :func:`_leans` takes hands its runs (all its
+    rows, or, where layouts vary, from ``_LEAN_AFTER`` rows of one layout in a row on) to
+    :func:`_lean_turn`, from an outer loop: the rows' loop has no call but the general
+    path's, so that its registers stay with the rows. Every other row, and the row a
+    lean turn stops at, goes through :func:`_row`. (One function for the whole pass and
+    every mode: a second copy of the row code would cost the compile more than it saves
+    a row.)
     """
     measure, packed, given = mode == MEASURE, mode >= PACK, mode == PACK_AT
+    varying = (estep != 0) | (sstep != 0)
     widest = 0
     first = -1
     cap = max(limit, 0) + 1
@@ -253,54 +272,68 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
         end = _I64(lengths[stop - 1]) if given else stop * width
     stores_below = end - 8 * nw + 1  # rows starting below this take 8-byte stores
     pad = 0 if packed else max(width - 9, 0) // 8  # zero stores from base + 16
-    lean_below = end - max(17, 16 + 8 * pad) + 1  # rows starting below this may be lean
-    split_below = end - max(25, 16 + 8 * pad) + 1  # and split (_split_row)
-    e, s = _I64(1) << _I64(40), _I64(0)  # no layout yet: the first row's differs
-    ok, mul, k, half, most = False, _U64(1), _I64(0), _U64(0), _ONES
-    lean = False  # the layout's written rows may go through _lean_rows
-    run_end = start  # the current layout's rows end here
-    nt = _I64(1)  # the integer part's digits in the current lean run
+    fast_below = end - max(25, 16 + 8 * pad) + 1  # rows starting below this: _put_row
+    lean_stop = start  # lean rows (at most 16 bytes) end before this row
+    if (mode == FILL) & (limit >= 16) & (width > 0):  # their stores reach base + 17
+        lean_stop = max(min(stop, (end - max(17, 16 + 8 * pad)) // width + 1), start)
+    e, s = _I64(0), _I64(0)
+    if start < stop:
+        e, s = _I64(exps[start * estep]), _I64(scales[start * sstep])
+    ok, mul, k, half, most = _layout(e, s)
+    lean = _leans(ok, k, s)
+    same = _I64(0)  # rows before this one of a lean layout, in a row (where layouts vary)
+    nt = _I64(1)  # the integer part's digits of the row before (1..7)
+    pause = start  # no lean run before this row
+    misses = _I64(0)  # lean runs in a row shorter than _LEAN_MIN (not a literal 0: one
+    # signature of _lean_turn)
     pos = start * width  # packed: where the next row starts
     i = start
+    held = start - 1  # the row a lean run stopped at: it goes through _row
     while i < stop:
-        if i >= run_end:  # a new layout, perhaps; then how far it goes
-            e2, s2 = _I64(exps[i * estep]), _I64(scales[i * sstep])
-            if e2 != e or s2 != s:
+        while i < stop:  # rows through _row until a lean run is due (no call in this loop
+            if varying:  # but the general path's: the registers stay with the rows)
+                e2, s2 = _I64(exps[_U64(i * estep)]), _I64(scales[_U64(i * sstep)])
+                kept = (e2 == e) & (s2 == s)
                 e, s = e2, s2
                 ok, mul, k, half, most = _layout(e, s)
-                lean = ok & (k > 0) & (s >= 1) & (s <= 7) & (mode == FILL)
-            run_end = i + 1
-            if estep == 0 and sstep == 0:
-                run_end = stop
-            while run_end < stop and (_I64(exps[run_end * estep]) == e) & (
-                _I64(scales[run_end * sstep]) == s
-            ):
-                run_end += 1
-        long_run = run_end - i >= 8  # tested first: mostly false where layouts mix
-        if long_run and lean:
-            i, top = _lean_rows(i, run_end, coef, buf, width, lengths, limit, k, half, s, nt,
-                                pad, zero, lean_below)  # fmt: skip
-            widest = max(widest, top)
-            if i == run_end:
-                continue
-        c = coef[_U64(i)]  # unsigned indices: no wraparound code
-        at = (_I64(lengths[_U64(i)]) if given else pos) if packed else i * width
-        n, base = _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below, cap,
-                       zero, pad, split_below, measure, packed, given)  # fmt: skip
-        if packed:
-            lengths[_U64(i)] = base + n  # where the row ends
-            pos = base + n
-        else:
-            if n > limit:  # rare (measuring): rows beyond the limit get length 0
-                first = i if first < 0 else first
-                n = 0
-            lengths[_U64(i)] = n
-        widest = max(widest, n)
-        if long_run and lean:  # the next lean run: this row's digit count
-            m = _div10(_magnitude(c) + half, k)
-            nt = _digits8(min(_div10(m, s), _U64(9_999_999)))
-        i += 1
+                lean = _leans(ok, k, s)
+                same = (same + 1) * _I64(kept & lean)  # a value, not a branch: layouts mix
+                due = same >= _LEAN_AFTER
+            else:
+                due = lean & (i != held)
+            if due & (i < lean_stop):  # LLVM branches on each term in turn: each of these
+                break  # is (nearly) always one way, where the layout's terms would not be
+            c = coef[_U64(i)]  # unsigned indices: no wraparound code
+            at = (_I64(lengths[_U64(i)]) if given else pos) if packed else i * width
+            n, base, digits = _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw,
+                                   stores_below, cap, zero, pad, fast_below, measure, packed,
+                                   given)  # fmt: skip
+            if packed:
+                lengths[_U64(i)] = base + n  # where the row ends
+                pos = base + n
+            else:
+                if n > limit:  # rare (measuring): rows beyond the limit get length 0
+                    first = i if first < 0 else first
+                    n = 0
+                lengths[_U64(i)] = n
+            widest = max(widest, n)
+            nt = min(digits, 7)  # the next lean run's digit count
+            i += 1
+        if i >= stop:
+            break
+        i, top, nt, pause, misses = _lean_turn(i, lean_stop, pause, misses, nt, coef, exps,
+                                               estep, scales, sstep, buf, width, lengths, e,
+                                               k, half, s, pad, zero)  # fmt: skip
+        widest = max(widest, top)
+        held = i  # of the run's layout (before run_end), or past it: the layout is read again
+        same = 0  # where layouts vary, a lean run again after _LEAN_AFTER rows
     return widest, first
+
+
+@helper
+def _leans(ok, k, s):
+    """Whether a layout's rows may go through :func:`_lean_rows`."""
+    return ok & (k > 0) & (s >= 1) & (s <= 7) & (k + s <= 19)
 
 
 @helper
@@ -309,19 +342,65 @@ def _magnitude(c):
     return _U64(c) if c >= 0 else ~_U64(c) + _U64(1)
 
 
-@kernel
-def _lean_rows(start, stop, coef, buf, width, lengths, limit, k, half, s, nt, pad, zero,
-               lean_below):  # fmt: skip
-    """Write rows ``start, start + 1, ...`` (before ``stop``) of a layout with ``k >= 1``
-    digits dropped and ``1 <= s <= 7`` decimals while their integer part ``top = M //
-    10**s`` has ``nt`` (1..7) digits (rows at ``i * width``: ``FILL``); return the first
-    row not written and the longest row written.
+@helper
+def _div_pow10(x, k):
+    """``x // 10**k`` for a uint64 ``x`` and ``0 <= k <= 19``, by a multiply and without a
+    branch on ``k`` (``MAGIC[0]`` is 0: for ``k = 0`` the mask keeps ``x``)."""
+    u = _U64(k)  # an unsigned index: no wraparound code
+    return (mulhi(x >> u, MAGIC[u]) >> SHIFT[u]) | (x & (_ONES * _U64(u == _U64(0))))
 
-    Such a row ``[-] top . frac`` has a fixed length: two words stored at ``base + neg``
-    and ``base + neg + 8`` after ``pad`` zero stores from ``base + 16`` and a ``-`` at
-    ``base`` (the digits overwrite it when there is no sign); no store waits on counting
-    digits. The stores reach ``base + max(17, 16 + 8 * pad)``, and rows from
-    ``lean_below`` on are left to :func:`_row`, as is a row longer than ``limit``.
+
+@helper
+def _neg_below(mul, half):
+    """The coefficients below which a row prints a sign: ``c < 0`` with ``M != 0``.
+
+    ``M = (|c| + half) // 10**k`` is nonzero when ``|c| >= 10**k - half = half`` (``k >
+    0``), ``M = |c| * mul`` when ``|c| >= 1`` and ``mul != 0``. One comparison with the
+    coefficient as loaded, so that the stores that follow the sign need not wait for
+    ``M``."""
+    return (1 - max(_I64(half), 1)) if mul != _U64(0) else _I64(-(2**63))
+
+
+@kernel(vectorize=False)
+def _lean_turn(i, lean_stop, pause, misses, nt, coef, exps, estep, scales, sstep, buf, width,
+               lengths, e, k, half, s, pad, zero):  # fmt: skip
+    """A turn of lean runs for :func:`_rows` from row ``i`` (layout ``(e, s)``, which
+    :func:`_lean_rows` takes): up to where the layout's run ends (before ``lean_stop``),
+    with the digit count ``nt`` of the row before, or counted row by row before row
+    ``pause``; return ``(i, widest, nt, pause, misses)``: the first row not written, the
+    longest written, the last one's digit count and the pause's state (``misses``: turns
+    in a row shorter than ``_LEAN_MIN``; two of them pause the fixed count for
+    ``_LEAN_PAUSE`` rows). One call from the pass, so that its loop keeps its registers."""
+    run_end = lean_stop
+    if (estep != 0) | (sstep != 0):  # where the layout's run ends
+        run_end = i + 1
+        while run_end < lean_stop and (_I64(exps[_U64(run_end * estep)]) == e) & (
+            _I64(scales[_U64(run_end * sstep)]) == s
+        ):
+            run_end += 1
+    if i < pause:  # digit counts changed often of late: counted row by row
+        j, top, nt = _counted_rows(i, min(run_end, pause), coef, buf, width, lengths, k, half,
+                                   s, pad, zero)  # fmt: skip
+        return j, top, nt, pause, misses
+    j, top, nt = _lean_rows(i, run_end, coef, buf, width, lengths, k, half, s, nt, pad, zero)
+    misses = misses + 1 if j - i < _LEAN_MIN else 0
+    if misses == 2:
+        pause, misses = j + _LEAN_PAUSE, 0
+    return j, top, nt, pause, misses
+
+
+@helper
+def _lean_rows(start, stop, coef, buf, width, lengths, k, half, s, nt, pad, zero):
+    """Write rows ``start, start + 1, ...`` (before ``stop``) of a layout with ``k >= 1``
+    digits dropped, ``1 <= s <= 7`` decimals and ``k + s <= 19`` while their integer part
+    ``top = M // 10**s`` has ``nt`` (1..7) digits (rows at ``i * width``: ``FILL``);
+    return the first row not written, the longest row written (0 for none) and ``nt``.
+
+    Such a row ``[-] top . frac`` is two words stored at ``base + neg`` and ``base + neg
+    + 8`` after ``pad`` zero stores from ``base + 16`` and a ``-`` at ``base`` (the digits
+    overwrite it when there is no sign); no store waits on counting digits. ``M`` and
+    ``top`` both come from ``|c|``, side by side. The stores reach ``base + max(17, 16 +
+    8 * pad)``: the caller's ``stop`` keeps them in the buffer.
     """
     lo = _pow10(nt - 1) * _U64(nt > 1)  # top has nt digits: lo <= top < hi
     hi = _pow10(nt)
@@ -331,20 +410,19 @@ def _lean_rows(start, stop, coef, buf, width, lengths, limit, k, half, s, nt, pa
     frac_shift = _U64(64 - 8 * s)
     size = nt + 1 + s
     below = 1 - _I64(half)  # c < 0 with M != 0: M > 0 when |c| >= 10**k - half = half
-    mk, shk, ms, shs = MAGIC[k], SHIFT[k], MAGIC[s], SHIFT[s]
-    widest = 0
+    mk, shk, mks, shks = MAGIC[k], SHIFT[k], MAGIC[k + s], SHIFT[k + s]
+    signed = _I64(0)  # 1 once a row has a sign
     i = start
     while i < stop:
         c = coef[_U64(i)]  # unsigned indices: no wraparound code
-        m = mulhi((_magnitude(c) + half) >> _U64(k), mk) >> shk
-        top = mulhi(m >> _U64(s), ms) >> shs
-        neg = _I64(c < below)
-        n = size + neg
-        base = i * width
-        if (top < lo) | (top >= hi) | (base >= lean_below) | (n > limit):
+        x = _magnitude(c) + half
+        m = mulhi(x >> _U64(k), mk) >> shk
+        top = mulhi(x >> _U64(k + s), mks) >> shks  # M // 10**s, not waiting for M
+        if (top < lo) | (top >= hi):
             break
-        for t in range(pad):
-            store8(buf, base + 16 + 8 * t, zero)
+        neg = _I64(c < below)
+        base = i * width
+        _zeros(buf, base, pad, zero)
         buf[_U64(base)] = np.uint8(_MINUS)
         frac = m - top * unit
         if s <= 4:  # the fraction is one table read
@@ -354,84 +432,154 @@ def _lean_rows(start, stop, coef, buf, width, lengths, limit, k, half, s, nt, pa
         tail = _DOT | (digits << _U64(8))  # "." and the s digits
         store8(buf, base + neg, (_ascii8(top) >> top_shift) | (tail << low_shift))
         store8(buf, base + neg + 8, tail >> top_shift)
+        lengths[_U64(i)] = size + neg
+        signed |= neg
+        i += 1
+    return i, (size + signed) * _I64(i > start), nt
+
+
+@helper
+def _counted_rows(start, stop, coef, buf, width, lengths, k, half, s, pad, zero):
+    """:func:`_lean_rows` for rows whose integer part has at most 7 digits, counted row
+    by row (a loop of its own: the fixed count's loop keeps its constants); return the
+    first row not written, the longest row written (0 for none) and the last one's
+    digit count (1 for none)."""
+    unit = _pow10(s)
+    frac_shift = _U64(64 - 8 * s)
+    below = 1 - _I64(half)
+    mk, shk, mks, shks = MAGIC[k], SHIFT[k], MAGIC[k + s], SHIFT[k + s]
+    widest = 0
+    nt = _I64(1)
+    i = start
+    while i < stop:
+        c = coef[_U64(i)]
+        x = _magnitude(c) + half
+        m = mulhi(x >> _U64(k), mk) >> shk
+        top = mulhi(x >> _U64(k + s), mks) >> shks
+        if top >= _E7:
+            break
+        nd = _digits8(top)
+        neg = _I64(c < below)
+        base = i * width
+        _zeros(buf, base, pad, zero)
+        buf[_U64(base)] = np.uint8(_MINUS)
+        frac = m - top * unit
+        tail = _DOT | ((_ascii8(frac) >> frac_shift) << _U64(8))  # "." and the s digits
+        top_shift = _U64(64 - 8 * nd)
+        store8(buf, base + neg, (_ascii8(top) >> top_shift) | (tail << _U64(8 * nd)))
+        store8(buf, base + neg + 8, tail >> top_shift)
+        n = nd + 1 + s + neg
         lengths[_U64(i)] = n
         widest = max(widest, n)
+        nt = nd
         i += 1
-    return i, widest
+    return i, widest, nt
 
 
 @helper
 def _row(c, e, s, ok, mul, k, half, most, buf, at, width, nw, stores_below, cap, zero, pad,
-         split_below, measure, packed, given):  # fmt: skip
+         fast_below, measure, packed, given):  # fmt: skip
     """Measure (``measure``) or write row ``c`` of layout ``(e, s)``, whose constants are
-    given (:func:`_layout`); return its length (capped at ``cap`` when measured) and where
-    it starts: ``at``, or with ``given`` its end ``at`` less its length.
+    given (:func:`_layout`); return its length (capped at ``cap`` when measured), where
+    it starts (``at``, or with ``given`` its end ``at`` less its length) and its integer
+    part's digit count (1 for a row of the general path).
 
-    A written row with decimals and an integer part below ``10**7`` goes through
-    :func:`_split_row` (from ``split_below`` on, its stores would reach too far), other
-    rows the layout takes through :func:`_compose`, the rest through the general path
-    (``packed``: the text's bytes only, else ``width`` bytes, zero-padded)."""
+    A written row the layout takes goes through :func:`_put_row` (from ``fast_below`` on,
+    its stores would reach too far: through :func:`_compose`), the rest through the
+    general path (``packed``: the text's bytes only, else ``width`` bytes, zero-padded).
+    ``M`` and the integer part both come from ``x`` (``|c| + half``, or ``|c| * 10**d``),
+    side by side, and the sign from ``c``, so that the stores wait for one division."""
     a = _magnitude(c)
-    x = min(a, most) * mul + half  # no branch on k: layouts change row to row in a mix
-    m = _div10(x, k) if k > 0 else x
+    x = min(a, most) * mul + half  # |c| + half, or |c| * 10**d: no branch on k
+    m = _div_pow10(x, k)
     if ok & (a <= most) & (m < _E16):
-        neg = (c < 0) & (m != _U64(0))
-        hi = m // _E8
-        long = hi != _U64(0)  # a select, not a branch: digit counts vary row to row
-        nd = _digits8(hi if long else m) + 8 * _I64(long)
-        shown = max(nd, s + 1)
-        n = shown + _I64(s > 0) + _I64(neg)
+        top = _div_pow10(x, _U64(min(k + s, 19)))  # M // 10**s beside M (0 past 19: x < 10**19)
+        nt, word, hi = _int_part(top)
+        neg = _I64(c < _neg_below(mul, half))  # from c: the stores need not wait for M
+        n = nt + s + _I64(s > 0) + neg
         base = at - n if given else at
         if not measure:
-            top = _div10(m, max(s, 1))
-            if s > 0 and top < _E7 and base < split_below:
-                _split_row(buf, base, m, top, shown - s, s, _I64(neg), pad, zero)
+            if base < fast_below:
+                _put_row(buf, base, m, top, nt, word, hi, s, neg, pad, zero)
             else:
                 count = n if packed else width
-                _write_words(buf, base, count, nw, base < stores_below, m, shown, s, neg, zero)
-        return n, base
+                _write_words(buf, base, count, nw, base < stores_below, m, nt + s, s, neg,
+                             zero)  # fmt: skip
+        return n, base, nt
     if measure:
-        return min(_row_length(c, e, s), cap), at
+        return min(_row_length(c, e, s), cap), at, _I64(1)
     if not packed:
-        return _write_row(buf, at, width, c, e, s), at
+        return _write_row(buf, at, width, c, e, s), at, _I64(1)
     n = min(_row_length(c, e, s), cap)
     base = at - n if given else at
     _write_row(buf, base, n, c, e, s)
-    return n, base
+    return n, base, _I64(1)
 
 
 @kernel
 def _write_words(buf, base, count, nw, fast, m, shown, s, neg, zero):
     """:func:`_compose` and :func:`_store_row` (``count`` bytes when not ``fast``): a
-    function of its own, for the rows of neither :func:`_lean_rows` nor
-    :func:`_split_row` (a shorter compile)."""
+    function of its own, for the last rows of a buffer (a shorter compile)."""
     w0, w1, w2 = _compose(m, shown, s, neg)
     _store_row(buf, base, count, nw, fast, w0, w1, w2, zero)
 
 
 @helper
-def _split_row(buf, base, m, top, nt, s, neg, pad, zero):
-    """Write ``[-] top . frac`` for ``1 <= s <= 15`` decimals and ``top = M // 10**s <
-    10**7`` of ``nt`` digits (1 for 0). ``neg``: 1 for a sign.
+def _zeros(buf, base, pad, zero):
+    """``pad`` zero stores from ``base + 16``: one or two without a loop (most rows are
+    narrow: a loop's entry costs more than its stores)."""
+    if pad > 0:
+        store8(buf, base + 16, zero)
+        if pad > 1:
+            store8(buf, base + 24, zero)
+            for t in range(2, pad):
+                store8(buf, base + 16 + 8 * t, zero)
 
-    Three 8-byte stores from ``base + neg``: the integer part and the point, then the
-    fraction's last ``s`` of 16 digits (zeros after them), after ``pad`` zero stores
-    from ``base + 16`` and a ``-`` at ``base`` (overwritten when there is no sign). The
-    stores reach ``base + max(25, 16 + 8 * pad)``.
+
+@helper
+def _int_part(top):
+    """``(nt, first, hi)`` of an integer part ``top < 10**16``: its digit count (1 for 0),
+    the word of its first digits (the first in the low byte, zeros past them: all of them
+    up to 8 digits, else the first ``nt - 8``) and ``hi = top // 10**8``.
+
+    A branch on ``top < 10**8`` (mostly one way), no division up to 8 digits."""
+    if top < _E8:
+        nt = _digits8(top)
+        return nt, _ascii8(top) >> _U64(64 - 8 * nt), _U64(0)
+    hi = top // _E8
+    nh = _digits8(hi)
+    return nh + 8, _ascii8(hi) >> _U64(64 - 8 * nh), hi
+
+
+@helper
+def _put_row(buf, base, m, top, nt, first, hi, s, neg, pad, zero):
+    """Write ``[-] top [. frac]``: ``M < 10**16`` with ``0 <= s <= 15`` decimals, ``top =
+    M // 10**s`` of ``nt`` digits, ``first`` and ``hi`` as :func:`_int_part` gives them;
+    ``neg``: 1 for a sign.
+
+    Zero stores at ``base + 8`` and ``pad`` more from ``base + 16``, a ``-`` at ``base``
+    (overwritten when there is no sign), then 8-byte stores of the digits, each word
+    zeros past its digits: the integer part (one store, two past 8 digits), the point,
+    the fraction (one store, two past 8 digits). The stores reach ``base + max(25, 16 +
+    8 * pad)``.
     """
     frac = m - top * POW10[_U64(s)]
-    high = frac // _E8
-    a, b = _ascii8(high), _ascii8(frac - high * _E8)
-    r = 16 - s  # leading zeros of the fraction's 16 digits: (a, b) >> 8 * r as 128 bits
-    g0 = _shr(a, 8 * r) | _shl(b, 64 - 8 * r) | _shr(b, 8 * r - 64)  # no branch on s
-    g1 = _shr(b, 8 * r)
-    for t in range(pad):
-        store8(buf, base + 16 + 8 * t, zero)
+    store8(buf, base + 8, zero)
+    _zeros(buf, base, pad, zero)
     buf[_U64(base)] = np.uint8(_MINUS)
     q = base + neg
-    store8(buf, q, (_ascii8(top) >> _U64(64 - 8 * nt)) | (_DOT << _U64(8 * nt)))
-    store8(buf, q + nt + 1, g0)
-    store8(buf, q + nt + 9, g1)
+    store8(buf, q, first)
+    if nt > 8:
+        store8(buf, q + nt - 8, _ascii8(top - hi * _E8))
+    q += nt
+    if s > 0:
+        buf[_U64(q)] = np.uint8(_DOT)
+        if s <= 8:
+            store8(buf, q + 1, _ascii8(frac) >> _U64(64 - 8 * s))
+        else:
+            high = frac // _E8
+            store8(buf, q + 1, _ascii8(high) >> _U64(128 - 8 * s))
+            store8(buf, q + s - 7, _ascii8(frac - high * _E8))
 
 
 @kernel

@@ -197,7 +197,7 @@ def test_widest_of_layouts_runs_and_strays(cut):
 @pytest.mark.parametrize("seed", range(4))
 def test_widest_of_interleaved_layouts(seed):
     """Rows whose layouts change from row to row (the kernel keeps each layout's extremes
-    in several copies of its table, by row): the matrix is exactly as wide as the widest
+    in a table, storing only a new one): the matrix is exactly as wide as the widest
     row, wherever that row is and whatever its layout."""
     rng = np.random.default_rng(seed)
     n = 2000 if not NOJIT else 600  # past MEASURE_BELOW: the extremes decide the width
@@ -212,6 +212,37 @@ def test_widest_of_interleaved_layouts(seed):
     got = vecfix.format_fixed(coef, exps, scales, threads=1)
     assert got.width == max(map(len, want))
     assert got.to_list() == want
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.integers(-(10**6), 10**6), st.integers(INT64_MIN, INT64_MAX)),
+            st.integers(-25, 18),
+            st.integers(0, 17),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.integers(1, 700),
+    st.sampled_from(["rows", "runs", "sorted"]),
+)
+@settings(max_examples=60 if NOJIT else 200, deadline=None)
+def test_widest_of_layouts_is_the_longest_row(rows, n, order):
+    """:func:`_kernels.widest_of_layouts` gives the longest row's length (rows of ``n``
+    drawn from a few layouts and coefficients: row to row, in runs of one layout, or in
+    ascending order, where every row is a new extreme of its layout)."""
+    rng = np.random.default_rng(n)
+    picked = [rows[i] for i in rng.integers(0, len(rows), n)]
+    if order == "runs":
+        picked.sort(key=lambda row: (row[1], row[2]))
+    elif order == "sorted":
+        picked.sort()
+    c, e, s = (np.array(col) for col in zip(*picked, strict=True))
+    table = np.empty((_kernels.TABLE_ROWS, 2), dtype=np.int64)
+    coef, exps, scales = c.astype(np.int64), e.astype(np.int32), s.astype(np.int32)
+    got = _kernels.widest_of_layouts(0, n, coef, 1, exps, 1, scales, 1, 10**6, table)
+    assert got == max(len(reference_fixed(*map(int, row))) for row in picked)
 
 
 @pytest.mark.parametrize("name", ["_as_double_native", "_as_double_halves"])

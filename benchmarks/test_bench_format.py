@@ -228,6 +228,34 @@ def test_kernel_price9(benchmark, kernel: str, price9: np.ndarray, monkeypatch) 
     )
 
 
+@pytest.mark.benchmark(group="kernels")
+@pytest.mark.parametrize("kernel", ["block", "rows"])
+@pytest.mark.parametrize("order", ["mix", "runs"])
+def test_kernel_mixed(benchmark, kernel: str, order: str, mixed, monkeypatch) -> None:
+    """The ``mixed`` group's rows (per-row exponents and scales) on one thread through
+    each ``format_rows`` kernel, in random order and sorted into runs of one layout (a
+    sorted column once cost the row kernel 300 ns a row: it looked for a run's end again
+    at each of the run's many short lean turns)."""
+    from conftest import cpu_isa
+
+    from vecfix import _format, _kernels, _row_kernels
+
+    coef, exp, scale, expected = mixed
+    if order == "runs":
+        sort = np.lexsort((scale, exp))
+        coef, exp, scale, expected = coef[sort], exp[sort], scale[sort], expected[sort]
+    chosen = {"block": _kernels, "rows": _row_kernels}[kernel].format_rows
+    monkeypatch.setattr(_format, "_kernel", chosen)
+    monkeypatch.setattr(_format, "_small_entry", None)
+    out = benchmark(vecfix.format_fixed, coef, exp, scale, threads=1)
+    bad = np.flatnonzero(out.to_numpy() != expected)
+    assert bad.size == 0, f"{bad.size} rows differ from the golden text, first row {bad[0]}"
+    what = "the prices mix" if order == "mix" else "the mix sorted into runs"
+    benchmark.extra_info.update(
+        rows=len(coef), label=f"{kernel} kernel, {what}, 1 thread, {cpu_isa()}", baseline=False
+    )
+
+
 # --- D. group "threads" --------------------------------------------------------------------
 
 

@@ -262,6 +262,26 @@ def test_rows_kernel_runs_of_layouts(seed, extra):
     _fill_and_check(read_only(coef), read_only(exps), read_only(scales), extra)
 
 
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("extra", [0, 9])
+def test_rows_kernel_long_runs_of_changing_digit_counts(seed, extra):
+    """A column sorted by layout: runs of hundreds of rows of one lean layout whose
+    integer parts change digit count row to row, so that a run takes many short lean
+    turns, each after the end of the run that an earlier turn found (kept, not looked
+    for again); a run of one layout follows another of the same layout after a run of
+    another, and the last run reaches the end of the rows."""
+    rng = np.random.default_rng(seed + 60)
+    layouts = [(-9, 4), (-6, 2), (-9, 4), (-8, 7), (-4, 1)]
+    size = rng.integers(N // 12, N // 4, len(layouts))
+    chosen = np.repeat(np.array(layouts), size, axis=0)
+    exps, scales = chosen[:, 0].astype(np.int32), chosen[:, 1].astype(np.int32)
+    coef = (10 ** rng.uniform(1, 13, exps.size)).astype(np.int64)
+    coef[rng.random(coef.size) < 0.05] *= -1
+    ties = rng.random(coef.size) < 0.1
+    coef[ties] = coef[ties] // 10**5 * 10**5 + 50_000
+    _fill_and_check(read_only(coef), read_only(exps), read_only(scales), extra)
+
+
 def test_rows_kernel_fill_with_a_limit():
     """Writing with a limit, rows the first pass leaves to the general one among the others:
     the same lengths (0 beyond the limit), first row beyond it and bytes as the block

@@ -286,6 +286,7 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     pause = start  # no lean run before this row
     misses = _I64(0)  # lean runs in a row shorter than _LEAN_MIN (not a literal 0: one
     # signature of _lean_turn)
+    run_end = _I64(start)  # rows from the last lean turn's up to this one share its layout
     pos = start * width  # packed: where the next row starts
     i = start
     held = start - 1  # the row a lean run stopped at: it goes through _row
@@ -321,9 +322,10 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
             i += 1
         if i >= stop:
             break
-        i, top, nt, pause, misses = _lean_turn(i, lean_stop, pause, misses, nt, coef, exps,
-                                               estep, scales, sstep, buf, width, lengths, e,
-                                               k, half, s, pad, zero)  # fmt: skip
+        i, top, nt, pause, misses, run_end = _lean_turn(i, lean_stop, run_end, pause, misses,
+                                                        nt, coef, exps, estep, scales, sstep,
+                                                        buf, width, lengths, e, k, half, s,
+                                                        pad, zero)  # fmt: skip
         widest = max(widest, top)
         held = i  # of the run's layout (before run_end), or past it: the layout is read again
         same = 0  # where layouts vary, a lean run again after _LEAN_AFTER rows
@@ -362,17 +364,23 @@ def _neg_below(mul, half):
 
 
 @kernel(vectorize=False)
-def _lean_turn(i, lean_stop, pause, misses, nt, coef, exps, estep, scales, sstep, buf, width,
-               lengths, e, k, half, s, pad, zero):  # fmt: skip
+def _lean_turn(i, lean_stop, run_end, pause, misses, nt, coef, exps, estep, scales, sstep, buf,
+               width, lengths, e, k, half, s, pad, zero):  # fmt: skip
     """A turn of lean runs for :func:`_rows` from row ``i`` (layout ``(e, s)``, which
     :func:`_lean_rows` takes): up to where the layout's run ends (before ``lean_stop``),
     with the digit count ``nt`` of the row before, or counted row by row before row
-    ``pause``; return ``(i, widest, nt, pause, misses)``: the first row not written, the
-    longest written, the last one's digit count and the pause's state (``misses``: turns
-    in a row shorter than ``_LEAN_MIN``; two of them pause the fixed count for
-    ``_LEAN_PAUSE`` rows). One call from the pass, so that its loop keeps its registers."""
-    run_end = lean_stop
-    if (estep != 0) | (sstep != 0):  # where the layout's run ends
+    ``pause``; return ``(i, widest, nt, pause, misses, run_end)``: the first row not
+    written, the longest written, the last one's digit count, the pause's state
+    (``misses``: turns in a row shorter than ``_LEAN_MIN``; two of them pause the fixed
+    count for ``_LEAN_PAUSE`` rows) and where the run ends. A ``run_end`` past ``i`` is
+    the end an earlier turn found for the run ``i`` is in, and is not looked for again:
+    a long run of rows whose digit counts change takes many short turns, and finding its
+    end at each made a sorted column's pass quadratic (300 ns a row on the ``prices``
+    mix sorted by layout). One call from the pass, so that its loop keeps its
+    registers."""
+    if (estep == 0) & (sstep == 0):
+        run_end = lean_stop
+    elif run_end <= i:  # where the layout's run ends
         run_end = i + 1
         while run_end < lean_stop and (_I64(exps[_U64(run_end * estep)]) == e) & (
             _I64(scales[_U64(run_end * sstep)]) == s
@@ -381,12 +389,12 @@ def _lean_turn(i, lean_stop, pause, misses, nt, coef, exps, estep, scales, sstep
     if i < pause:  # digit counts changed often of late: counted row by row
         j, top, nt = _counted_rows(i, min(run_end, pause), coef, buf, width, lengths, k, half,
                                    s, pad, zero)  # fmt: skip
-        return j, top, nt, pause, misses
+        return j, top, nt, pause, misses, run_end
     j, top, nt = _lean_rows(i, run_end, coef, buf, width, lengths, k, half, s, nt, pad, zero)
     misses = misses + 1 if j - i < _LEAN_MIN else 0
     if misses == 2:
         pause, misses = j + _LEAN_PAUSE, 0
-    return j, top, nt, pause, misses
+    return j, top, nt, pause, misses, run_end
 
 
 @helper

@@ -283,6 +283,8 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     lean = _leans(ok, k, s)
     same = _I64(0)  # rows before this one of a lean layout, in a row (where layouts vary)
     nt = _I64(1)  # the integer part's digits of the row before (1..7)
+    short = True  # the row before had at most 7 digits in its integer part (else a lean run
+    # would stop at once: a column of larger values went through a failed turn a row)
     pause = start  # no lean run before this row
     misses = _I64(0)  # lean runs in a row shorter than _LEAN_MIN (not a literal 0: one
     # signature of _lean_turn)
@@ -299,9 +301,9 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
                 ok, mul, k, half, most = _layout(e, s)
                 lean = _leans(ok, k, s)
                 same = (same + 1) * _I64(kept & lean)  # a value, not a branch: layouts mix
-                due = same >= _LEAN_AFTER
+                due = (same >= _LEAN_AFTER) & short
             else:
-                due = lean & (i != held)
+                due = lean & (i != held) & short
             if due & (i < lean_stop):  # LLVM branches on each term in turn: each of these
                 break  # is (nearly) always one way, where the layout's terms would not be
             c = coef[_U64(i)]  # unsigned indices: no wraparound code
@@ -319,6 +321,7 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
                 lengths[_U64(i)] = n
             widest = max(widest, n)
             nt = min(digits, 7)  # the next lean run's digit count
+            short = digits <= 7
             i += 1
         if i >= stop:
             break
@@ -372,17 +375,18 @@ def _lean_turn(i, lean_stop, run_end, pause, misses, nt, coef, exps, estep, scal
     ``pause``; return ``(i, widest, nt, pause, misses, run_end)``: the first row not
     written, the longest written, the last one's digit count, the pause's state
     (``misses``: lean runs in a row shorter than ``_LEAN_MIN``; two of them pause the
-    fixed count for ``_LEAN_PAUSE`` rows) and where the run ends. A lean run stops at a
-    row whose digit count changed: that row is counted alone and the next lean run
-    starts after it with its count, so that the turn goes on to the run's end or to an
-    integer part of 8 digits or more (under ``NUMBA_CPU_NAME=generic``, 1 thread: the
-    prices mix's coefficients at one layout 9.5 -> 7.9 ns/value, the mix sorted by
-    layout 16.9 -> 14.7, against going back to :func:`_rows` for ``_LEAN_AFTER`` rows). A ``run_end`` past ``i`` is
-    the end an earlier turn found for the run ``i`` is in, and is not looked for again:
-    a long run of rows whose digit counts change takes many short turns, and finding its
-    end at each made a sorted column's pass quadratic (300 ns a row on the ``prices``
-    mix sorted by layout). One call from the pass, so that its loop keeps its
-    registers."""
+    fixed count for ``_LEAN_PAUSE`` rows) and where the run ends.
+
+    A lean run stops at a row whose digit count changed: that row is counted alone and
+    the next lean run starts after it with its count, so that the turn goes on to the
+    run's end or to an integer part of 8 digits or more (under
+    ``NUMBA_CPU_NAME=generic``, 1 thread: the prices mix's coefficients at one layout
+    9.5 -> 7.9 ns/value, the mix sorted by layout 16.9 -> 14.7, against going back to
+    :func:`_rows` for ``_LEAN_AFTER`` rows). A ``run_end`` past ``i`` is the end an
+    earlier turn found for the run ``i`` is in, and is not looked for again: a long run
+    of rows whose digit counts change takes many short turns, and finding its end at
+    each made a sorted column's pass quadratic (300 ns a row on the ``prices`` mix
+    sorted by layout). One call from the pass, so that its loop keeps its registers."""
     if (estep == 0) & (sstep == 0):
         run_end = lean_stop
     elif run_end <= i:  # where the layout's run ends

@@ -282,6 +282,33 @@ def test_rows_kernel_long_runs_of_changing_digit_counts(seed, extra):
     _fill_and_check(read_only(coef), read_only(exps), read_only(scales), extra)
 
 
+@pytest.mark.parametrize("slack", [0, 8])
+@pytest.mark.parametrize("tail", [9, 40])
+def test_rows_kernel_narrow_run_to_the_end(slack, tail):
+    """Narrow rows (``99.9``: a lean layout whose stores reach past the row) in a run of
+    one layout that ends with the rows, per-row layouts before it, in a buffer with no
+    slack or 8 bytes: the run the pass finds reaches the last row, the lean rows stop
+    before the rows whose stores would leave the buffer (under ``NUMBA_DISABLE_JIT`` a
+    store past it raises)."""
+    rng = np.random.default_rng(tail + slack)
+    head = 5
+    exps = np.array([-3] * head + [-2] * tail, dtype=np.int32)
+    scales = np.array([2] * head + [1] * tail, dtype=np.int32)
+    coef = rng.integers(100, 999, head + tail)
+    coef[rng.random(coef.size) < 0.2] *= -1
+    want = _texts(coef, exps, scales)
+    width = max(map(len, want))
+    n = coef.size
+    buf = np.full(n * width + slack, 0xEE, dtype=np.uint8)
+    lengths = np.full(n, -7, dtype=np.int32)
+    coef, exps, scales = read_only(coef), read_only(exps), read_only(scales)
+    got = _call("rows", 0, n, coef, exps, scales, buf, width, lengths, NO_LIMIT, FILL)
+    assert got == (width, -1)
+    padded = np.array([t.encode() for t in want], dtype=f"S{width}").view(np.uint8)
+    np.testing.assert_array_equal(buf[: n * width].reshape(n, width), padded.reshape(n, width))
+    assert lengths.tolist() == list(map(len, want))
+
+
 def test_rows_kernel_fill_with_a_limit():
     """Writing with a limit, rows the first pass leaves to the general one among the others:
     the same lengths (0 beyond the limit), first row beyond it and bytes as the block

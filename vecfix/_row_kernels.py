@@ -241,8 +241,8 @@ def _store_bytes(buf, base, width, w0, w1, w2):
 #: leaves one short run, and the rows after it go back to lean runs at once).
 _LEAN_MIN = 4
 _LEAN_PAUSE = 64
-#: Rows of one layout in a row before :func:`_rows` looks for a lean run where layouts
-#: vary row to row (the scan for the run's end then pays for itself).
+#: Rows of one layout in a row before :func:`_rows` looks for the end of their run where
+#: layouts vary row to row (the scan then pays for itself).
 _LEAN_AFTER = 8
 
 
@@ -252,8 +252,11 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
 
     With one exponent and scale the layout's constants are computed once; with per-row
     ones, every row, without a branch (a test for a change of layout mispredicts where
-    layouts mix). Writing a matrix, a layout :func:`_leans` takes hands its runs (all its
-    rows, or, where layouts vary, from ``_LEAN_AFTER`` rows of one layout in a row on) to
+    layouts mix), until ``_LEAN_AFTER`` rows in a row share a layout: then the run's end
+    is found once (``run_end``) and its rows read no layout (a column sorted by layout:
+    the prices mix sorted so 15.0 -> 12.4 ns/value, a snapshot grouped by instrument 8.1
+    -> 7.5, generic, 1 thread). Writing a matrix, a layout :func:`_leans` takes hands its
+    runs (all its rows, or, where layouts vary, the rest of a run so found) to
     :func:`_lean_turn`, from an outer loop: the rows' loop has no call but the general
     path's, so that its registers stay with the rows. Every other row, and the row a
     lean turn stops at, goes through :func:`_row`. (One function for the whole pass and
@@ -281,27 +284,34 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
         e, s = _I64(exps[start * estep]), _I64(scales[start * sstep])
     ok, mul, k, half, most = _layout(e, s)
     lean = _leans(ok, k, s)
-    same = _I64(0)  # rows before this one of a lean layout, in a row (where layouts vary)
+    same = _I64(0)  # rows before this one of its layout, in a row (where layouts vary)
     nt = _I64(1)  # the integer part's digits of the row before (1..7)
     short = True  # the row before had at most 7 digits in its integer part (else a lean run
     # would stop at once: a column of larger values went through a failed turn a row)
     pause = start  # no lean run before this row
     misses = _I64(0)  # lean runs in a row shorter than _LEAN_MIN (not a literal 0: one
     # signature of _lean_turn)
-    run_end = _I64(start)  # rows from the last lean turn's up to this one share its layout
+    run_end = _I64(start)  # the rows up to this one share the layout (a run found here or
+    # by a lean turn; where layouts vary)
     pos = start * width  # packed: where the next row starts
     i = start
     held = start - 1  # the row a lean run stopped at: it goes through _row
     while i < stop:
         while i < stop:  # rows through _row until a lean run is due (no call in this loop
-            if varying:  # but the general path's: the registers stay with the rows)
+            if varying & (i >= run_end):  # but the general path's: the registers stay
                 e2, s2 = _I64(exps[_U64(i * estep)]), _I64(scales[_U64(i * sstep)])
                 kept = (e2 == e) & (s2 == s)
                 e, s = e2, s2
                 ok, mul, k, half, most = _layout(e, s)
                 lean = _leans(ok, k, s)
-                same = (same + 1) * _I64(kept & lean)  # a value, not a branch: layouts mix
-                due = (same >= _LEAN_AFTER) & short
+                same = (same + 1) * _I64(kept)  # a value, not a branch: layouts mix
+                if same >= _LEAN_AFTER:  # a run: its end, once; its rows read no layout
+                    run_end, same = i + 1, 0
+                    while run_end < stop and (_I64(exps[_U64(run_end * estep)]) == e) & (
+                        _I64(scales[_U64(run_end * sstep)]) == s
+                    ):
+                        run_end += 1
+                due = False
             else:
                 due = lean & (i != held) & short
             if due & (i < lean_stop):  # LLVM branches on each term in turn: each of these
@@ -331,7 +341,7 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
                                                         pad, zero)  # fmt: skip
         widest = max(widest, top)
         held = i  # of the run's layout (before run_end), or past it: the layout is read again
-        same = 0  # where layouts vary, a lean run again after _LEAN_AFTER rows
+        same = 0  # where layouts vary and the run has ended, a run again after _LEAN_AFTER
     return widest, first
 
 
@@ -395,11 +405,12 @@ def _lean_turn(i, lean_stop, run_end, pause, misses, nt, coef, exps, estep, scal
             _I64(scales[_U64(run_end * sstep)]) == s
         ):
             run_end += 1
+    stop = min(run_end, lean_stop)  # run_end may be past lean_stop (found by _rows)
     widest = 0
     alone = False  # the row a lean run stopped at, counted alone (its digit count changed)
-    while i < run_end:
+    while i < stop:
         if alone | (i < pause):  # digit counts changed often of late: counted row by row
-            until = i + 1 if alone else min(run_end, pause)
+            until = i + 1 if alone else min(stop, pause)
             j, top, nt = _counted_rows(i, until, coef, buf, width, lengths, k, half, s, pad,
                                        zero)  # fmt: skip
             widest = max(widest, top)
@@ -407,7 +418,7 @@ def _lean_turn(i, lean_stop, run_end, pause, misses, nt, coef, exps, estep, scal
                 return j, widest, nt, pause, misses, run_end
             i, alone = j, False
             continue
-        j, top, nt = _lean_rows(i, run_end, coef, buf, width, lengths, k, half, s, nt, pad, zero)
+        j, top, nt = _lean_rows(i, stop, coef, buf, width, lengths, k, half, s, nt, pad, zero)
         widest = max(widest, top)
         misses = misses + 1 if j - i < _LEAN_MIN else 0
         if misses == 2:

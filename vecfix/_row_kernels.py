@@ -291,8 +291,7 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     pause = start  # no lean run before this row
     misses = _I64(0)  # lean runs in a row shorter than _LEAN_MIN (not a literal 0: one
     # signature of _lean_turn)
-    run_end = _I64(start)  # the rows up to this one share the layout (a run found here or
-    # by a lean turn; where layouts vary)
+    run_end = _I64(start)  # where layouts vary, the rows up to this one share the layout
     pos = start * width  # packed: where the next row starts
     i = start
     held = start - 1  # the row a lean run stopped at: it goes through _row
@@ -335,10 +334,9 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
             i += 1
         if i >= stop:
             break
-        i, top, nt, pause, misses, run_end = _lean_turn(i, lean_stop, run_end, pause, misses,
-                                                        nt, coef, exps, estep, scales, sstep,
-                                                        buf, width, lengths, e, k, half, s,
-                                                        pad, zero)  # fmt: skip
+        turn_stop = min(run_end, lean_stop) if varying else lean_stop  # (i < run_end here)
+        i, top, nt, pause, misses = _lean_turn(i, turn_stop, pause, misses, nt, coef, buf,
+                                               width, lengths, k, half, s, pad, zero)  # fmt: skip
         widest = max(widest, top)
         held = i  # of the run's layout (before run_end), or past it: the layout is read again
         same = 0  # where layouts vary and the run has ended, a run again after _LEAN_AFTER
@@ -377,35 +375,24 @@ def _neg_below(mul, half):
 
 
 @kernel(vectorize=False)
-def _lean_turn(i, lean_stop, run_end, pause, misses, nt, coef, exps, estep, scales, sstep, buf,
-               width, lengths, e, k, half, s, pad, zero):  # fmt: skip
-    """A turn of lean runs for :func:`_rows` from row ``i`` (layout ``(e, s)``, which
-    :func:`_lean_rows` takes): up to where the layout's run ends (before ``lean_stop``),
-    with the digit count ``nt`` of the row before, or counted row by row before row
-    ``pause``; return ``(i, widest, nt, pause, misses, run_end)``: the first row not
-    written, the longest written, the last one's digit count, the pause's state
+def _lean_turn(i, stop, pause, misses, nt, coef, buf, width, lengths, k, half, s, pad, zero):
+    """A turn of lean runs for :func:`_rows` over rows ``i:stop`` of one layout, which
+    :func:`_lean_rows` takes (the caller's ``stop``: where the layout's run ends, before
+    ``lean_stop``), with the digit count ``nt`` of the row before, or counted row by row
+    before row ``pause``; return ``(i, widest, nt, pause, misses)``: the first row not
+    written, the longest written, the last one's digit count and the pause's state
     (``misses``: lean runs in a row shorter than ``_LEAN_MIN``; two of them pause the
-    fixed count for ``_LEAN_PAUSE`` rows) and where the run ends.
+    fixed count for ``_LEAN_PAUSE`` rows).
 
     A lean run stops at a row whose digit count changed: that row is counted alone and
-    the next lean run starts after it with its count, so that the turn goes on to the
-    run's end or to an integer part of 8 digits or more (under
-    ``NUMBA_CPU_NAME=generic``, 1 thread: the prices mix's coefficients at one layout
-    9.5 -> 7.9 ns/value, the mix sorted by layout 16.9 -> 14.7, against going back to
-    :func:`_rows` for ``_LEAN_AFTER`` rows). A ``run_end`` past ``i`` is the end an
-    earlier turn found for the run ``i`` is in, and is not looked for again: a long run
-    of rows whose digit counts change takes many short turns, and finding its end at
-    each made a sorted column's pass quadratic (300 ns a row on the ``prices`` mix
-    sorted by layout). One call from the pass, so that its loop keeps its registers."""
-    if (estep == 0) & (sstep == 0):
-        run_end = lean_stop
-    elif run_end <= i:  # where the layout's run ends
-        run_end = i + 1
-        while run_end < lean_stop and (_I64(exps[_U64(run_end * estep)]) == e) & (
-            _I64(scales[_U64(run_end * sstep)]) == s
-        ):
-            run_end += 1
-    stop = min(run_end, lean_stop)  # run_end may be past lean_stop (found by _rows)
+    the next lean run starts after it with its count, so that the turn goes on to
+    ``stop`` or to an integer part of 8 digits or more (under ``NUMBA_CPU_NAME=generic``,
+    1 thread: the prices mix's coefficients at one layout 9.5 -> 7.9 ns/value, the mix
+    sorted by layout 16.9 -> 14.7, against going back to :func:`_rows` for
+    ``_LEAN_AFTER`` rows). :func:`_rows` finds a run's end once (looking for it at each
+    of a run's many short turns made a sorted column's pass quadratic: 300 ns a row on
+    the ``prices`` mix sorted by layout). One call from the pass, so that its loop keeps
+    its registers."""
     widest = 0
     alone = False  # the row a lean run stopped at, counted alone (its digit count changed)
     while i < stop:
@@ -415,7 +402,7 @@ def _lean_turn(i, lean_stop, run_end, pause, misses, nt, coef, exps, estep, scal
                                        zero)  # fmt: skip
             widest = max(widest, top)
             if j < until:  # an integer part of 8 digits or more: _row takes it
-                return j, widest, nt, pause, misses, run_end
+                return j, widest, nt, pause, misses
             i, alone = j, False
             continue
         j, top, nt = _lean_rows(i, stop, coef, buf, width, lengths, k, half, s, nt, pad, zero)
@@ -424,7 +411,7 @@ def _lean_turn(i, lean_stop, run_end, pause, misses, nt, coef, exps, estep, scal
         if misses == 2:
             pause, misses = j + _LEAN_PAUSE, 0
         i, alone = j, True
-    return i, widest, nt, pause, misses, run_end
+    return i, widest, nt, pause, misses
 
 
 @helper

@@ -67,6 +67,23 @@ print(json.dumps({"warmup": time.perf_counter() - start, "compiles": compiles,
 """
 
 
+def _by_group(compiles: list) -> dict[str, float]:
+    """Compile seconds of each of ``vecfix._warmup``'s kernel groups: its kernels' times
+    with the kernels they call (``"framing"``: the message builders' shared kernels,
+    ``"format"``: ``format_fixed``'s first calls)."""
+    from vecfix import _warmup
+
+    owner = {(f"vecfix.{g.module}", k): g.name for g in _warmup._GROUPS for k in g.kernels}
+    owner.update({("vecfix._fix_kernels", k): "framing" for k in _warmup._FRAMING})
+    owner.update({("vecfix._kernels", k): "format" for k in _warmup._FORMAT_SECONDS})
+    groups: dict[str, float] = defaultdict(float)
+    for name, _at, incl, _own, depth in compiles:
+        module, _, kernel = name.rpartition(".")
+        if depth == 0 and (module, kernel) in owner:
+            groups[owner[module, kernel]] += incl
+    return dict(sorted(groups.items(), key=lambda kv: -kv[1]))
+
+
 def main() -> int:
     """Run the child, print its tables; returns the exit status."""
     with tempfile.TemporaryDirectory(prefix="vecfix-compile-times-") as cache:
@@ -91,6 +108,9 @@ def main() -> int:
     print(f"\nown compile time by module (total {sum(c[3] for c in compiles):.2f} s):")
     for module, seconds in sorted(by_module.items(), key=lambda kv: -kv[1]):
         print(f"    {module:40} {seconds:6.2f}")
+    print("\nby warm-up group (kernels with those they call; cf. vecfix._warmup's seconds):")
+    for group, seconds in _by_group(compiles).items():
+        print(f"    {group:40} {seconds:6.2f}")
     print("\nNumba passes, own time over all kernels:")
     for name, seconds in sorted(out["passes"].items(), key=lambda kv: -kv[1])[:10]:
         print(f"    {name:40} {seconds:6.2f}")

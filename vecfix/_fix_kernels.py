@@ -358,8 +358,27 @@ def _put_row(buf, p, matrix, row, n):
 
 
 @helper
+def _put_field(buf, p, word, n, matrix, row, length):
+    """Write ``TAG=`` (the ``n`` bytes of ``word``), ``matrix[row, :length]`` and SOH at
+    ``p``; return the end. (One inlined helper a field, not two: each inlined call costs
+    Numba's front end compile time.)"""
+    for k in range(n):
+        buf[p + k] = (word >> (8 * k)) & 255
+    p += n
+    for k in range(length):
+        buf[p + k] = matrix[row, k]
+    buf[p + length] = SOH
+    return p + length + 1
+
+
+@kernel(vectorize=False)
 def _put_uint(buf, p, v):
-    """Write the decimal digits of ``v >= 0`` and SOH at ``p``; return the end."""
+    """Write the decimal digits of ``v >= 0`` and SOH at ``p``; return the end.
+
+    Compiled apart, not inlined: it writes a count a message or a quote set, not a field
+    an entry, and each inlined copy cost the body writers' compile more than the call
+    costs them (with :func:`_put_field`: 35=i 0.89 -> 0.78 s, 35=X 0.55 -> 0.49, the
+    writers' ns/value unchanged)."""
     nd = ndigits(v)
     for k in range(nd - 1, -1, -1):
         buf[p + k] = _ZERO + v % 10
@@ -427,8 +446,7 @@ def write_mass_quote_bodies(
     (``set_starts``: each set's first entry). Returns the first message not ending at
     ``ends[i]`` (-1: none)."""
     for i in range(starts.shape[0]):
-        p = _put_tag(buf, starts[i], _T117, 4)
-        p = _put_row(buf, p, qids, i, qid_len[i])
+        p = _put_field(buf, starts[i], _T117, 4, qids, i, qid_len[i])
         for k in range(level.shape[0]):
             buf[p + k] = level[k]
         p += level.shape[0]
@@ -438,8 +456,7 @@ def write_mass_quote_bodies(
         p = _put_uint(buf, p, f1 - f0)
         for f in range(f0, f1):
             s = frag_set[f]
-            p = _put_tag(buf, p, _T302, 4)
-            p = _put_row(buf, p, set_ids, s, set_id_len[s])
+            p = _put_field(buf, p, _T302, 4, set_ids, s, set_id_len[s])
             p = _put_tag(buf, p, _T304, 4)
             p = _put_uint(buf, p, set_total[s])
             if frag_flag[f] != 0:  # LastFragment (893) for a set cut across messages
@@ -457,16 +474,15 @@ def write_mass_quote_bodies(
                     p = _put_row(buf, p, eids, e, eid_len[e])
                 else:  # no IDs given: the entry's position in its set, from 1
                     p = _put_uint(buf, p, e - set_starts[s] + 1)
-                p = _put_tag(buf, p, _T55, 3)
-                p = _put_row(buf, p, syms, e, sym_len[e])
+                p = _put_field(buf, p, _T55, 3, syms, e, sym_len[e])
                 if bpx_ok[e]:
-                    p = _put_row(buf, _put_tag(buf, p, _T132, 4), bpx, e, bpx_len[e])
+                    p = _put_field(buf, p, _T132, 4, bpx, e, bpx_len[e])
                 if opx_ok[e]:
-                    p = _put_row(buf, _put_tag(buf, p, _T133, 4), opx, e, opx_len[e])
+                    p = _put_field(buf, p, _T133, 4, opx, e, opx_len[e])
                 if bsz_ok[e]:
-                    p = _put_row(buf, _put_tag(buf, p, _T134, 4), bsz, e, bsz_len[e])
+                    p = _put_field(buf, p, _T134, 4, bsz, e, bsz_len[e])
                 if osz_ok[e]:
-                    p = _put_row(buf, _put_tag(buf, p, _T135, 4), osz, e, osz_len[e])
+                    p = _put_field(buf, p, _T135, 4, osz, e, osz_len[e])
         if p != ends[i]:
             return i
     return -1
@@ -496,16 +512,15 @@ def write_incremental_bodies(
             p = _put_tag(buf, p + 2, _T269, 4)
             buf[p] = types[e]
             buf[p + 1] = SOH
-            p = _put_tag(buf, p + 2, _T55, 3)
-            p = _put_row(buf, p, syms, e, sym_len[e])
+            p = _put_field(buf, p + 2, _T55, 3, syms, e, sym_len[e])
             if px_ok[e]:
-                p = _put_row(buf, _put_tag(buf, p, _T270, 4), px, e, px_len[e])
+                p = _put_field(buf, p, _T270, 4, px, e, px_len[e])
             if sz_ok[e]:
-                p = _put_row(buf, _put_tag(buf, p, _T271, 4), sz, e, sz_len[e])
+                p = _put_field(buf, p, _T271, 4, sz, e, sz_len[e])
             if time_ok[e]:
-                p = _put_row(buf, _put_tag(buf, p, _T273, 4), times, e, time_len[e])
+                p = _put_field(buf, p, _T273, 4, times, e, time_len[e])
             if pos_ok[e]:
-                p = _put_row(buf, _put_tag(buf, p, _T290, 4), pos, e, pos_len[e])
+                p = _put_field(buf, p, _T290, 4, pos, e, pos_len[e])
         if p != ends[i]:
             return i
     return -1

@@ -307,6 +307,32 @@ def test_split_sliced_inputs(split_only, threads):
         check(out, reference(coef.astype(np.int64), -9, 4))
 
 
+@pytest.mark.parametrize("cost", [0.0, 0.3])
+def test_two_threads_split_anywhere_the_learned_cost_puts_it(split_only, monkeypatch, cost):
+    """The split of ``_pack_two`` follows the counting cost the calls before measured
+    (``_learn_count_cost``): at either end of its range the text is the same."""
+    monkeypatch.setattr(fmt, "_count_cost", [cost])
+    monkeypatch.setattr(fmt, "_learn_count_cost", lambda *_: None)  # keep it there
+    coef = np.random.default_rng(5).integers(-(10**13), 10**13, size=500 if JIT else 120)
+    out = vecfix.format_fixed(coef, -9, 4, threads=2, layout="arrow")
+    check(out, reference(coef, -9, 4))
+
+
+@pytest.mark.parametrize(
+    ("times", "moved_to"),
+    [
+        ((1.0, 100, 10.0, 100), 0.05),  # counting a tenth of writing: halfway from 0
+        ((5.0, 100, 1.0, 100), 0.15),  # 5x writing: kept at _COUNT_COST_MAX (0.3)
+        ((1.0, 100, 0.0, 100), 0.0),  # no time measured: unchanged
+        ((1.0, 0, 1.0, 100), 0.0),  # no rows counted: unchanged
+    ],
+)
+def test_the_counting_cost_learned(monkeypatch, times, moved_to):
+    monkeypatch.setattr(fmt, "_count_cost", [0.0])
+    fmt._learn_count_cost(*times)
+    assert fmt._count_cost[0] == pytest.approx(moved_to)
+
+
 @pytest.mark.parametrize(
     ("threads", "miss"),
     [(2, -1), (2, 1), (2, 10**6), (3, 1), (3, 10**6)]

@@ -13,6 +13,7 @@ import ctypes
 import functools
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -371,6 +372,35 @@ def _write_part(
 _TAIL_ROWS = 64
 
 
+#: :data:`~vecfix._tuning.COUNT_COST` as the two-thread packs of this process measured it
+#: (:func:`_learn_count_cost`): it depends on the CPU (a faster kernel makes counting a
+#: larger share: about 0.035 on a Zen 4 VM, 0.07-0.1 on a Zen 5 one).
+_count_cost = [_tuning.COUNT_COST]
+
+
+def _learn_count_cost(count_s: float, counted: int, write_s: float, written: int) -> None:
+    """Move :data:`_count_cost` halfway to the share that counting ``counted`` rows in
+    ``count_s`` seconds is of writing ``written`` rows in ``write_s`` (one call's second
+    thread), kept within 0 and :data:`_COUNT_COST_MAX` (a thread put off the CPU for a
+    while says nothing of the kernels).
+
+    Examples
+    --------
+    >>> _count_cost[0] = 0.04
+    >>> _learn_count_cost(0.0001, 500_000, 0.0010, 500_000)  # counting: a tenth of writing
+    >>> round(_count_cost[0], 3)
+    0.07
+    """
+    if counted > 0 and written > 0 and write_s > 0:
+        share = (count_s / counted) / (write_s / written)
+        share = min(max(share, 0.0), _COUNT_COST_MAX)
+        _count_cost[0] += 0.5 * (share - _count_cost[0])
+
+
+#: The largest share :func:`_learn_count_cost` keeps (counting is a few comparisons a row).
+_COUNT_COST_MAX = 0.3
+
+
 def _pack_two(
     coef: np.ndarray, head: tuple, layout: _Thresholds, width: int
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -380,9 +410,10 @@ def _pack_two(
     (:data:`~vecfix._tuning.COUNT_COST`), so that both threads finish together; the
     first part's last :data:`_TAIL_ROWS` rows are written last, once the second part's
     start is known. The buffer is reserved as rows x widest (only the text's pages are
-    touched) and given back past the text."""
+    touched) and given back past the text. The second thread times its count and its
+    writing, and the next call's split follows (:func:`_learn_count_cost`)."""
     n = coef.shape[0]
-    share = 1 / (2 - _tuning.COUNT_COST)  # the first part's, of the rows
+    share = 1 / (2 - _count_cost[0])  # the first part's, of the rows
     m = min(max(int(n * share), 1), n - 1)
     tail = min(_TAIL_ROWS, m)
     data, offsets = _packed_buffers(n, width)
@@ -393,9 +424,12 @@ def _pack_two(
             if hi > tail:
                 _write_part(0, hi - tail, coef, head, data, width, ends[: hi - tail], 0)
             return 0
+        started = time.perf_counter()
         at = _text_size(0, lo, coef, layout)
+        counted = time.perf_counter()
         if at <= lo * width:  # else a miscount (see _pack_split): nothing is written
             _write_part(lo, hi, coef, head, data[at:], width, ends, at)
+            _learn_count_cost(counted - started, lo, time.perf_counter() - counted, hi - lo)
         return at
 
     _, second = _run_parts(write, [(0, m), (m, n)])

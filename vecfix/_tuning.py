@@ -26,6 +26,7 @@ MIN_ROWS_PER_THREAD = 65_536
 #: 7.8 ns a row on 1M PRICE9 rows, 2-vCPU AVX-512 EPYC). ``format_fixed(layout="arrow")``
 #: on two threads gives the first thread that much more of the rows, as the second one
 #: counts the first part's text before it writes its own (``vecfix._format._pack_two``).
+#: The first such call's value: each call's second thread measures it for the next.
 COUNT_COST = 0.035
 
 #: A matrix larger than this (bytes) is weighed against the text it would hold: when a few

@@ -79,6 +79,36 @@ def test_the_named_kernels_exist():
     assert _warmup._dispatchers("_kernels", ["no_such_kernel"]) == [None]
 
 
+@pytest.mark.parametrize(
+    ("idle", "total", "workers"),
+    [
+        (1600, 1600, 15),  # an idle machine (16 cores): every core but this process's
+        (1200, 1600, 11),  # four cores busy now
+        (1150, 1600, 10),  # four and a half: rounded up
+        (0, 1600, 0),  # all busy: compile here
+    ],
+)
+def test_worker_count_watches_the_cpu_times(monkeypatch, idle, total, workers):
+    """On Linux the idle cores are those of the last moment (``/proc/stat`` over a tenth
+    of a second), not the 1-minute load average, which lags a burst of work by a minute."""
+    monkeypatch.delenv("VECFIX_WARMUP_WORKERS", raising=False)
+    monkeypatch.setattr(_format, "usable_cores", lambda: 16)
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(os, "getloadavg", lambda: (16.0, 16.0, 16.0), raising=False)  # unread
+    samples = iter([(5000, 90000), (5000 + idle, 90000 + total)])
+    monkeypatch.setattr(_warmup, "_cpu_times", lambda: next(samples))
+    monkeypatch.setattr(_warmup.time, "sleep", lambda _: None)
+    assert worker_count() == workers
+
+
+def test_cpu_times_of_this_machine():
+    times = _warmup._cpu_times()
+    if times is None:
+        pytest.skip("no /proc/stat here")
+    idle, total = times
+    assert 0 <= idle <= total and total > 0
+
+
 def test_worker_count_reads_the_environment(monkeypatch):
     monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "3")
     assert worker_count() == 3
@@ -87,9 +117,10 @@ def test_worker_count_reads_the_environment(monkeypatch):
     monkeypatch.delenv("VECFIX_WARMUP_WORKERS")
     assert worker_count() >= 0
     monkeypatch.setattr(_format, "usable_cores", lambda: 16)
+    monkeypatch.setattr(_warmup, "_cpu_times", lambda: None)  # no /proc/stat: load average
     monkeypatch.setattr(os, "getloadavg", lambda: (0.3, 0.2, 0.1), raising=False)
     assert worker_count() == 15  # an idle machine: every core but this process's
-    monkeypatch.setattr(os, "getloadavg", lambda: (3.9, 5.0, 5.0), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.4, 5.0, 5.0), raising=False)
     assert worker_count() == 12  # three cores busy with other work
     monkeypatch.setattr(os, "getloadavg", lambda: (40.0, 5.0, 5.0), raising=False)
     assert worker_count() == 0  # all busy: compile here, as a worker would only add work

@@ -75,7 +75,7 @@ def _by_group(compiles: list) -> dict[str, float]:
 
     owner = {(f"vecfix.{g.module}", k): g.name for g in _warmup._GROUPS for k in g.kernels}
     owner.update({("vecfix._fix_kernels", k): "framing" for k in _warmup._FRAMING})
-    owner.update({("vecfix._kernels", k): "format" for k in _warmup._FORMAT_SECONDS})
+    owner.update({("vecfix._kernels", k): "format" for k in _warmup._FORMAT_KERNELS})
     groups: dict[str, float] = defaultdict(float)
     for name, _at, incl, _own, depth in compiles:
         module, _, kernel = name.rpartition(".")
@@ -108,7 +108,7 @@ def main() -> int:
     print(f"\nown compile time by module (total {sum(c[3] for c in compiles):.2f} s):")
     for module, seconds in sorted(by_module.items(), key=lambda kv: -kv[1]):
         print(f"    {module:40} {seconds:6.2f}")
-    print("\nby warm-up group (kernels with those they call; cf. vecfix._warmup's seconds):")
+    print("\nby warm-up group (kernels with those they call; cf. vecfix._warmup's order):")
     for group, seconds in _by_group(compiles).items():
         print(f"    {group:40} {seconds:6.2f}")
     print("\nNumba passes, own time over all kernels:")

@@ -22,7 +22,7 @@ import numba
 import pytest
 
 from vecfix import _format, _jit, _warmup
-from vecfix._warmup import _FRAMING, _GROUPS, plan, worker_count
+from vecfix._warmup import _FRAMING, _GROUPS, order, worker_count
 
 NOJIT = bool(numba.config.DISABLE_JIT)
 SLOW = os.environ.get("VECFIX_SLOW_TESTS", "") not in ("", "0")
@@ -31,40 +31,73 @@ slow = pytest.mark.skipif(
     NOJIT or not SLOW, reason="set VECFIX_SLOW_TESTS=1 (compiles every kernel in a fresh cache)"
 )
 
-# --- the plan ---------------------------------------------------------------------------
+# --- the split: workers take the groups from the front, this process from the back -------
 
 
-def test_every_group_goes_to_exactly_one_process():
-    for workers in range(9):
-        shares = plan(_GROUPS, workers, 3.8)
-        names = [g.name for share in shares for g in share]
-        assert sorted(names) == sorted(g.name for g in _GROUPS)
-        assert len(shares) <= workers + 1
-        assert all(shares[1:])  # no idle worker is started
+def test_the_order_puts_the_message_builders_first_then_the_longest():
+    ordered = order(_GROUPS)
+    assert sorted(g.name for g in ordered) == sorted(g.name for g in _GROUPS)
+    framed = [g.framed for g in ordered]
+    assert framed == sorted(framed, reverse=True)  # every message builder before the rest
+    for part in ([g for g in ordered if g.framed], [g for g in ordered if not g.framed]):
+        assert [g.seconds for g in part] == sorted((g.seconds for g in part), reverse=True)
 
 
-def test_no_worker_means_this_process_compiles_everything():
-    key = lambda g: -g.seconds - _warmup._FRAMING_SECONDS * g.framed  # noqa: E731
-    assert plan(_GROUPS, 0, 0.0) == [sorted(_GROUPS, key=key)]
+def test_a_group_is_claimed_once(tmp_path):
+    group = _GROUPS[0]
+    assert _warmup.claim(str(tmp_path), group, "worker")
+    assert not _warmup.claim(str(tmp_path), group, "here")
+    assert _warmup.claims(str(tmp_path)) == {group.name: "worker"}
+    assert not _warmup.claim(str(tmp_path / "gone"), _GROUPS[1], "here")  # no folder: no claim
 
 
-def test_the_split_balances_the_estimated_seconds():
-    def load(share, start):
-        framed = any(g.framed for g in share)
-        return start + sum(g.seconds for g in share) + _warmup._FRAMING_SECONDS * framed
+def fake_workers(monkeypatch, takes: int) -> list:
+    """``_start`` replaced by an in-process worker that claims the first ``takes`` groups
+    it can from the front before this process compiles anything (as if it had compiled
+    them into the cache); returns the names it took."""
+    taken: list = []
 
-    total = sum(g.seconds for g in _GROUPS)
-    for workers, main_load in ((1, 3.8), (2, 3.8), (3, 0.0), (15, 3.8)):
-        shares = plan(_GROUPS, workers, main_load)
-        loads = [load(shares[0], main_load)] + [load(s, _warmup._START_SECONDS) for s in shares[1:]]
-        assert max(loads) < main_load + total  # better than one process alone
-        # the busiest process is this one with no group, or its last group went there
-        # because the least loaded one would have finished it no sooner
-        biggest = max(g.seconds for g in _GROUPS) + _warmup._FRAMING_SECONDS
-        assert max(loads) <= max(main_load, min(loads) + biggest) + 1e-9
-    # many cores: the format kernels (3.8 s here) are the longest job; the rest share out
-    shares = plan(_GROUPS, 15, 3.8)
-    assert shares[0] == []
+    class Done:
+        returncode = 0
+
+        def poll(self):
+            return 0
+
+        def wait(self, timeout=None):
+            return 0
+
+    def start(share, nice=0, folder=None):
+        assert folder is not None  # workers share out the groups through claims
+        for g in share:
+            if len(taken) < takes and _warmup.claim(folder, g, "worker"):
+                taken.append(g.name)
+        return Done()
+
+    monkeypatch.setattr(_warmup, "_start", start)
+    return taken
+
+
+@pytest.mark.parametrize("takes", [0, 3, len(_GROUPS)])
+def test_workers_and_this_process_share_every_group_once(monkeypatch, takes):
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "1")
+    monkeypatch.setattr(_warmup, "_cold", lambda group: True)
+    monkeypatch.setattr(_jit, "CACHE", True)
+    ran: list = []
+    groups = tuple(g._replace(run=lambda g=g: ran.append(g.name)) for g in _GROUPS)
+    monkeypatch.setattr(_warmup, "_GROUPS", groups)
+    monkeypatch.setattr(_warmup, "_BY_NAME", {g.name: g for g in groups})
+    taken = fake_workers(monkeypatch, takes)
+    assert _warmup.warmup() >= 0
+    if NOJIT:  # no workers without the JIT: every group runs here
+        assert sorted(ran) == sorted(g.name for g in groups)
+        return
+    ordered = [g.name for g in order(groups)]
+    assert taken == ordered[:takes]  # the workers took from the front
+    # this process: the rest from the back, then (loading) what the workers compiled
+    assert ran == ordered[takes:][::-1] + ordered[:takes]
+    claimed = _warmup.last_claims
+    assert sorted(claimed) == sorted(ordered)
+    assert {n for n, who in claimed.items() if who == "worker"} == set(taken)
 
 
 def test_the_named_kernels_exist():
@@ -72,7 +105,7 @@ def test_the_named_kernels_exist():
     renamed one would count as cold for ever, and start workers for nothing)."""
     named = [(g.module, k) for g in _GROUPS for k in g.kernels]
     named += [("_fix_kernels", k) for k in _FRAMING]
-    named += [("_kernels", k) for k in _warmup._FORMAT_SECONDS]
+    named += [("_kernels", k) for k in _warmup._FORMAT_KERNELS]
     for module, name in named:
         (kernel,) = _warmup._dispatchers(module, [name])
         assert callable(kernel), f"{module}.{name}"
@@ -152,7 +185,7 @@ def test_a_worker_past_its_time_is_killed():
 def test_warmup_starts_no_worker_when_told_not_to(monkeypatch):
     started = []
     monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "0")
-    monkeypatch.setattr(_warmup, "_start", lambda share: started.append(share))
+    monkeypatch.setattr(_warmup, "_start", lambda share, **_: started.append(share))
     assert _warmup.warmup() >= 0
     assert _warmup.warmup(everything=False) >= 0
     assert started == []
@@ -176,7 +209,7 @@ def _workers_that_cannot_start(monkeypatch, workers: int) -> tuple[list, list]:
     asked: list = []
     ran: list = []
 
-    def cannot(share):
+    def cannot(share, nice=0, folder=None):
         asked.append([g.name for g in share])
         return None
 
@@ -204,7 +237,7 @@ def test_no_worker_when_numba_cannot_cache(monkeypatch):
     started = []
     monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "2")
     monkeypatch.setattr(_jit, "CACHE", True)
-    monkeypatch.setattr(_warmup, "_start", lambda share: started.append(share))
+    monkeypatch.setattr(_warmup, "_start", lambda share, **_: started.append(share))
     monkeypatch.setattr(_warmup, "_cold", lambda group: True)
     real = _warmup._dispatchers
     uncached = lambda module, names: (  # noqa: E731
@@ -245,8 +278,8 @@ PRELUDE = textwrap.dedent(
 
     workers = []
     start = w._start
-    def spy(share):
-        proc = start(share)
+    def spy(share, **kw):
+        proc = start(share, **kw)
         workers.append({"groups": [g.name for g in share], "proc": proc})
         return proc
     w._start = spy
@@ -311,20 +344,15 @@ def test_workers_fill_the_cache_and_this_process_loads_their_kernels(tmp_path):
     got = run(
         """
         vecfix.warmup()
-        print(json.dumps({**stats(), "workers": [
+        print(json.dumps({**stats(), "claims": w.last_claims, "workers": [
             {"groups": x["groups"], "status": x["proc"].returncode} for x in workers]}))
         """,
         env,
     )
     assert 1 <= len(got["workers"]) <= 2
     assert all(x["status"] == 0 for x in got["workers"])
-    theirs = {
-        f"{g.module}.{k}"
-        for x in got["workers"]
-        for g in _GROUPS
-        if g.name in x["groups"]
-        for k in g.kernels
-    }
+    by_worker = {name for name, who in got["claims"].items() if who != "here"}
+    theirs = {f"{g.module}.{k}" for g in _GROUPS if g.name in by_worker for k in g.kernels}
     assert theirs and theirs <= set(got["hits"])  # loaded from what the workers wrote
     assert not theirs & set(got["misses"])  # not compiled here
     assert "_kernels.format_rows" in got["misses"]  # this process compiled its own share

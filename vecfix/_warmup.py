@@ -2,12 +2,14 @@
 
 Cold (Numba's on-disk cache empty), :func:`warmup` shares the compile out: while this
 process compiles :func:`~vecfix.format_fixed`'s kernels, worker processes (one per idle
-core beyond this one: :func:`worker_count`) compile the other kernel groups (split by
-:func:`plan`) into the on-disk cache, and this process then loads what they wrote
-(milliseconds a kernel). Numba compiles one function at a time per process, so threads
-would not help. The groups' warm-up calls take already-formatted columns, so no worker
-compiles the format kernel again (the "layouts" group compiles the kernel that finds the
-widest row when exponents vary, without it).
+core beyond this one: :func:`worker_count`) compile the other kernel groups into the
+on-disk cache, taking them in :func:`order` from the front while this process, its own
+compile done, takes them from the back (each group :func:`claim` ed by one process: the
+split follows the real compile times of this CPU, not estimates), and this process then
+loads what they wrote (milliseconds a kernel). Numba compiles one function at a time per
+process, so threads would not help. The groups' warm-up calls take already-formatted
+columns, so no worker compiles the format kernel again (the "layouts" group compiles the
+kernel that finds the widest row when exponents vary, without it).
 
 Workers are an optimisation, never a point of failure: with the cache off
 (``VECFIX_NUMBA_CACHE=0``), no idle core, ``VECFIX_WARMUP_WORKERS=0``, a worker that
@@ -30,14 +32,9 @@ import numpy as np
 #: itself (a cold compile of a group takes a few seconds).
 WORKER_TIMEOUT = 300.0
 
-#: Seconds a worker process takes to start (Python, NumPy, Numba, vecfix) before it
-#: compiles anything; with :attr:`_Group.seconds`, what the split between processes weighs.
-_START_SECONDS = 0.5
-
 #: The kernels every message builder compiles (the header, the trailer, the identifier
-#: check), and their compile time in seconds: counted once for each process.
+#: check): once in each process that runs one.
 _FRAMING = ("first_bad_byte", "frame_lengths", "write_heads", "write_trailers")
-_FRAMING_SECONDS = 0.55
 
 _WORKER_CODE = (
     "import sys; sys.path.insert(0, sys.argv[1]); from vecfix._warmup import _worker;"
@@ -52,7 +49,7 @@ class _Group(NamedTuple):
     run: Callable[[], None]
     module: str  # of the kernels, within vecfix
     kernels: tuple[str, ...]
-    seconds: float  # compile time on one core (2-vCPU EPYC, Numba 0.68.1), framing left out
+    seconds: float  # compile time (benchmarks/compile_times.py), framing left out: order()
     needs: str = ""  # an optional package without which the group compiles nothing
 
     @property
@@ -207,10 +204,9 @@ _TIER_GROUPS = (
 _BY_NAME = {g.name: g for g in (*_GROUPS, *_TIER_GROUPS)}
 
 #: The kernels of :func:`~vecfix.format_fixed`'s first calls (compiled by this process,
-#: first: a few rows, then a column of one layout) and their compile times in seconds
-#: (``format_rows`` with the kernels it calls); the kernel for rows whose exponents vary
-#: is the "layouts" group's.
-_FORMAT_SECONDS = {"format_rows": 4.3, "extremes": 0.1, "format_few": 0.7}
+#: first: a few rows, then a column of one layout); the kernel for rows whose exponents
+#: vary is the "layouts" group's.
+_FORMAT_KERNELS = ("format_rows", "extremes", "format_few")
 
 
 def _format_calls() -> Any:
@@ -349,43 +345,69 @@ def worker_count() -> int:
     return max(cores - 1 - int(busy_cores() + 0.5), 0)
 
 
-def plan(groups: Sequence[_Group], workers: int, main_load: float) -> list[list[_Group]]:
-    """Split ``groups`` over this process (the first list) and up to ``workers`` workers.
-
-    Longest group first, each to the process that would finish it first: a worker starts
-    :data:`_START_SECONDS` late, this process after ``main_load`` seconds of its own, and a
-    process compiles the framing kernels once for all its message groups. Workers left
-    without a group are dropped.
+def order(groups: Sequence[_Group]) -> list[_Group]:
+    """The order in which worker processes take ``groups`` from the front while this
+    process takes them from the back (:func:`warmup`): the message builders' first (they
+    share the framing kernels, compiled once a process: a worker takes them all), then the
+    longest first, so that this process, once its own compile is done, is left the
+    shortest ones and both sides end close together whatever the CPU.
 
     Examples
     --------
-    >>> from vecfix._warmup import _GROUPS, plan
-    >>> [len(share) for share in plan(_GROUPS, 0, 3.8)] == [len(_GROUPS)]  # all here
+    >>> from vecfix._warmup import _GROUPS, order
+    >>> names = [g.name for g in order(_GROUPS)]
+    >>> names[:4] == ["mass_quotes", "incremental", "snapshots", "quotes"]
     True
-    >>> shares = plan(_GROUPS, 1, 3.8)  # two cores: this process takes less, being busy
-    >>> sorted(g.name for share in shares for g in share) == sorted(g.name for g in _GROUPS)
-    True
-    >>> len(shares[0]) < len(shares[1])
+    >>> sorted(names) == sorted(g.name for g in _GROUPS)
     True
     """
-    loads = [main_load] + [_START_SECONDS] * workers
-    framed = [False] * len(loads)
-    shares: list[list[_Group]] = [[] for _ in loads]
-
-    def cost(g: _Group, p: int) -> float:
-        return g.seconds + (_FRAMING_SECONDS if g.framed and not framed[p] else 0.0)
-
-    for g in sorted(groups, key=lambda g: -(g.seconds + _FRAMING_SECONDS * g.framed)):
-        p = min(range(len(loads)), key=lambda p: (loads[p] + cost(g, p), p))
-        loads[p] += cost(g, p)
-        framed[p] = framed[p] or g.framed
-        shares[p].append(g)
-    return [shares[0]] + [s for s in shares[1:] if s]
+    return sorted(groups, key=lambda g: (not g.framed, -g.seconds))
 
 
-def _start(groups: Sequence[_Group], nice: int = 0) -> subprocess.Popen[bytes] | None:
-    """A worker process compiling ``groups`` into the on-disk cache, ``nice`` steps below
-    this process's priority (``os.nice``; where it exists); None if it cannot start."""
+def claim(folder: str, group: _Group, who: str) -> bool:
+    """Take ``group`` for ``who`` (a name file in ``folder``, made only if none is there:
+    one process compiles each group); False if another process has it, or ``folder`` is
+    gone.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from vecfix._warmup import _GROUPS, claim
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     claim(folder, _GROUPS[0], "worker"), claim(folder, _GROUPS[0], "here")
+    (True, False)
+    """
+    try:
+        fd = os.open(os.path.join(folder, group.name), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except OSError:  # FileExistsError: taken; another error: the folder is not usable
+        return False
+    try:
+        os.write(fd, who.encode())
+    finally:
+        os.close(fd)
+    return True
+
+
+def claims(folder: str) -> dict[str, str]:
+    """Who took each group so far, by group name (see :func:`claim`)."""
+    taken = {}
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
+            taken[name] = f.read()
+    return taken
+
+
+#: Who compiled each cold group in this process's last :func:`warmup` with workers
+#: (``"here"`` or a worker's process id), for tests and diagnostics.
+last_claims: dict[str, str] = {}
+
+
+def _start(
+    groups: Sequence[_Group], nice: int = 0, folder: str | None = None
+) -> subprocess.Popen[bytes] | None:
+    """A worker process compiling ``groups`` into the on-disk cache, in order, ``nice``
+    steps below this process's priority (``os.nice``; where it exists); with a ``folder``,
+    only those it :func:`claim` s there. None if it cannot start."""
     import numba
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -398,7 +420,8 @@ def _start(groups: Sequence[_Group], nice: int = 0) -> subprocess.Popen[bytes] |
         return None  # an embedding program or a frozen app: it would not run ``-c``
     try:
         return subprocess.Popen(
-            [sys.executable, "-c", _WORKER_CODE, root, f"nice={nice}", *(g.name for g in groups)],
+            [sys.executable, "-c", _WORKER_CODE, root, f"nice={nice}", f"claims={folder or ''}"]
+            + [g.name for g in groups],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -409,8 +432,9 @@ def _start(groups: Sequence[_Group], nice: int = 0) -> subprocess.Popen[bytes] |
 
 
 def _worker(args: Sequence[str]) -> int:
-    """A worker process's work: ``nice=N``, then the names of the groups to run (the cache
-    must be on)."""
+    """A worker process's work: the names of the groups to run, in order, and the options
+    ``nice=N`` and ``claims=FOLDER`` (then only the groups it can :func:`claim` there; the
+    cache must be on)."""
     import warnings
 
     from . import _coldstart, _jit
@@ -419,12 +443,15 @@ def _worker(args: Sequence[str]) -> int:
         return 2
     _coldstart.ENABLED = False  # compile the block kernel here, never run the scalar one
     warnings.simplefilter("ignore")  # a cache warning here is the main process's to give
-    nice, *names = args
-    steps = int(nice.removeprefix("nice="))
+    options = dict(a.split("=", 1) for a in args if "=" in a)
+    names = [a for a in args if "=" not in a]
+    steps, folder = int(options.get("nice", "0")), options.get("claims", "")
     if steps and hasattr(os, "nice"):
         os.nice(steps)
     for name in names:
-        _BY_NAME[name].run()
+        group = _BY_NAME[name]
+        if not folder or claim(folder, group, str(os.getpid())):
+            group.run()
     return 0
 
 
@@ -479,32 +506,38 @@ def warmup(*, everything: bool = True) -> float:
     _coldstart.settle()  # a cold tier's worker compiling format_fixed's kernels: wait for it
     groups = _GROUPS if everything else (_BY_NAME["layouts"],)
     mine: list[_Group] = list(groups)
-    theirs: list[_Group] = []  # compiled by the workers; loaded here once they are done
+    shared: list[_Group] = []  # taken by the workers from the front, by this process from the back
     workers: list[subprocess.Popen[bytes]] = []
+    folder: str | None = None
     try:
         if _jit.CACHE and not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
-            from ._coldstart import cached_on_disk
-
-            kernels = _dispatchers("_kernels", list(_FORMAT_SECONDS))
+            kernels = _dispatchers("_kernels", _FORMAT_KERNELS)
             on_disk = all(hasattr(getattr(k, "_cache", None), "_cache_file") for k in kernels)
             cold = [g for g in groups if _cold(g)] if on_disk else []  # else none to share
-            timed = zip(kernels, _FORMAT_SECONDS.values(), strict=True)
-            busy = sum(t for k, t in timed if not cached_on_disk(k))
-            shares = plan(cold, worker_count() if cold else 0, busy)
-            mine = shares[0] + [g for g in groups if g not in cold]  # those only load
-            for share in shares[1:]:
-                proc = _start(share)
-                if proc is None:  # this process compiles that share after its own
-                    mine += share
-                else:
-                    workers.append(proc)
-                    theirs += share
+            count = worker_count() if cold else 0
+            if count:
+                import tempfile
+
+                folder = tempfile.mkdtemp(prefix="vecfix-warmup-")
+                shared = order(cold)
+                for _ in range(count):
+                    proc = _start(shared, folder=folder)
+                    if proc is not None:
+                        workers.append(proc)
+                mine = [g for g in groups if g not in cold]  # those only load
         small = _format_calls()
         for group in mine:
             group.run()
-        _wait(workers, WORKER_TIMEOUT)
-        for group in theirs:  # loads what the workers wrote; compiles what they did not
+        done_here = []
+        for group in reversed(shared):  # the shortest first, until the workers' meet them
+            if workers and not claim(str(folder), group, "here"):
+                break
             group.run()
+            done_here.append(group)
+        _wait(workers, WORKER_TIMEOUT)
+        for group in shared:  # loads what the workers wrote; compiles what they did not
+            if group not in done_here:
+                group.run()
         if everything:
             _public_calls(small)
     finally:
@@ -512,4 +545,10 @@ def warmup(*, everything: bool = True) -> float:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+        if folder is not None:
+            last_claims.clear()
+            last_claims.update(claims(folder))
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)
     return time.perf_counter() - start

@@ -582,7 +582,7 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
         _digits(nb, narrow)
         if slow:  # the general path's rows (listed in HI, free once the digits are out)
             _slow_rows(nb, fast_rows, slow_rows)
-            for r in range(slow):
+            for r in range(slow if measure or packed else 0):  # (a matrix: as written)
                 j = _I64(slow_rows[r])
                 i = i0 + j
                 c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
@@ -608,8 +608,8 @@ def _blocks(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
                 c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
                 if packed:
                     _write_row(buf, _I64(at[j]), _I64(size[j]), c, e, s)
-                else:
-                    _write_row(buf, i * width, width, c, e, s)
+                else:  # its length too: the words placed for it were a placeholder's
+                    size[j] = _U32(min(_write_row(buf, i * width, width, c, e, s), cap))
         out = lengths[i0 : i0 + nb]
         top = 0
         for j in range(nb):

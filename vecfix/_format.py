@@ -290,8 +290,8 @@ def _pack_split(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray] | 
 
     Where a thread's part starts in the Arrow data is the size of the text before it,
     which :func:`vecfix._measure.text_size` counts without formatting (a few vectorized
-    comparisons a row, a thirtieth to a tenth of the cost of writing it); each thread then writes
-    its part there and adds its start to its offsets. With two threads
+    comparisons a row, a thirtieth to a tenth of the cost of writing it); each thread
+    then writes its part there and adds its start to its offsets. With two threads
     (:func:`_pack_two`) the first part is written while the second thread counts it;
     with more, the threads count their parts, then write them.
 

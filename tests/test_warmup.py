@@ -122,16 +122,45 @@ def test_the_named_kernels_exist():
     ],
 )
 def test_worker_count_watches_the_cpu_times(monkeypatch, idle, total, workers):
-    """On Linux the idle cores are those of the last moment (``/proc/stat`` over a tenth
-    of a second), not the 1-minute load average, which lags a burst of work by a minute."""
+    """On Linux the idle cores are those of the last moment (``/proc/stat`` over a
+    twentieth of a second), not the 1-minute load average, which lags a burst of work by
+    a minute."""
     monkeypatch.delenv("VECFIX_WARMUP_WORKERS", raising=False)
     monkeypatch.setattr(_format, "usable_cores", lambda: 16)
     monkeypatch.setattr(os, "cpu_count", lambda: 16)
     monkeypatch.setattr(os, "getloadavg", lambda: (16.0, 16.0, 16.0), raising=False)  # unread
     samples = iter([(5000, 90000), (5000 + idle, 90000 + total)])
     monkeypatch.setattr(_warmup, "_cpu_times", lambda: next(samples))
-    monkeypatch.setattr(_warmup.time, "sleep", lambda _: None)
+    monkeypatch.setattr(_warmup, "time", FakeClock(own=0.0))
     assert worker_count() == workers
+
+
+class FakeClock:
+    """``time`` for :func:`vecfix._warmup.busy_cores`: ``sleep`` moves the clock, and this
+    process spends ``own`` cores of CPU time meanwhile."""
+
+    def __init__(self, own: float) -> None:
+        self.now, self.own = 0.0, own
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def process_time(self) -> float:
+        return self.now * self.own
+
+
+@pytest.mark.parametrize(("own", "busy"), [(0.0, 1.0), (1.0, 0.0), (2.0, 0.0)])
+def test_busy_cores_leaves_out_this_process(monkeypatch, own, busy):
+    """One core of two busy during the sample: another process's (1 busy), or this
+    process's own threads (none busy: they are not other work)."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    samples = iter([(0, 0), (100, 200)])  # half of the two cores' time idle
+    monkeypatch.setattr(_warmup, "_cpu_times", lambda: next(samples))
+    monkeypatch.setattr(_warmup, "time", FakeClock(own=own))
+    assert _warmup.busy_cores() == pytest.approx(busy)
 
 
 def test_cpu_times_of_this_machine():

@@ -270,7 +270,7 @@ def _cold(group: _Group) -> bool:
 
 
 #: Seconds :func:`busy_cores` watches the machine's CPU times (Linux).
-_IDLE_SAMPLE = 0.1
+_IDLE_SAMPLE = 0.05
 
 
 def _cpu_times() -> tuple[int, int] | None:
@@ -290,8 +290,8 @@ def _cpu_times() -> tuple[int, int] | None:
 
 def busy_cores() -> float:
     """Cores that other work keeps busy now: on Linux, from the machine's CPU times over
-    :data:`_IDLE_SAMPLE` seconds (this process sleeps meanwhile); elsewhere, the 1-minute
-    load average (0 where there is none).
+    :data:`_IDLE_SAMPLE` seconds, less this process's (its thread sleeps meanwhile, others
+    of its threads may not); elsewhere, the 1-minute load average (0 where there is none).
 
     The load average lags: for a minute after a burst of work (an install, a build, the
     last compile) it says a core is busy that is idle now, and :func:`warmup` on two
@@ -303,13 +303,14 @@ def busy_cores() -> float:
     >>> busy_cores() >= 0
     True
     """
-    first = _cpu_times()
+    first, own, since = _cpu_times(), time.process_time(), time.perf_counter()
     if first is not None:
         time.sleep(_IDLE_SAMPLE)
         second = _cpu_times()
         if second is not None and second[1] > first[1]:
             idle, total = second[0] - first[0], second[1] - first[1]
-            return max(1.0 - idle / total, 0.0) * (os.cpu_count() or 1)
+            mine = (time.process_time() - own) / max(time.perf_counter() - since, 1e-9)
+            return max((1.0 - idle / total) * (os.cpu_count() or 1) - mine, 0.0)
     try:
         return os.getloadavg()[0]
     except (AttributeError, OSError):  # no load average here (Windows)

@@ -171,3 +171,66 @@ def test_arrow_layout_result_hands_its_buffers_over_without_lengths(valid):
     assert out._lengths is None  # not made
     assert out.lengths.tolist() == [len(t or "") for t in want]
     assert len(out) == 4
+
+
+# --- by parts, on threads: the threads of the call that made the result -------------------
+
+
+@pytest.fixture
+def small_parts(monkeypatch):
+    """A thread for every 7 rows, so that small inputs are cut into parts."""
+    import vecfix._format as fmt
+
+    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("threads", [2, 3, 5])
+@pytest.mark.parametrize("extra", [0, 1, 9])
+def test_parts_write_what_one_call_writes(small_parts, layout, threads, extra):
+    """Rows of every length around a store's 8 bytes, and of more than 12 (a record's
+    buffer and offset), cut into parts at any row: each part's text lands where it ends
+    up, and no part's 8-byte stores reach into the next part's (which another thread
+    writes meanwhile), nor past the buffer."""
+    rng = np.random.default_rng(threads * 10 + extra)
+    texts = [reference_fixed(int(c), -int(s), int(s)) for c, s in zip(
+        rng.integers(-(10**15), 10**15, size=97), rng.integers(0, 9, size=97), strict=True
+    )]  # fmt: skip
+    matrix, lengths = matrix_of(texts, width=max(map(len, texts)) + extra)
+    valid = rng.random(97) < 0.9
+    want = [t if ok else None for t, ok in zip(texts, valid, strict=True)]
+    for nulls in (None, valid):
+        arr = arrow_strings(matrix, lengths, nulls, threads=threads, **layout)
+        arr.validate(full=True)
+        assert arr.type == arrow_type(layout)
+        assert arr.to_pylist() == (texts if nulls is None else want)
+        one = arrow_strings(matrix, lengths, nulls, threads=1, **layout)
+        assert arr.equals(one)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_parts_without_slack_after_the_last_row(small_parts, layout):
+    texts = ["1.25", "-12345678901234.5678", "0.0001", "7"] * 9
+    matrix, lengths = matrix_of(texts)
+    assert arrow_strings(matrix.copy(), lengths, None, threads=4, **layout).to_pylist() == texts
+
+
+@pytest.mark.parametrize("threads", [1, None])
+def test_conversions_use_the_threads_of_the_call(small_parts, monkeypatch, threads):
+    """``format_fixed(..., threads=1)`` (what vecfix.dask calls) keeps its result's
+    conversions on one thread; the default lets a large one use the cores. (A result of
+    fewer rows than a thread takes is converted on one thread whatever it holds.)"""
+    import vecfix._arrow as arrow
+
+    seen = []
+    real = arrow.arrow_strings
+    monkeypatch.setattr(
+        arrow, "arrow_strings", lambda *a, **kw: seen.append(kw["threads"]) or real(*a, **kw)
+    )
+    coef = np.arange(-300, 300, dtype=np.int64) * 12345  # past the few-rows paths
+    out = vecfix.format_fixed(coef, -3, 2, threads=threads)
+    want = [reference_fixed(int(c), -3, 2) for c in coef]
+    assert out.to_arrow().to_pylist() == want
+    assert out[5:50].to_arrow(view=True).to_pylist() == want[5:50]
+    assert out.to_polars().to_list() == want
+    assert seen and all(t == threads for t in seen)

@@ -35,17 +35,18 @@ _ALL = _U64(0xFFFFFFFFFFFFFFFF)
 
 
 @kernel
-def string_views(flat, width, lengths, rows_per_buffer, out):
-    """Write row ``i``'s Arrow ``string_view`` record into ``out[i]`` (two uint64).
+def string_views(start, stop, flat, width, lengths, rows_per_buffer, out):
+    """Write the Arrow ``string_view`` record of each row ``i`` of ``start:stop`` into
+    ``out[i]`` (two uint64).
 
     ``flat`` is the matrix's buffer (row ``i`` at ``i * width``), split into data buffers
-    of ``rows_per_buffer`` rows for the rows longer than 12 bytes.
+    of ``rows_per_buffer`` rows for the rows longer than 12 bytes. Rows are independent:
+    threads may take parts of them.
     """
-    n = lengths.shape[0]
-    quick = n  # rows whose 12 bytes can be read with two 8-byte loads
-    while quick > 0 and (quick - 1) * width + 12 > flat.shape[0]:
+    quick = stop  # rows whose 12 bytes can be read with two 8-byte loads
+    while quick > start and (quick - 1) * width + 12 > flat.shape[0]:
         quick -= 1
-    for i in range(n):
+    for i in range(start, stop):
         k = _U64(lengths[i])
         base = i * width
         if i < quick:
@@ -71,26 +72,35 @@ def string_views(flat, width, lengths, rows_per_buffer, out):
 
 
 @kernel(vectorize=False)
-def pack_rows(flat, width, lengths, offsets, data):
-    """Copy each row's text to ``data`` back to back, eight bytes a store; ``offsets``
-    (``n + 1``) gets the bounds. ``data`` has 8 bytes of slack after the text."""
-    n = lengths.shape[0]
-    quick = n  # rows that can be read eight bytes at a time without passing the buffer
-    while quick > 0 and (quick - 1) * width + ((width + 7) // 8) * 8 > flat.shape[0]:
+def pack_rows(start, stop, flat, width, lengths, offsets, data, given):
+    """Copy the text of rows ``start:stop`` to ``data`` back to back, eight bytes a store;
+    return where it ends.
+
+    Without ``given`` (one call for all rows, ``start`` 0), ``offsets`` (``n + 1``) gets
+    the bounds as the rows are copied, and ``data`` has 8 bytes of slack after the text.
+    With ``given`` (a thread's part), ``offsets`` holds them already and the part's text
+    goes to ``data[offsets[start]:offsets[stop]]`` with nothing stored past it (another
+    thread writes there), except into the slack after the last part.
+    """
+    quick = stop  # rows that can be read eight bytes at a time without passing the buffer
+    while quick > start and (quick - 1) * width + ((width + 7) // 8) * 8 > flat.shape[0]:
         quick -= 1
-    pos = 0
-    offsets[0] = 0
-    for i in range(n):
+    if not given:
+        offsets[start] = 0
+    pos = offsets[start]
+    end = data.shape[0] if stop == lengths.shape[0] or not given else offsets[stop]
+    for i in range(start, stop):
         k = lengths[i]
         base = i * width
-        if i < quick:
+        if i < quick and pos + (k + 7) // 8 * 8 <= end:
             for j in range(0, k, 8):  # the bytes past the text are overwritten next
                 store8(data, pos + j, load8(flat, base + j))
         else:
             for j in range(k):
                 data[pos + j] = flat[base + j]
         pos += k
-        offsets[i + 1] = pos
+        if not given:
+            offsets[i + 1] = pos
     return pos
 
 
@@ -126,11 +136,14 @@ def arrow_strings(
     view: bool = False,
     large: bool | None = None,
     offset_limit: int = INT32_LIMIT,
+    threads: int | None = 1,
 ) -> Any:
     """The rows as a ``pyarrow`` ``string_view``, ``string`` or ``large_string`` array.
 
     ``view=True`` gives ``string_view`` (``large`` must then be None); otherwise
     ``large=None`` gives ``string`` unless the text exceeds ``offset_limit`` bytes.
+    ``threads``: as :func:`~vecfix.format_fixed`'s (``None``: the usable cores, for a
+    large matrix); the records, or the text, are written by parts in parallel.
 
     Examples
     --------
@@ -144,7 +157,11 @@ def arrow_strings(
     """
     import pyarrow as pa
 
+    from ._format import _thread_count
+    from ._threads import run_split
+
     n, width = matrix.shape
+    parts = _thread_count(n, threads)
     flat = flat_buffer(matrix)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
     nulls = 0 if valid is None else int(n - np.count_nonzero(valid))
@@ -154,7 +171,7 @@ def arrow_strings(
             raise ValueError("large= applies to string and large_string, not to view=True")
         records = np.empty((n, 2), dtype=np.uint64)
         per_buffer = max(offset_limit // max(width, 1), 1)
-        string_views(flat, width, lengths, per_buffer, records)
+        run_split(string_views, n, parts, flat, width, lengths, per_buffer, records)
         step = per_buffer * max(width, 1)
         chunks = [pa.py_buffer(flat[s : s + step]) for s in range(0, max(flat.size, 1), step)]
         return pa.Array.from_buffers(
@@ -167,7 +184,12 @@ def arrow_strings(
         raise ValueError(f"{total} bytes of text do not fit pa.string(); pass large=True")
     offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)
     packed = np.empty(total + 8, dtype=np.uint8)  # 8 bytes of slack for the last store
-    pack_rows(flat, width, lengths, offsets, packed)
+    if parts > 1:  # the bounds first, then each part's text where it ends up
+        offsets[0] = 0
+        np.cumsum(lengths, out=offsets[1:])
+        run_split(pack_rows, n, parts, flat, width, lengths, offsets, packed, True)
+    else:
+        pack_rows(0, n, flat, width, lengths, offsets, packed, False)
     return pa.Array.from_buffers(
         pa.large_string() if large else pa.string(),
         n,

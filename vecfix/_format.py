@@ -174,13 +174,16 @@ def format_fixed(
             elif _INT32_MIN <= exponents <= _INT32_MAX and _INT32_MIN <= scales <= _INT32_MAX:
                 done = _format_int64(coefficients, exponents, scales, threads)
             if done is not None:
+                done._threads = threads  # for its conversions (to_arrow ...)
                 return done
     if layout != "matrix":
         if layout != "arrow":
             raise ValueError(f'layout must be "matrix" or "arrow", got {layout!r}')
         if width is not None or out is not None:
             raise ValueError('layout="arrow" writes no matrix: leave width and out out')
-        return _format_packed(coefficients, exponents, scales, threads, null)
+        packed = _format_packed(coefficients, exponents, scales, threads, null)
+        packed._threads = threads
+        return packed
     inputs = read_inputs(coefficients, exponents, scales, null)
     rows, valid = _for_kernels(inputs.rows), inputs.valid
     if valid is not None:
@@ -212,7 +215,9 @@ def format_fixed(
         lengths[i] = len(text)
         matrix[i, : len(text)] = np.frombuffer(text, dtype=np.uint8)
         matrix[i, len(text) :] = 0
-    return Formatted(matrix, lengths, valid, identity=inputs.identity)
+    done = Formatted(matrix, lengths, valid, identity=inputs.identity)
+    done._threads = threads
+    return done
 
 
 def _format_packed(

@@ -56,7 +56,7 @@ class Formatted:
     ['0.50', None, '0.70']
     """
 
-    __slots__ = ("_data", "_lengths", "_matrix", "_offsets", "identity", "valid")
+    __slots__ = ("_data", "_lengths", "_matrix", "_offsets", "_threads", "identity", "valid")
 
     def __init__(
         self,
@@ -76,6 +76,8 @@ class Formatted:
         self._lengths: np.ndarray | None = lengths
         self._offsets: np.ndarray | None = None
         self._data: np.ndarray | None = None
+        #: The ``threads`` of the call that made it (its conversions use as many).
+        self._threads: int | None = None
         self.valid = valid
         self.identity = identity
 
@@ -85,7 +87,7 @@ class Formatted:
         self = _new(cls)  # object.__new__: no lookup through the class
         self._matrix = matrix
         self._lengths = lengths
-        self._offsets = self._data = None
+        self._offsets = self._data = self._threads = None
         self.valid = None
         self.identity = None
         return self
@@ -102,7 +104,7 @@ class Formatted:
         row ``i`` is ``data[offsets[i]:offsets[i + 1]]`` (int32 offsets; a null row's
         bytes are ignored). :attr:`matrix` and :attr:`lengths` are made on first use."""
         self = cls.__new__(cls)
-        self._matrix = self._lengths = None
+        self._matrix = self._lengths = self._threads = None
         self._offsets, self._data, self.valid, self.identity = offsets, data, valid, identity
         return self
 
@@ -172,9 +174,11 @@ class Formatted:
         identity = self.identity
         if identity is not None and identity.index is not None:
             identity = identity._replace(index=identity.index[key])
-        return Formatted(
+        part = Formatted(
             np.ascontiguousarray(self.matrix[key]), self.lengths[key], valid, identity=identity
         )
+        part._threads = self._threads
+        return part
 
     def __iter__(self) -> Iterator[str | None]:
         return iter(self.to_list())
@@ -382,7 +386,9 @@ class Formatted:
             return pa.Array.from_buffers(
                 pa.string(), n, [validity(self.valid, nulls), *buffers], null_count=nulls
             )
-        return arrow_strings(self.matrix, self.lengths, self.valid, view=view, large=large)
+        return arrow_strings(
+            self.matrix, self.lengths, self.valid, view=view, large=large, threads=self._threads
+        )
 
     def to_arrow_field(self, name: str | None = None) -> Any:
         """The ``pyarrow.Field`` for :meth:`to_arrow`'s array, named after the input column

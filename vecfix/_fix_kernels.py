@@ -360,8 +360,9 @@ def _put_row(buf, p, matrix, row, n):
 @helper
 def _put_field(buf, p, word, n, matrix, row, length):
     """Write ``TAG=`` (the ``n`` bytes of ``word``), ``matrix[row, :length]`` and SOH at
-    ``p``; return the end. (One inlined helper a field, not two: each inlined call costs
-    Numba's front end compile time.)"""
+    ``p``; return the end: :func:`_put_tag` then :func:`_put_row`, spelled out. (One
+    inlined helper a field, not two: each inlined call costs Numba's front end compile
+    time; written as those two calls it cost the 35=i and 35=X writers 0.03-0.09 s more.)"""
     for k in range(n):
         buf[p + k] = (word >> (8 * k)) & 255
     p += n

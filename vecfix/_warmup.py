@@ -272,6 +272,9 @@ def _cold(group: _Group) -> bool:
 #: Seconds :func:`busy_cores` watches the machine's CPU times (Linux).
 _IDLE_SAMPLE = 0.05
 
+#: Seconds between two looks at the claims folder while :func:`warmup` waits for workers.
+_POLL = 0.005
+
 
 def _cpu_times() -> tuple[int, int] | None:
     """``(idle, total)`` CPU time of the machine so far, in ticks, from ``/proc/stat``
@@ -288,10 +291,26 @@ def _cpu_times() -> tuple[int, int] | None:
     return ticks[3] + ticks[4], sum(ticks)
 
 
-def busy_cores() -> float:
+class _Sample(NamedTuple):
+    """The start of a :func:`busy_cores` sample: the machine's CPU times (None without
+    ``/proc/stat``), this process's CPU time, and the clock."""
+
+    machine: tuple[int, int] | None
+    own: float
+    since: float
+
+
+def start_sample() -> _Sample:
+    """Start a :func:`busy_cores` sample now (:func:`warmup` does, then imports and checks
+    the cache while it runs, rather than sleep through it)."""
+    return _Sample(_cpu_times(), time.process_time(), time.perf_counter())
+
+
+def busy_cores(sample: _Sample | None = None) -> float:
     """Cores that other work keeps busy now: on Linux, from the machine's CPU times over
-    :data:`_IDLE_SAMPLE` seconds, less this process's (its thread sleeps meanwhile, others
-    of its threads may not); elsewhere, the 1-minute load average (0 where there is none).
+    :data:`_IDLE_SAMPLE` seconds (from ``sample``'s start, if given, sleeping for what is
+    left of them), less this process's (its thread sleeps meanwhile, or works: its own CPU
+    time is not other work); elsewhere, the 1-minute load average (0 where there is none).
 
     The load average lags: for a minute after a burst of work (an install, a build, the
     last compile) it says a core is busy that is idle now, and :func:`warmup` on two
@@ -303,9 +322,11 @@ def busy_cores() -> float:
     >>> busy_cores() >= 0
     True
     """
-    first, own, since = _cpu_times(), time.process_time(), time.perf_counter()
+    first, own, since = sample or start_sample()
     if first is not None:
-        time.sleep(_IDLE_SAMPLE)
+        left = _IDLE_SAMPLE - (time.perf_counter() - since)
+        if left > 0:
+            time.sleep(left)
         second = _cpu_times()
         if second is not None and second[1] > first[1]:
             idle, total = second[0] - first[0], second[1] - first[1]
@@ -317,11 +338,11 @@ def busy_cores() -> float:
         return 0.0
 
 
-def worker_count() -> int:
+def worker_count(sample: _Sample | None = None) -> int:
     """Worker processes :func:`warmup` may start: ``VECFIX_WARMUP_WORKERS`` if set, else
     one per usable core beyond this process's that other work leaves idle (the usable
-    cores less one, less the cores :func:`busy_cores` finds busy, rounded; 0 on one
-    core).
+    cores less one, less the cores :func:`busy_cores` finds busy over ``sample``, rounded;
+    0 on one core).
 
     A worker on a core that is busy anyway saves little and costs its start-up and the
     loads here (about a tenth more CPU in all: 14.7 s against 13.4 on 2 cores), so a busy
@@ -343,7 +364,7 @@ def worker_count() -> int:
     cores = usable_cores()
     if cores < 2:
         return 0
-    return max(cores - 1 - int(busy_cores() + 0.5), 0)
+    return max(cores - 1 - int(busy_cores(sample) + 0.5), 0)
 
 
 def order(groups: Sequence[_Group]) -> list[_Group]:
@@ -389,10 +410,29 @@ def claim(folder: str, group: _Group, who: str) -> bool:
     return True
 
 
+#: The suffix of the file a worker leaves in the claims folder once a group it claimed is
+#: compiled into the cache (:func:`finished`).
+_DONE = ".done"
+
+
+def finished(folder: str, group: _Group) -> None:
+    """Say in ``folder`` that ``group``'s kernels are in the cache: :func:`warmup` loads
+    them without waiting for the worker process to end (its exit takes a tenth of a
+    second or two)."""
+    with open(os.path.join(folder, group.name + _DONE), "wb"):
+        pass
+
+
+def _all_finished(folder: str, groups: Sequence[_Group]) -> bool:
+    return all(os.path.exists(os.path.join(folder, g.name + _DONE)) for g in groups)
+
+
 def claims(folder: str) -> dict[str, str]:
     """Who took each group so far, by group name (see :func:`claim`)."""
     taken = {}
     for name in os.listdir(folder):
+        if name.endswith(_DONE):
+            continue
         with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
             taken[name] = f.read()
     return taken
@@ -453,12 +493,25 @@ def _worker(args: Sequence[str]) -> int:
         group = _BY_NAME[name]
         if not folder or claim(folder, group, str(os.getpid())):
             group.run()
+            if folder:
+                finished(folder, group)
     return 0
 
 
-def _wait(workers: Sequence[subprocess.Popen[bytes]], timeout: float) -> None:
-    """Wait up to ``timeout`` seconds in all for ``workers``; kill those still running."""
+def _wait(
+    workers: Sequence[subprocess.Popen[bytes]],
+    timeout: float,
+    folder: str | None = None,
+    groups: Sequence[_Group] = (),
+) -> None:
+    """Wait up to ``timeout`` seconds in all for ``workers``, or with a claims ``folder``
+    until they have :func:`finished` ``groups`` (those they claimed), whichever comes
+    first; kill those running past the time."""
     deadline = time.monotonic() + timeout
+    while folder is not None and time.monotonic() < deadline:
+        if _all_finished(folder, groups) or all(p.poll() is not None for p in workers):
+            return
+        time.sleep(_POLL)
     for proc in workers:
         try:
             proc.wait(max(deadline - time.monotonic(), 0.0))
@@ -499,11 +552,12 @@ def warmup(*, everything: bool = True) -> float:
     >>> import vecfix
     >>> seconds = vecfix.warmup()
     """
+    start = time.perf_counter()
+    sample = start_sample()  # runs while the imports and the cache checks do
     import numba
 
     from . import _coldstart, _jit
 
-    start = time.perf_counter()
     _coldstart.settle()  # a cold tier's worker compiling format_fixed's kernels: wait for it
     groups = _GROUPS if everything else (_BY_NAME["layouts"],)
     mine: list[_Group] = list(groups)
@@ -515,7 +569,7 @@ def warmup(*, everything: bool = True) -> float:
             kernels = _dispatchers("_kernels", _FORMAT_KERNELS)
             on_disk = all(hasattr(getattr(k, "_cache", None), "_cache_file") for k in kernels)
             cold = [g for g in groups if _cold(g)] if on_disk else []  # else none to share
-            count = worker_count() if cold else 0
+            count = worker_count(sample) if cold else 0
             if count:
                 import tempfile
 
@@ -535,7 +589,8 @@ def warmup(*, everything: bool = True) -> float:
                 break
             group.run()
             done_here.append(group)
-        _wait(workers, WORKER_TIMEOUT)
+        theirs = [g for g in shared if g not in done_here]
+        _wait(workers, WORKER_TIMEOUT, folder, theirs)
         for group in shared:  # loads what the workers wrote; compiles what they did not
             if group not in done_here:
                 group.run()

@@ -56,7 +56,9 @@ class Formatted:
     ['0.50', None, '0.70']
     """
 
-    __slots__ = ("_data", "_lengths", "_matrix", "_offsets", "_threads", "identity", "valid")
+    __slots__ = (
+        "_data", "_lengths", "_matrix", "_offsets", "_records", "_threads", "identity", "valid"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -76,6 +78,7 @@ class Formatted:
         self._lengths: np.ndarray | None = lengths
         self._offsets: np.ndarray | None = None
         self._data: np.ndarray | None = None
+        self._records: np.ndarray | None = None
         #: The ``threads`` of the call that made it (its conversions use as many).
         self._threads: int | None = None
         self.valid = valid
@@ -87,7 +90,7 @@ class Formatted:
         self = _new(cls)  # object.__new__: no lookup through the class
         self._matrix = matrix
         self._lengths = lengths
-        self._offsets = self._data = self._threads = None
+        self._offsets = self._data = self._records = self._threads = None
         self.valid = None
         self.identity = None
         return self
@@ -104,13 +107,33 @@ class Formatted:
         row ``i`` is ``data[offsets[i]:offsets[i + 1]]`` (int32 offsets; a null row's
         bytes are ignored). :attr:`matrix` and :attr:`lengths` are made on first use."""
         self = cls.__new__(cls)
-        self._matrix = self._lengths = self._threads = None
+        self._matrix = self._lengths = self._records = self._threads = None
         self._offsets, self._data, self.valid, self.identity = offsets, data, valid, identity
+        return self
+
+    @classmethod
+    def _views(
+        cls,
+        records: np.ndarray,
+        lengths: np.ndarray,
+        valid: np.ndarray | None = None,
+        identity: Identity | None = None,
+    ) -> Formatted:
+        """Wrap Arrow ``string_view`` records the kernels wrote (every row at most 12
+        bytes: ``(n, 2)`` uint64, row ``i``'s length in the first 4 bytes of
+        ``records[i]`` and its text, zero-padded, in the next 12; a null row all zero), as
+        :func:`vecfix._format.format_for_polars` makes them for :meth:`to_polars`.
+        :attr:`matrix` is made on first use."""
+        self = cls.__new__(cls)
+        self._matrix = self._offsets = self._data = self._threads = None
+        self._records, self._lengths, self.valid, self.identity = records, lengths, valid, identity
         return self
 
     @property
     def matrix(self) -> np.ndarray:
         """``(n, width)`` C-contiguous ``uint8``: row ``i`` left-aligned, zero-padded."""
+        if self._matrix is None and self._records is not None:  # the records' text bytes
+            self._matrix = np.ascontiguousarray(self._inline()[:, : self.width])
         if self._matrix is None:
             from ._arrow import unpack_rows
             from ._tuning import WIDE_MATRIX_BYTES, WIDE_MATRIX_RATIO
@@ -131,6 +154,11 @@ class Formatted:
             unpack_rows(self._data, self._offsets, lengths, matrix)
             self._matrix = matrix
         return self._matrix
+
+    def _inline(self) -> np.ndarray:
+        """The text bytes of each ``string_view`` record: ``(n, 12)`` uint8, a view."""
+        assert self._records is not None
+        return self._records.view(np.uint8).reshape(-1, 16)[:, 4:]
 
     @property
     def lengths(self) -> np.ndarray:
@@ -169,6 +197,9 @@ class Formatted:
             if self._matrix is None and self._offsets is not None and self._data is not None:
                 lo, hi = int(self._offsets[i]), int(self._offsets[i + 1])
                 return self._data[lo:hi].tobytes().decode("ascii")
+            rows = self._inline() if self._matrix is None and self._records is not None else None
+            if rows is not None:  # string_view records: no matrix made for one row
+                return rows[i, : self.lengths[i]].tobytes().decode("ascii")
             return self.matrix[i, : self.lengths[i]].tobytes().decode("ascii")
         valid = None if self.valid is None else self.valid[key]
         identity = self.identity
@@ -380,6 +411,12 @@ class Formatted:
         pa = _require("pyarrow", "to_arrow")
         from ._arrow import arrow_strings, validity
 
+        if self._records is not None and view:  # the kernels wrote the records themselves
+            if large is not None:
+                raise ValueError("large= applies to string and large_string, not to view=True")
+            n, nulls = len(self), self.null_count
+            buffers = [validity(self.valid, nulls), pa.py_buffer(self._records)]
+            return pa.Array.from_buffers(pa.string_view(), n, buffers, null_count=nulls)
         if self._offsets is not None and not view and not large:
             n, nulls = len(self), self.null_count
             buffers = [pa.py_buffer(self._offsets), pa.py_buffer(self._data)]
@@ -447,6 +484,8 @@ class Formatted:
         if name is None:
             name = "" if self.identity is None or self.identity.name is None else self.identity.name
         pa = _require("pyarrow", "to_polars")
+        if self._records is not None:  # string_view records, as the kernels wrote them
+            return pl.Series(str(name), self.to_arrow(view=True))
         if self._matrix is None and self._offsets is not None:  # Arrow's layout
             # pyarrow's cast makes the string_view records (a row of up to 12 bytes
             # copied in, a longer one pointing into the data, which is shared): polars

@@ -365,7 +365,7 @@ class _Plan:
         ``pl`` (the polars module) a polars ``DataFrame`` of the same columns, its text
         columns built from vecfix's ``string_view`` records without a copy."""
         pa = self.pa
-        done = self._formatted(batch, threads, first_row, warn)
+        done = self._formatted(batch, threads, first_row, warn, polars=pl is not None)
         if pl is not None:
             done = {name: out.to_polars(self.targets[name]) for name, out in done.items()}
             passed = [s for s in self.sources if isinstance(s, int)]
@@ -398,16 +398,22 @@ class _Plan:
         return [done[s.name] for s in self.sources if isinstance(s, ColumnSpec)]
 
     def _formatted(
-        self, batch: Any, threads: int, first_row: int, warn: Callable[[str], None] | None
+        self,
+        batch: Any,
+        threads: int,
+        first_row: int,
+        warn: Callable[[str], None] | None,
+        polars: bool = False,
     ) -> dict[str, Any]:
-        """Each formatted column's :class:`~vecfix.Formatted` text, by input column name."""
+        """Each formatted column's :class:`~vecfix.Formatted` text, by input column name
+        (laid out for :meth:`~vecfix.Formatted.to_polars` when ``polars``)."""
         done = {}
         for spec in self.columns:
             arr = batch.column(self.index[spec.name])
             if warn is not None and not spec.null and spec.name not in self.sentinel_checked:
                 self._check_sentinels(arr, spec, first_row, warn)
             scales = self._scales(batch, spec, first_row)
-            done[spec.name] = _format_column(self.pa, arr, spec, scales, threads, first_row)
+            done[spec.name] = _format_column(self.pa, arr, spec, scales, threads, first_row, polars)
         return done
 
     def _scales(self, batch: Any, spec: ColumnSpec, first_row: int) -> Any:
@@ -488,10 +494,18 @@ def _first_true(pc: Any, mask: Any) -> int:
 
 
 def _format_column(
-    pa: Any, arr: Any, spec: ColumnSpec, scales: Any, threads: int, first_row: int
+    pa: Any,
+    arr: Any,
+    spec: ColumnSpec,
+    scales: Any,
+    threads: int,
+    first_row: int,
+    polars: bool = False,
 ) -> Any:
-    """vecfix's :class:`~vecfix.Formatted` text of one column of a batch."""
-    from ._format import format_fixed
+    """vecfix's :class:`~vecfix.Formatted` text of one column of a batch (laid out for
+    :meth:`~vecfix.Formatted.to_polars` when ``polars``: see
+    :func:`vecfix._format.format_for_polars`)."""
+    from ._format import format_fixed, format_for_polars
 
     if spec.exponent is not None and _is_text(pa, arr.type):
         import pyarrow.compute as pc
@@ -505,7 +519,8 @@ def _format_column(
             ) from None
     try:
         nulls = list(spec.null) or None
-        out = format_fixed(arr, spec.exponent, scales, threads=threads, null=nulls)
+        fmt = format_for_polars if polars else format_fixed
+        out = fmt(arr, spec.exponent, scales, threads=threads, null=nulls)
     except (TypeError, ValueError) as exc:
         raise _row_error(spec, exc, first_row) from None
     return out

@@ -163,6 +163,70 @@ def test_busy_cores_leaves_out_this_process(monkeypatch, own, busy):
     assert _warmup.busy_cores() == pytest.approx(busy)
 
 
+def test_a_sample_started_earlier_is_not_slept_through_again(monkeypatch):
+    """:func:`warmup` starts the sample, then imports and checks the cache: by the time it
+    asks, the twentieth of a second has passed, and nothing more is waited."""
+    clock = FakeClock(own=0.5)  # this process busy half the time meanwhile
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    samples = iter([(0, 0), (50, 200)])  # three quarters of the two cores' time busy
+    monkeypatch.setattr(_warmup, "_cpu_times", lambda: next(samples))
+    monkeypatch.setattr(_warmup, "time", clock)
+    sample = _warmup.start_sample()
+    clock.now += 0.2  # the imports
+    slept = []
+    monkeypatch.setattr(clock, "sleep", slept.append)
+    assert _warmup.busy_cores(sample) == pytest.approx(1.0)  # 1.5 busy, 0.5 of them ours
+    assert slept == []
+
+
+def test_a_finished_group_is_loaded_without_waiting_for_its_worker(monkeypatch):
+    """A worker that has compiled the groups it claimed but has not yet exited (its exit
+    takes a tenth of a second or two): this process loads them at once, and the worker is
+    stopped."""
+    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "1")
+    monkeypatch.setattr(_warmup, "_cold", lambda group: True)
+    monkeypatch.setattr(_jit, "CACHE", True)
+    ran: list = []
+    groups = tuple(g._replace(run=lambda g=g: ran.append(g.name)) for g in _GROUPS)
+    monkeypatch.setattr(_warmup, "_GROUPS", groups)
+    monkeypatch.setattr(_warmup, "_BY_NAME", {g.name: g for g in groups})
+    workers = []
+
+    class Lingering:  # finished its groups, still running
+        returncode = None
+
+        def poll(self):
+            return self.returncode
+
+        def wait(self, timeout=None):
+            raise AssertionError("waited for the worker process to end")
+
+        def kill(self):
+            self.returncode = -9
+            self.wait = lambda timeout=None: -9
+
+    def start(share, nice=0, folder=None):
+        taken = share[:3]
+        for g in taken:
+            assert _warmup.claim(folder, g, "worker")
+            _warmup.finished(folder, g)
+        workers.append(Lingering())
+        return workers[-1]
+
+    monkeypatch.setattr(_warmup, "_start", start)
+    monkeypatch.setattr(_warmup, "WORKER_TIMEOUT", 60.0)
+    began = time.monotonic()
+    assert _warmup.warmup() >= 0
+    assert time.monotonic() - began < 30  # not the time limit
+    if NOJIT:
+        return
+    assert workers and workers[0].returncode == -9  # stopped once its groups were loaded
+    taken = [g.name for g in order(groups)[:3]]
+    assert sorted(ran) == sorted(g.name for g in groups)
+    assert ran[-3:] == taken  # loaded here last, from the cache the worker wrote
+    assert {n for n, who in _warmup.last_claims.items() if who == "worker"} == set(taken)
+
+
 def test_cpu_times_of_this_machine():
     times = _warmup._cpu_times()
     if times is None:

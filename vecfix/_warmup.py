@@ -302,7 +302,15 @@ class _Sample(NamedTuple):
 
 def start_sample() -> _Sample:
     """Start a :func:`busy_cores` sample now (:func:`warmup` does, then imports and checks
-    the cache while it runs, rather than sleep through it)."""
+    the cache while it runs, rather than sleep through it).
+
+    Examples
+    --------
+    >>> from vecfix._warmup import busy_cores, start_sample
+    >>> sample = start_sample()
+    >>> busy_cores(sample) >= 0
+    True
+    """
     return _Sample(_cpu_times(), time.process_time(), time.perf_counter())
 
 
@@ -418,7 +426,19 @@ _DONE = ".done"
 def finished(folder: str, group: _Group) -> None:
     """Say in ``folder`` that ``group``'s kernels are in the cache: :func:`warmup` loads
     them without waiting for the worker process to end (its exit takes a tenth of a
-    second or two)."""
+    second or two).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from vecfix._warmup import _GROUPS, _all_finished, claim, claims, finished
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = claim(folder, _GROUPS[0], "worker")
+    ...     before = _all_finished(folder, _GROUPS[:1])
+    ...     finished(folder, _GROUPS[0])
+    ...     before, _all_finished(folder, _GROUPS[:1]), claims(folder)[_GROUPS[0].name]
+    (False, True, 'worker')
+    """
     with open(os.path.join(folder, group.name + _DONE), "wb"):
         pass
 

@@ -86,7 +86,7 @@ OUTPUTS = {
 
 
 @pytest.mark.parametrize("threads", [1, None], ids=["1-thread", "all-cores"])
-@pytest.mark.parametrize("layout", ["matrix", "arrow"])
+@pytest.mark.parametrize("layout", ["matrix", "arrow", "string_view"])
 @pytest.mark.parametrize("method", list(OUTPUTS))
 @pytest.mark.benchmark(group=GROUP)
 def test_vecfix_to_a_column(
@@ -110,6 +110,24 @@ def test_vecfix_to_a_column(
     cores = "threads=1" if threads == 1 else f"threads=None ({usable_cores()} cores)"
     label = f'vecfix: format_fixed(..., {cores}, layout="{layout}").{method}()'
     record(benchmark, len(price9), label, rows_of(result), vecfix_text)
+
+
+@pytest.mark.parametrize("threads", [1, None], ids=["1-thread", "all-cores"])
+@pytest.mark.benchmark(group=GROUP)
+def test_vecfix_polars_namespace(
+    benchmark, threads: int | None, price9: np.ndarray, vecfix_text: list[str]
+) -> None:
+    """A polars ``String`` Series through the polars namespace (what ``vecfix format``
+    hands polars' Parquet writer too): the kernels write polars' ``string_view`` records
+    themselves, with no byte matrix (:func:`vecfix._format.format_for_polars`)."""
+    pl = pytest.importorskip("polars")
+    import vecfix.polars  # noqa: F401  (registers the namespace)
+
+    series = pl.Series("px", price9)  # built outside the timer, as the peers' input is
+    result = benchmark(series.vecfix.fixed, exponent=EXPONENT, scale=SCALE, threads=threads)
+    cores = "threads=1" if threads == 1 else f"threads=None ({usable_cores()} cores)"
+    label = f"vecfix: pl.Series.vecfix.fixed(..., {cores}): polars String"
+    record(benchmark, len(price9), label, result.to_list(), vecfix_text)
 
 
 # --- DuckDB --------------------------------------------------------------------------------

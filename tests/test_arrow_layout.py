@@ -152,7 +152,8 @@ def test_empty():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"layout": "rows"}, 'layout must be "matrix" or "arrow"'),
+        ({"layout": "rows"}, 'layout must be "matrix", "arrow" or "string_view"'),
+        ({"layout": "string_view", "width": 8}, "leave width and out out"),
         ({"layout": "arrow", "width": 8}, "leave width and out out"),
         ({"layout": "arrow", "out": np.zeros((1, 8), np.uint8)}, "leave width and out out"),
     ],

@@ -157,3 +157,36 @@ def test_any_rows(coefs, exponent, scale):
     assert (out._records is not None) == (max(map(len, want)) <= VIEW_INLINE)
     assert out.to_polars().to_list() == want
     assert out.to_list() == want
+
+
+def test_the_public_layout():
+    """``format_fixed(..., layout="string_view")``: the same records; rows too long for a
+    record are laid out as a matrix, with the same text out of every method."""
+    px = np.array([5000_250000000, NULL, -4_000000, 12_345678901] * 200, dtype=np.int64)
+    want = [None if c == NULL else reference_fixed(int(c), -9, 4) for c in px]
+    check(vecfix.format_fixed(px, -9, 4, layout="string_view", null=NULL), want)
+    wide = np.where(px == NULL, NULL, px * 10_000)  # 13 bytes: more than a record holds
+    long = vecfix.format_fixed(wide, -9, 4, layout="string_view", null=NULL)
+    assert long._records is None
+    want = [None if c == NULL else reference_fixed(int(c), -9, 4) for c in wide]
+    assert long.to_polars().to_list() == want and max(len(t) for t in want if t) == 13
+
+
+@pytest.mark.parametrize("large", [None, False, True])
+def test_string_arrays_from_the_records(large):
+    """``to_arrow()`` of a records result, before any matrix is made (pyarrow's cast packs
+    the records): Arrow's ``string`` (or ``large_string``), nulls kept."""
+    px = np.array([125, NULL, -6, 10**11] * 150, dtype=np.int64)
+    want = [None if c == NULL else reference_fixed(int(c), -2, 1) for c in px]
+    out = vecfix.format_fixed(px, -2, 1, layout="string_view", null=NULL)
+    arr = out.to_arrow(large=large)
+    assert out._matrix is None  # no matrix made for it
+    arr.validate(full=True)
+    assert arr.type == (pa.large_string() if large else pa.string())
+    assert arr.to_pylist() == want
+    assert out.to_pandas().tolist()[:4] == [want[0], pd_na(), want[2], want[3]]
+
+
+def pd_na():
+    pd = pytest.importorskip("pandas")
+    return pd.NA

@@ -62,7 +62,7 @@ def format_fixed(
     out: np.ndarray | None = None,
     threads: int | None = None,
     null: NullLike = None,
-    layout: Literal["matrix", "arrow"] = "matrix",
+    layout: Literal["matrix", "arrow", "string_view"] = "matrix",
 ) -> Formatted:
     """Format ``coefficients * 10**exponents`` with ``scales`` decimals, as FIX engines do.
 
@@ -101,14 +101,19 @@ def format_fixed(
     null : int or sequence of int, optional
         Sentinel coefficients that mean "no value", e.g. ``2**63 - 1`` (CME
         ``PRICENULL9``, Databento ``UNDEF_PRICE``). Rows equal to one of them are null.
-    layout : {"matrix", "arrow"}, default "matrix"
+    layout : {"matrix", "arrow", "string_view"}, default "matrix"
         How the kernels lay the text out. ``"matrix"``: the byte matrix. ``"arrow"``:
         Arrow's ``string`` layout (int32 offsets and the rows back to back), written by the
         kernels directly, so that :meth:`~Formatted.to_arrow` and
-        :meth:`~Formatted.to_pandas` copy nothing; the matrix is then made on first use
-        of :attr:`~Formatted.matrix` (or of a method that reads it). The text is the same.
-        Not with ``width`` or ``out``. Inputs the kernels do not write alone (values
-        beyond int64, or more than 2 GiB of text) are laid out as a matrix and packed.
+        :meth:`~Formatted.to_pandas` copy nothing. ``"string_view"``: Arrow's
+        ``string_view`` records (16 bytes a row: its length, then its text), polars' own
+        layout for strings, written by the kernels directly where every row is at most 12
+        bytes (prices, sizes), so that :meth:`~Formatted.to_polars` and
+        ``to_arrow(view=True)`` copy nothing; longer rows are laid out as a matrix. With
+        either, the matrix is made on first use of :attr:`~Formatted.matrix` (or of a
+        method that reads it). The text is the same. Not with ``width`` or ``out``.
+        Inputs the kernels do not write alone (values beyond int64, or more than 2 GiB of
+        text) are laid out as a matrix and converted.
 
     Returns
     -------
@@ -180,10 +185,12 @@ def format_fixed(
                 done._threads = threads  # for its conversions (to_arrow ...)
                 return done
     if layout != "matrix":
-        if layout != "arrow":
-            raise ValueError(f'layout must be "matrix" or "arrow", got {layout!r}')
+        if layout not in ("arrow", "string_view"):
+            raise ValueError(f'layout must be "matrix", "arrow" or "string_view", got {layout!r}')
         if width is not None or out is not None:
-            raise ValueError('layout="arrow" writes no matrix: leave width and out out')
+            raise ValueError(f'layout="{layout}" writes no matrix: leave width and out out')
+        if layout == "string_view":
+            return format_for_polars(coefficients, exponents, scales, threads=threads, null=null)
         packed = _format_packed(coefficients, exponents, scales, threads, null)
         packed._threads = threads
         return packed
@@ -198,7 +205,8 @@ def format_for_polars(
     threads: int | None = None,
     null: NullLike = None,
 ) -> Formatted:
-    """:func:`format_fixed`'s result, laid out for :meth:`~Formatted.to_polars`.
+    """:func:`format_fixed`'s result, laid out for :meth:`~Formatted.to_polars`
+    (``format_fixed(..., layout="string_view")``).
 
     Where every row is at most 12 bytes long (prices, sizes) and none is null, the
     kernels write Arrow ``string_view`` records directly (:meth:`Formatted._views`: a

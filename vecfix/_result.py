@@ -409,7 +409,7 @@ class Formatted:
         DataType(string_view)
         """
         pa = _require("pyarrow", "to_arrow")
-        from ._arrow import arrow_strings, validity
+        from ._arrow import INT32_LIMIT, arrow_strings, validity
 
         if self._records is not None and view:  # the kernels wrote the records themselves
             if large is not None:
@@ -417,6 +417,12 @@ class Formatted:
             n, nulls = len(self), self.null_count
             buffers = [validity(self.valid, nulls), pa.py_buffer(self._records)]
             return pa.Array.from_buffers(pa.string_view(), n, buffers, null_count=nulls)
+        if self._records is not None and self._matrix is None:  # pyarrow's cast packs them
+            total = int(self.lengths.sum(dtype=np.int64))
+            if large is False and total > INT32_LIMIT:
+                raise ValueError(f"{total} bytes of text do not fit pa.string(); pass large=True")
+            wide = large or (large is None and total > INT32_LIMIT)
+            return self.to_arrow(view=True).cast(pa.large_string() if wide else pa.string())
         if self._offsets is not None and not view and not large:
             n, nulls = len(self), self.null_count
             buffers = [pa.py_buffer(self._offsets), pa.py_buffer(self._data)]

@@ -20,7 +20,9 @@ class Formatted:
     """Formatted text for ``n`` rows, held as an ``(n, width)`` uint8 matrix.
 
     Row ``i`` is ``matrix[i, :lengths[i]]``, left-aligned ASCII; the bytes after it are
-    zero. Nothing is decoded to Python strings until asked for.
+    zero. Nothing is decoded to Python strings until asked for. A result of
+    ``format_fixed(..., layout="arrow")`` or ``layout="string_view"`` holds its text in
+    that Arrow layout instead and makes the matrix on first use.
 
     A null row (an Arrow, pandas or polars null, ``None`` in a sequence, or a ``null=``
     sentinel given to :func:`~vecfix.format_fixed`) is never printed as a number: its
@@ -477,7 +479,9 @@ class Formatted:
         for strings: a row of up to 12 bytes is copied into its record and a longer one is
         read from :attr:`matrix` (or, for a result of ``layout="arrow"``, from its Arrow
         data), which the Series then shares (write into the matrix afterwards and the
-        Series sees it; ``matrix.copy()`` first if you must).
+        Series sees it; ``matrix.copy()`` first if you must). A result of
+        ``layout="string_view"`` holds those records already, written by the kernels: they
+        are handed over as they are.
 
         Examples
         --------

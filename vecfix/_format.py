@@ -208,11 +208,12 @@ def format_for_polars(
     """:func:`format_fixed`'s result, laid out for :meth:`~Formatted.to_polars`
     (``format_fixed(..., layout="string_view")``).
 
-    Where every row is at most 12 bytes long (prices, sizes) and none is null, the
-    kernels write Arrow ``string_view`` records directly (:meth:`Formatted._views`: a
-    row's length, then its text, zero-padded, 16 bytes a row), which polars takes as they
+    Where every row is at most 12 bytes long (prices, sizes), the kernels write Arrow
+    ``string_view`` records directly (:meth:`Formatted._views`: a row's length, then its
+    text, zero-padded, 16 bytes a row; a null row all zero), which polars takes as they
     are: no byte matrix, and no pass that copies it into records (1-3 ns a row, a third of
-    formatting a PRICE9 column for polars). Elsewhere, the matrix as :func:`format_fixed`
+    formatting a PRICE9 column for polars). Elsewhere (a longer row, values beyond int64,
+    a few rows of varying layouts, the cold tier), the matrix as :func:`format_fixed`
     makes it. The text, the errors and every method's result are the same.
 
     Examples

@@ -365,7 +365,10 @@ class _Plan:
         ``pl`` (the polars module) a polars ``DataFrame`` of the same columns, its text
         columns built from vecfix's ``string_view`` records without a copy."""
         pa = self.pa
-        done = self._formatted(batch, threads, first_row, warn, polars=pl is not None)
+        # the layout its consumer takes without a copy: polars' string_view records, or
+        # Arrow's string for pyarrow's writers
+        layout = "string_view" if pl is not None else "arrow"
+        done = self._formatted(batch, threads, first_row, warn, layout)
         if pl is not None:
             done = {name: out.to_polars(self.targets[name]) for name, out in done.items()}
             passed = [s for s in self.sources if isinstance(s, int)]
@@ -403,17 +406,17 @@ class _Plan:
         threads: int,
         first_row: int,
         warn: Callable[[str], None] | None,
-        polars: bool = False,
+        layout: str = "matrix",
     ) -> dict[str, Any]:
-        """Each formatted column's :class:`~vecfix.Formatted` text, by input column name
-        (laid out for :meth:`~vecfix.Formatted.to_polars` when ``polars``)."""
+        """Each formatted column's :class:`~vecfix.Formatted` text, by input column name,
+        in ``layout`` (as :func:`~vecfix.format_fixed` takes it)."""
         done = {}
         for spec in self.columns:
             arr = batch.column(self.index[spec.name])
             if warn is not None and not spec.null and spec.name not in self.sentinel_checked:
                 self._check_sentinels(arr, spec, first_row, warn)
             scales = self._scales(batch, spec, first_row)
-            done[spec.name] = _format_column(self.pa, arr, spec, scales, threads, first_row, polars)
+            done[spec.name] = _format_column(self.pa, arr, spec, scales, threads, first_row, layout)
         return done
 
     def _scales(self, batch: Any, spec: ColumnSpec, first_row: int) -> Any:
@@ -500,12 +503,11 @@ def _format_column(
     scales: Any,
     threads: int,
     first_row: int,
-    polars: bool = False,
+    layout: Any = "matrix",
 ) -> Any:
-    """vecfix's :class:`~vecfix.Formatted` text of one column of a batch (laid out for
-    :meth:`~vecfix.Formatted.to_polars` when ``polars``: see
-    :func:`vecfix._format.format_for_polars`)."""
-    from ._format import format_fixed, format_for_polars
+    """vecfix's :class:`~vecfix.Formatted` text of one column of a batch, in ``layout``
+    (see :func:`~vecfix.format_fixed`)."""
+    from ._format import format_fixed
 
     if spec.exponent is not None and _is_text(pa, arr.type):
         import pyarrow.compute as pc
@@ -519,8 +521,7 @@ def _format_column(
             ) from None
     try:
         nulls = list(spec.null) or None
-        fmt = format_for_polars if polars else format_fixed
-        out = fmt(arr, spec.exponent, scales, threads=threads, null=nulls)
+        out = format_fixed(arr, spec.exponent, scales, threads=threads, null=nulls, layout=layout)
     except (TypeError, ValueError) as exc:
         raise _row_error(spec, exc, first_row) from None
     return out

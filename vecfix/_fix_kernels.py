@@ -446,6 +446,10 @@ def write_mass_quote_bodies(
     ``132``..``135``. With no ``eid_len`` rows, ``299`` is the entry's position in its set
     (``set_starts``: each set's first entry). Returns the first message not ending at
     ``ends[i]`` (-1: none)."""
+    # The four optional fields in a loop over tuples: one inlined writer, not four (the
+    # kernel's compile 0.2 s less, its time 1-2% more)
+    tags, cols = (_T132, _T133, _T134, _T135), (bpx, opx, bsz, osz)
+    lens, oks = (bpx_len, opx_len, bsz_len, osz_len), (bpx_ok, opx_ok, bsz_ok, osz_ok)
     for i in range(starts.shape[0]):
         p = _put_field(buf, starts[i], _T117, 4, qids, i, qid_len[i])
         for k in range(level.shape[0]):
@@ -476,14 +480,9 @@ def write_mass_quote_bodies(
                 else:  # no IDs given: the entry's position in its set, from 1
                     p = _put_uint(buf, p, e - set_starts[s] + 1)
                 p = _put_field(buf, p, _T55, 3, syms, e, sym_len[e])
-                if bpx_ok[e]:
-                    p = _put_field(buf, p, _T132, 4, bpx, e, bpx_len[e])
-                if opx_ok[e]:
-                    p = _put_field(buf, p, _T133, 4, opx, e, opx_len[e])
-                if bsz_ok[e]:
-                    p = _put_field(buf, p, _T134, 4, bsz, e, bsz_len[e])
-                if osz_ok[e]:
-                    p = _put_field(buf, p, _T135, 4, osz, e, osz_len[e])
+                for f in range(4):  # 132 133 134 135: the present prices and sizes
+                    if oks[f][e]:
+                        p = _put_field(buf, p, tags[f], 4, cols[f], e, lens[f][e])
         if p != ends[i]:
             return i
     return -1
@@ -497,6 +496,8 @@ def write_incremental_bodies(
     """Fill 35=X bodies: ``prefix`` (``262=ID|`` or nothing), ``268=K|``, then per entry
     ``279=A|269=T|55=SYM|`` and the present ``270``, ``271``, ``273``, ``290``. Returns
     the first message not ending at ``ends[i]`` (-1: none)."""
+    tags, cols = (_T270, _T271, _T273, _T290), (px, sz, times, pos)  # as in 35=i's writer
+    lens, oks = (px_len, sz_len, time_len, pos_len), (px_ok, sz_ok, time_ok, pos_ok)
     for i in range(starts.shape[0]):
         p = starts[i]
         for k in range(prefix.shape[0]):
@@ -514,14 +515,9 @@ def write_incremental_bodies(
             buf[p] = types[e]
             buf[p + 1] = SOH
             p = _put_field(buf, p + 2, _T55, 3, syms, e, sym_len[e])
-            if px_ok[e]:
-                p = _put_field(buf, p, _T270, 4, px, e, px_len[e])
-            if sz_ok[e]:
-                p = _put_field(buf, p, _T271, 4, sz, e, sz_len[e])
-            if time_ok[e]:
-                p = _put_field(buf, p, _T273, 4, times, e, time_len[e])
-            if pos_ok[e]:
-                p = _put_field(buf, p, _T290, 4, pos, e, pos_len[e])
+            for f in range(4):  # 270 271 273 290, those present
+                if oks[f][e]:
+                    p = _put_field(buf, p, tags[f], 4, cols[f], e, lens[f][e])
         if p != ends[i]:
             return i
     return -1

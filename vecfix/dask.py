@@ -140,8 +140,11 @@ def _format_series(series: pd.Series, spec: _Spec, name: object, number: int = 0
     partition: the rows before it are in other tasks) and says which partition and index
     label it is at."""
     try:
-        # one thread: dask runs a partition per worker thread already
-        out = format_fixed(series, spec.exponent, spec.scale, null=spec.null, threads=1)
+        # one thread: dask runs a partition per worker thread already; Arrow's layout,
+        # which to_pandas() hands over as it is (as the pandas namespace does)
+        out = format_fixed(
+            series, spec.exponent, spec.scale, null=spec.null, threads=1, layout="arrow"
+        )
     except RowError as exc:
         if exc.row is None:
             raise

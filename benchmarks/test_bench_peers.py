@@ -119,7 +119,7 @@ def test_vecfix_polars_namespace(
 ) -> None:
     """A polars ``String`` Series through the polars namespace (what ``vecfix format``
     hands polars' Parquet writer too): the kernels write polars' ``string_view`` records
-    themselves, with no byte matrix (:func:`vecfix._format.format_for_polars`)."""
+    themselves, with no byte matrix (``layout="string_view"``)."""
     pl = pytest.importorskip("polars")
     import vecfix.polars  # noqa: F401  (registers the namespace)
 

@@ -1,5 +1,5 @@
 """Text the kernels write straight into Arrow ``string_view`` records
-(:func:`vecfix._format.format_for_polars`: what the polars namespace and the file path's
+(``format_fixed(..., layout="string_view")``: what the polars namespace and the file path's
 polars writer take), with no byte matrix and no conversion pass.
 
 The expected text is the golden vectors' and the independent reference's; the records are
@@ -18,12 +18,17 @@ from reference import reference_fixed
 
 import vecfix
 from vecfix import _format
-from vecfix._format import VIEW_INLINE, format_for_polars
+from vecfix._format import VIEW_INLINE
 
 pa = pytest.importorskip("pyarrow")
 
 JIT = not numba.config.DISABLE_JIT
 NULL = 2**63 - 1
+
+
+def views(*args, **kwargs) -> vecfix.Formatted:
+    """``format_fixed(..., layout="string_view")``."""
+    return vecfix.format_fixed(*args, layout="string_view", **kwargs)
 
 
 def records_of(texts: list[str | None]) -> np.ndarray:
@@ -82,7 +87,7 @@ def test_golden_prices_of_varying_layouts(golden, each_kernel, monkeypatch, thre
     monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 97)
     coef, exps, scales, want = golden_short(golden)
     assert len(want) > 600
-    check(format_for_polars(coef, exps, scales, threads=threads), want)
+    check(views(coef, exps, scales, threads=threads), want)
 
 
 @pytest.mark.parametrize("scale", [0, 2, 4, 7])
@@ -97,7 +102,7 @@ def test_one_layout_with_nulls(each_kernel, monkeypatch, scale):
     coef[:3] = [NULL, 5, NULL]  # a null first, beside a short row
     want = [None if c == NULL else reference_fixed(int(c), -9, scale) for c in coef]
     assert max(len(t) for t in want if t) <= VIEW_INLINE
-    check(format_for_polars(coef, -9, scale, null=NULL), want)
+    check(views(coef, -9, scale, null=NULL), want)
 
 
 def test_twelve_bytes_fit_and_thirteen_take_the_matrix():
@@ -106,9 +111,9 @@ def test_twelve_bytes_fit_and_thirteen_take_the_matrix():
     fits = np.array([-(10**10) + 1] * 600 + [5] * 600, dtype=np.int64)  # "-9999999.999"
     want = [reference_fixed(int(c), -3, 3) for c in fits]
     assert max(map(len, want)) == 12
-    check(format_for_polars(fits, -3, 3), want)
+    check(views(fits, -3, 3), want)
     wide = fits * 10
-    out = format_for_polars(wide, -3, 3)
+    out = views(wide, -3, 3)
     want = [reference_fixed(int(c), -3, 3) for c in wide]
     assert out._records is None and max(map(len, want)) == 13
     assert out.to_polars().to_list() == want and out.to_list() == want
@@ -116,19 +121,19 @@ def test_twelve_bytes_fit_and_thirteen_take_the_matrix():
 
 def test_what_stays_on_the_matrix():
     """Values beyond int64 and a few rows of varying layouts: format_fixed's result."""
-    big = format_for_polars([2**70, 1] * 400, -2, 1)
+    big = views([2**70, 1] * 400, -2, 1)
     assert big._records is None
     assert big.to_list() == [reference_fixed(c, -2, 1) for c in [2**70, 1] * 400]
-    few = format_for_polars([1, 2, 3], [-1, -2, -3], 1)
+    few = views([1, 2, 3], [-1, -2, -3], 1)
     assert few._records is None and few.to_list() == ["0.1", "0.0", "0.0"]
 
 
 def test_errors_are_format_fixed_s():
     """The inputs are read and checked as format_fixed reads them."""
     with pytest.raises(TypeError, match="coefficients"):
-        format_for_polars(np.array([1.5, 2.0]), -2, 1)
+        views(np.array([1.5, 2.0]), -2, 1)
     with pytest.raises(ValueError, match="broadcast"):
-        format_for_polars(np.arange(4), np.zeros(3, dtype=np.int32), 1)
+        views(np.arange(4), np.zeros(3, dtype=np.int32), 1)
 
 
 def test_the_polars_namespace_takes_the_records():
@@ -153,7 +158,7 @@ def test_any_rows(coefs, exponent, scale):
     """Any int64 column of one layout: the records path where every row fits, the
     matrix's otherwise; always the reference's text."""
     want = [reference_fixed(c, exponent, scale) for c in coefs]
-    out = format_for_polars(np.array(coefs, dtype=np.int64), exponent, scale, threads=1)
+    out = views(np.array(coefs, dtype=np.int64), exponent, scale, threads=1)
     assert (out._records is not None) == (max(map(len, want)) <= VIEW_INLINE)
     assert out.to_polars().to_list() == want
     assert out.to_list() == want

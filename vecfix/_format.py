@@ -189,47 +189,21 @@ def format_fixed(
             raise ValueError(f'layout must be "matrix", "arrow" or "string_view", got {layout!r}')
         if width is not None or out is not None:
             raise ValueError(f'layout="{layout}" writes no matrix: leave width and out out')
-        if layout == "string_view":
-            return format_for_polars(coefficients, exponents, scales, threads=threads, null=null)
+        if layout == "string_view":  # the records where they hold every row, else a matrix
+            inputs = read_inputs(coefficients, exponents, scales, null)
+            return _format_read(inputs, threads, None, None, views=True)
         packed = _format_packed(coefficients, exponents, scales, threads, null)
         packed._threads = threads
         return packed
     return _format_read(read_inputs(coefficients, exponents, scales, null), threads, width, out)
 
 
-def format_for_polars(
-    coefficients: ColumnLike,
-    exponents: ColumnLike = None,
-    scales: ColumnLike = None,
-    *,
-    threads: int | None = None,
-    null: NullLike = None,
-) -> Formatted:
-    """:func:`format_fixed`'s result, laid out for :meth:`~Formatted.to_polars`
-    (``format_fixed(..., layout="string_view")``).
-
-    Where every row is at most 12 bytes long (prices, sizes), the kernels write Arrow
-    ``string_view`` records directly (:meth:`Formatted._views`: a row's length, then its
-    text, zero-padded, 16 bytes a row; a null row all zero), which polars takes as they
-    are: no byte matrix, and no pass that copies it into records (1-3 ns a row, a third of
-    formatting a PRICE9 column for polars). Elsewhere (a longer row, values beyond int64,
-    a few rows of varying layouts, the cold tier), the matrix as :func:`format_fixed`
-    makes it. The text, the errors and every method's result are the same.
-
-    Examples
-    --------
-    >>> from vecfix._format import format_for_polars
-    >>> out = format_for_polars([5000_250000000, -4_000000], -9, 4)
-    >>> out.to_polars("px").to_list(), out.to_list()
-    (['5000.2500', '-0.0040'], ['5000.2500', '-0.0040'])
-    """
-    inputs = read_inputs(coefficients, exponents, scales, null)
-    return _format_read(inputs, threads, None, None, views=True)
-
-
 def _fill_views(passes: _Passes, identity: Any, threads: int | None) -> Formatted:
     """Every row (none longer than :data:`VIEW_INLINE`) written into its ``string_view``
-    record (see :func:`format_for_polars`); a null row's record all zero bytes."""
+    record (``format_fixed(..., layout="string_view")``): its length, then its text,
+    zero-padded, 16 bytes a row, which polars takes as they are, with no byte matrix and
+    no pass that copies one into records (1-3 ns a row); a null row's record all zero
+    bytes."""
     n = passes.rows.n
     # Each row's text 4 bytes into its record, zero-padded to the record's end: the
     # padding runs over the next record's length, which is written after.
@@ -258,8 +232,9 @@ def _format_read(
     views: bool = False,
 ) -> Formatted:
     """:func:`format_fixed`'s general path, on inputs :func:`read_inputs` has read; with
-    ``views``, :func:`format_for_polars`' (``string_view`` records where they hold every
-    row)."""
+    ``views``, ``layout="string_view"``'s (:func:`_fill_views` where every row is at most
+    12 bytes, none beyond int64, the widest known: not a few rows of varying layouts, nor
+    the cold tier)."""
     rows, valid = _for_kernels(inputs.rows), inputs.valid
     if valid is not None:
         rows = _without_null_big_rows(rows, valid)

@@ -124,7 +124,7 @@ class Formatted:
         """Wrap Arrow ``string_view`` records the kernels wrote (every row at most 12
         bytes: ``(n, 2)`` uint64, row ``i``'s length in the first 4 bytes of
         ``records[i]`` and its text, zero-padded, in the next 12; a null row all zero), as
-        :func:`vecfix._format.format_for_polars` makes them for :meth:`to_polars`.
+        ``format_fixed(..., layout="string_view")`` makes them for :meth:`to_polars`.
         :attr:`matrix` is made on first use."""
         self = cls.__new__(cls)
         self._matrix = self._offsets = self._data = self._threads = None

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from ._format import format_for_polars
+from ._format import format_fixed
 
 __all__ = ["VecfixExpr", "VecfixSeries"]
 
@@ -25,7 +25,7 @@ def _fixed(
     null: int | Sequence[int] | None,
     threads: int | None,
 ) -> pl.Series:
-    out = format_for_polars(series, exponent, scale, null=null, threads=threads)
+    out = format_fixed(series, exponent, scale, null=null, threads=threads, layout="string_view")
     return out.to_polars(series.name)
 
 

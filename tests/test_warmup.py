@@ -77,8 +77,9 @@ def fake_workers(monkeypatch, takes: int) -> list:
     return taken
 
 
-@pytest.mark.parametrize("takes", [0, 3, len(_GROUPS)])
-def test_workers_and_this_process_share_every_group_once(monkeypatch, takes):
+def recorded_groups(monkeypatch) -> tuple[list, tuple]:
+    """One worker allowed, every group cold, and each group's run replaced by a note of
+    its name: the names run here, in order, and the groups."""
     monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "1")
     monkeypatch.setattr(_warmup, "_cold", lambda group: True)
     monkeypatch.setattr(_jit, "CACHE", True)
@@ -86,6 +87,12 @@ def test_workers_and_this_process_share_every_group_once(monkeypatch, takes):
     groups = tuple(g._replace(run=lambda g=g: ran.append(g.name)) for g in _GROUPS)
     monkeypatch.setattr(_warmup, "_GROUPS", groups)
     monkeypatch.setattr(_warmup, "_BY_NAME", {g.name: g for g in groups})
+    return ran, groups
+
+
+@pytest.mark.parametrize("takes", [0, 3, len(_GROUPS)])
+def test_workers_and_this_process_share_every_group_once(monkeypatch, takes):
+    ran, groups = recorded_groups(monkeypatch)
     taken = fake_workers(monkeypatch, takes)
     assert _warmup.warmup() >= 0
     if NOJIT:  # no workers without the JIT: every group runs here
@@ -183,13 +190,7 @@ def test_a_finished_group_is_loaded_without_waiting_for_its_worker(monkeypatch):
     """A worker that has compiled the groups it claimed but has not yet exited (its exit
     takes a tenth of a second or two): this process loads them at once, and the worker is
     stopped."""
-    monkeypatch.setenv("VECFIX_WARMUP_WORKERS", "1")
-    monkeypatch.setattr(_warmup, "_cold", lambda group: True)
-    monkeypatch.setattr(_jit, "CACHE", True)
-    ran: list = []
-    groups = tuple(g._replace(run=lambda g=g: ran.append(g.name)) for g in _GROUPS)
-    monkeypatch.setattr(_warmup, "_GROUPS", groups)
-    monkeypatch.setattr(_warmup, "_BY_NAME", {g.name: g for g in groups})
+    ran, groups = recorded_groups(monkeypatch)
     workers = []
 
     class Lingering:  # finished its groups, still running

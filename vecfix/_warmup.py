@@ -611,9 +611,8 @@ def warmup(*, everything: bool = True) -> float:
             done_here.append(group)
         theirs = [g for g in shared if g not in done_here]
         _wait(workers, WORKER_TIMEOUT, folder, theirs)
-        for group in shared:  # loads what the workers wrote; compiles what they did not
-            if group not in done_here:
-                group.run()
+        for group in theirs:  # loads what the workers wrote; compiles what they did not
+            group.run()
         if everything:
             _public_calls(small)
     finally:

@@ -314,3 +314,65 @@ def test_cache_entry_of_another_signature_is_not_used(tmp_path):
     shutil.copyfile(data32, data64)
     stats, _ = _run("measure", "w", {"NUMBA_CACHE_DIR": str(int64_cache)})
     assert stats["hits"] == 0 and stats["misses"] == 1  # compiled afresh: lengths are right
+
+
+_CALLER = """
+from vecfix._jit import kernel
+
+from .callee import bump
+
+
+@kernel
+def run(x):
+    return bump(x)
+"""
+_CALLEE = """
+from vecfix._jit import helper
+
+
+@helper
+def bump(x):
+    return x + {step}
+"""
+_RUN_CALLER = """
+import json
+import pkg.caller as m
+value = m.run(1)
+print(json.dumps({"value": int(value), "hits": sum(m.run.stats.cache_hits.values())}))
+"""
+
+
+@pytest.mark.skipif(NOJIT, reason="NUMBA_DISABLE_JIT compiles nothing")
+def test_a_changed_helper_of_another_module_is_not_served_from_the_cache(tmp_path):
+    """Numba keys a cache entry on the kernel's own file: a kernel whose inlined helper
+    lives in another module kept its old code when only that module changed (the row
+    kernel and ``_kernels._phase``). vecfix keys it on the sources beside it too."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "caller.py").write_text(_CALLER)
+    env = {
+        **os.environ,
+        "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]),
+        "VECFIX_NUMBA_CACHE": "1",
+    }
+    env.pop("NUMBA_DISABLE_JIT", None)
+
+    def run(step: int) -> dict:
+        (package / "callee.py").write_text(_CALLEE.format(step=step))
+        done = subprocess.run(
+            [sys.executable, "-c", _RUN_CALLER],
+            env=env,
+            cwd=str(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    assert run(1) == {"value": 2, "hits": 0}
+    assert run(1) == {"value": 2, "hits": 1}  # the cache is used while nothing changed
+    assert run(2)["value"] == 3  # the callee changed: compiled afresh

@@ -159,10 +159,10 @@ def _start_worker(kernel: Any, rows: int) -> subprocess.Popen[bytes] | None:
 def cache_is_cold() -> bool:
     """True when no kernel of :func:`vecfix.format_fixed` has usable compiled code on disk.
 
-    Reads each kernel's cache index (Numba keys it on the source file's time stamp and
-    size, and on the CPU it was compiled for). False when unsure (JIT disabled, an
-    unexpected Numba version, no kernels found), so a caller only ever says "compiling"
-    when it will.
+    Reads each kernel's cache index (Numba keys it on the source file, and on the CPU it
+    was compiled for; vecfix on the package's sources too: :func:`vecfix._jit.cache_digest`).
+    False when unsure (JIT disabled, an unexpected Numba version, no kernels found), so a
+    caller only ever says "compiling" when it will.
 
     Examples
     --------
@@ -195,11 +195,15 @@ def cache_is_cold() -> bool:
 
 
 def _indexed(kernel: object) -> bool:
-    """Whether ``kernel``'s cache index lists code for this CPU (raises on a Numba change)."""
-    # {} when the index is missing or stale (another source file's time stamp)
+    """Whether ``kernel``'s cache index lists code for this CPU and these sources (raises
+    on a Numba change)."""
+    from ._jit import cache_digest
+
+    # {} when the index is missing or stale (another source file)
     index = kernel._cache._cache_file._load_index()  # type: ignore[attr-defined]
     magic = kernel.targetctx.codegen().magic_tuple()  # type: ignore[attr-defined]
-    return any(isinstance(key, tuple) and magic in key for key in index)
+    digest = cache_digest(kernel)
+    return any(isinstance(key, tuple) and magic in key and key[-1] == digest for key in index)
 
 
 def cached_on_disk(kernel: object) -> bool:

@@ -17,14 +17,25 @@ truncated file, a directory that vanished, a full disk), vecfix compiles in memo
 says so once with a :class:`RuntimeWarning`. A cache entry whose signature is not the one
 asked for (two processes compiling different signatures at once can leave the index
 pointing at the other one's code) is ignored and compiled afresh.
+
+Numba keys a cache entry on the kernel's own source file and bytecode only, so a change
+to a helper it inlines from another module (``_phase`` of :mod:`vecfix._kernels` in the
+row kernel) would leave the old code in use. vecfix adds a digest of the package's
+source files (:func:`cache_digest`) to the key: any change to them (an upgrade over a
+cache left behind, an edit) compiles afresh.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import inspect
 import os
+import sys
 import threading
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numba
@@ -86,17 +97,54 @@ def _cache_warning(what: str, exc: BaseException) -> None:
     )
 
 
-def _guard_cache(dispatcher: object) -> None:
-    """Make a cache failure of ``dispatcher`` a cache miss instead of an exception.
+@functools.cache
+def sources_digest(root: str) -> str:
+    """A SHA-256 digest of the ``.py`` files of ``root``: a package's folder (every file
+    in it and its subfolders, names and contents) or a module's file. Part of the cache
+    key of each kernel of that package (see the module's notes); read once per process,
+    at a kernel's first cache lookup (not at import).
 
-    Wraps the instance's ``load_overload`` and ``save_overload`` (Numba's
+    Examples
+    --------
+    >>> import vecfix._jit as jit
+    >>> len(jit.sources_digest(str(Path(jit.__file__).parent)))
+    64
+    """
+    path = Path(root)
+    files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    digest = hashlib.sha256()
+    for file in files:
+        name = file.relative_to(path).as_posix() if path.is_dir() else file.name
+        digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def cache_digest(dispatcher: object) -> str:
+    """The :func:`sources_digest` that ``dispatcher``'s cache keys carry: that of the
+    top-level package its Python function comes from (vecfix's, for its kernels)."""
+    py_func: Any = getattr(dispatcher, "py_func", dispatcher)
+    top = sys.modules.get(py_func.__module__.partition(".")[0])
+    if top is not None and getattr(top, "__path__", None) and top.__file__:
+        return sources_digest(str(Path(top.__file__).resolve().parent))
+    return sources_digest(str(Path(inspect.getfile(py_func)).resolve()))
+
+
+def _guard_cache(dispatcher: object) -> None:
+    """Make a cache failure of ``dispatcher`` a cache miss instead of an exception, and
+    key its entries on the sources beside it too (:func:`cache_digest`).
+
+    Wraps the instance's ``load_overload``, ``save_overload`` and ``_index_key`` (Numba's
     ``numba.core.caching.Cache``); does nothing if a Numba version lacks them.
     """
     cache: Any = getattr(dispatcher, "_cache", None)  # numba.core.caching.Cache, untyped
     load = getattr(cache, "load_overload", None)
     save = getattr(cache, "save_overload", None)
-    if load is None or save is None:
+    index_key = getattr(cache, "_index_key", None)
+    if load is None or save is None or index_key is None:
         return
+
+    def keyed(sig, codegen):
+        return (*index_key(sig, codegen), cache_digest(dispatcher))
 
     def load_overload(sig, target_context):
         try:
@@ -118,6 +166,7 @@ def _guard_cache(dispatcher: object) -> None:
 
     cache.load_overload = load_overload
     cache.save_overload = save_overload
+    cache._index_key = keyed
 
 
 def _njit(fn: Callable[..., Any], **options: Any) -> Any:

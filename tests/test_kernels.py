@@ -21,6 +21,7 @@ from vecfix._scalar import row_length
 from vecfix._tuning import BLOCK
 
 NOJIT = bool(numba.config.DISABLE_JIT)
+NO_HINTS = np.empty(0, dtype=np.int32)
 
 #: Every test here runs with each format_rows kernel format_fixed may choose (conftest).
 pytestmark = pytest.mark.usefixtures("each_kernel")
@@ -241,7 +242,7 @@ def test_widest_of_layouts_is_the_longest_row(rows, n, order):
     c, e, s = (np.array(col) for col in zip(*picked, strict=True))
     table = np.empty((_kernels.TABLE_ROWS, 2), dtype=np.int64)
     coef, exps, scales = c.astype(np.int64), e.astype(np.int32), s.astype(np.int32)
-    got = _kernels.widest_of_layouts(0, n, coef, 1, exps, 1, scales, 1, 10**6, table)
+    got = _kernels.widest_of_layouts(0, n, coef, 1, exps, 1, scales, 1, 10**6, NO_HINTS, table)
     assert got == max(len(reference_fixed(*map(int, row))) for row in picked)
 
 

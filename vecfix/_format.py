@@ -22,7 +22,7 @@ import numpy as np
 from . import _coldstart, _kernels, _tuning
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, read_inputs
 from ._jit import readonly, target_has
-from ._kernels import FILL, MEASURE, PACK, PACK_AT
+from ._kernels import FILL, HINTED, MEASURE, PACK, PACK_AT
 from ._limits import INT32_MAX as _INT32_MAX
 from ._limits import INT32_MIN as _INT32_MIN
 from ._limits import INT64_MAX, INT64_MIN
@@ -43,6 +43,7 @@ from .columns.rules import NullLike, RowError, show_int
 #: Bytes after our matrix, so that the kernel writes its last rows with 8-byte stores.
 _SLACK = 8
 _NO_BYTES = np.empty(0, dtype=np.uint8)
+_NO_HINTS = np.empty(0, dtype=np.int32)
 #: ``layout="arrow"`` writes int32 offsets: a buffer of rows x widest bytes up to this.
 _PACK_LIMIT = _INT32_MAX
 #: ... and, past WIDE_MATRIX_BYTES, rows up to this wide (a block row prints at most 18).
@@ -198,25 +199,28 @@ def format_fixed(
     return _format_read(read_inputs(coefficients, exponents, scales, null), threads, width, out)
 
 
-def _fill_views(passes: _Passes, identity: Any, threads: int | None) -> Formatted:
+def _fill_views(
+    passes: _Passes, identity: Any, threads: int | None, lengths: np.ndarray, hinted: bool
+) -> Formatted:
     """Every row (none longer than :data:`VIEW_INLINE`) written into its ``string_view``
     record (``format_fixed(..., layout="string_view")``): its length, then its text,
     zero-padded, 16 bytes a row, which polars takes as they are, with no byte matrix and
     no pass that copies one into records (1-3 ns a row); a null row's record all zero
-    bytes."""
+    bytes. ``lengths``: room for the rows' lengths (``hinted``: holding the layouts'
+    hints, see :meth:`_Passes.layouts_widest`)."""
     n = passes.rows.n
     # Each row's text 4 bytes into its record, zero-padded to the record's end: the
     # padding runs over the next record's length, which is written after.
     records = np.empty(2 * n + 2, dtype=np.uint64)  # 8 bytes of slack; 8-byte aligned
     flat = records.view(np.uint8)[4:]
     text = flat[: 16 * n].reshape(n, 16)[:, :VIEW_INLINE]
-    lengths = np.empty(n, dtype=np.int32)
 
     def blank(nulls: np.ndarray) -> None:
         lengths[nulls] = 0
         text[nulls] = 0
 
-    passes.run(lambda r: (flat[r * 16 :], 16, lengths[r:], _INT32_MAX, FILL), blank)
+    mode = FILL | HINTED if hinted else FILL
+    passes.run(lambda r: (flat[r * 16 :], 16, lengths[r:], _INT32_MAX, mode), blank)
     records.view(np.int32)[: 4 * n : 4] = lengths
     done = Formatted._views(records[: 2 * n].reshape(n, 2), lengths, passes.valid, identity)
     done._threads = threads
@@ -241,11 +245,13 @@ def _format_read(
     passes = _Passes(rows, valid, _thread_count(rows.n, threads))
     lengths = np.empty(rows.n, dtype=np.int32)
     widest = passes.uniform_widest()
+    hinted = False  # whether lengths holds the layouts' hints for the fill
     if widest is None and rows.n >= _MEASURE_BELOW:
-        widest = passes.layouts_widest()
+        widest = passes.layouts_widest(lengths)
+        hinted = widest is not None
     if views and not rows.big_values and rows.n:
         if widest is not None and widest <= VIEW_INLINE:  # (None: few rows, the cold tier)
-            return _fill_views(passes, inputs.identity, threads)
+            return _fill_views(passes, inputs.identity, threads, lengths, hinted)
     measured = widest is None or widest > MAX_ROW_LENGTH  # measure() raises for too long
     if measured:
         widest = _measure(passes, lengths)
@@ -263,7 +269,7 @@ def _format_read(
             _measure(passes, lengths)
         lengths[rows.big_rows] = [len(t) for t in big_text]
         _raise_too_narrow(rows, lengths, matrix.shape[1], widest)
-    passes.fill(matrix, flat, lengths)
+    passes.fill(matrix, flat, lengths, hinted and not measured)
     for i, text in zip(rows.big_rows.tolist() if big_text else (), big_text, strict=True):
         lengths[i] = len(text)
         matrix[i, : len(text)] = np.frombuffer(text, dtype=np.uint8)
@@ -287,8 +293,11 @@ def _format_packed(
         rows = _without_null_big_rows(rows, valid)
     passes = _Passes(rows, valid, _thread_count(rows.n, threads))
     widest = passes.uniform_widest()
+    offsets = None  # the offsets, once they hold the layouts' hints (see _pack)
     if widest is None and rows.n >= _MEASURE_BELOW:
-        widest = passes.layouts_widest()
+        offsets = np.empty(rows.n + 1, dtype=np.int32)
+        widest = passes.layouts_widest(offsets[1:])
+        offsets = None if widest is None else offsets
     if widest is None:  # a few rows (or the cold tier): measure them, naming a long one
         widest = _measure(passes, np.empty(rows.n, dtype=np.int32))
     if rows.big_values or widest > MAX_ROW_LENGTH:  # the matrix path: the fallback's
@@ -299,7 +308,7 @@ def _format_packed(
     size = rows.n * widest + _SLACK
     packed: tuple[np.ndarray, np.ndarray] | None
     if size <= _PACK_LIMIT and (size <= WIDE_MATRIX_BYTES or widest <= _PACK_WIDEST):
-        packed = _pack(passes, widest)
+        packed = _pack(passes, widest, offsets)
     else:
         packed = _pack_measured(passes, widest)
     if packed is None:  # past int32 offsets: a matrix, which to_arrow() packs as large_string
@@ -326,13 +335,16 @@ def _pack_measured(passes: _Passes, widest: int) -> tuple[np.ndarray, np.ndarray
     return offsets, data[:total]
 
 
-def _pack(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _pack(
+    passes: _Passes, width: int, hinted: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Every row's text back to back: ``(offsets, data)`` in Arrow's ``string`` layout.
 
     Over several threads, rows of one layout and no nulls (the common column) are written
     where they end up (:func:`_pack_split`); otherwise each kernel call writes its rows
     from where its first row would start in a matrix of ``width`` and the text is moved
-    together after (:func:`_pack_moved`).
+    together after (:func:`_pack_moved`), in ``hinted`` if given: offsets whose ``[1:]``
+    hold the layouts' hints (:meth:`_Passes.layouts_widest`).
     """
     rows = passes.rows
     one_layout = passes.valid is None and not rows.estep and not rows.sstep
@@ -340,7 +352,7 @@ def _pack(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray]:
         packed = _pack_split(passes, width)
         if packed is not None:
             return packed
-    return _pack_moved(passes, width)
+    return _pack_moved(passes, width, hinted)
 
 
 def _pack_split(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -385,10 +397,13 @@ def _pack_split(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray] | 
     return offsets, _text_of(data, starts[-1])
 
 
-def _packed_buffers(n: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _packed_buffers(
+    n: int, width: int, offsets: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The data buffer (``n`` rows of ``width`` and slack: only the text's pages are ever
-    touched) and the int32 offsets (``offsets[0] = 0``) for :func:`_pack`."""
-    offsets = np.empty(n + 1, dtype=np.int32)
+    touched) and the int32 offsets (``offsets[0] = 0``; those given, if any) for
+    :func:`_pack`."""
+    offsets = np.empty(n + 1, dtype=np.int32) if offsets is None else offsets
     offsets[0] = 0
     return np.empty(n * width + _SLACK, dtype=np.uint8), offsets
 
@@ -500,14 +515,18 @@ def _pack_two(
     return offsets, _text_of(data, int(ends[-1]))
 
 
-def _pack_moved(passes: _Passes, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _pack_moved(
+    passes: _Passes, width: int, hinted: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_pack` with each kernel call's text written from where its first row would
     start in a matrix of ``width`` (no call's text can pass the next call's start), then
-    moved down to follow the text before it, and its offsets with it."""
+    moved down to follow the text before it, and its offsets with it (``hinted``: the
+    offsets to use, holding the layouts' hints)."""
     n, width = passes.rows.n, int(width)
-    data, offsets = _packed_buffers(n, width)
+    data, offsets = _packed_buffers(n, width, hinted)
+    mode = PACK if hinted is None else PACK | HINTED
     ends = offsets[1:]
-    passes.run(lambda r: (data[r * width :], width, ends[r:], _INT32_MAX, PACK))
+    passes.run(lambda r: (data[r * width :], width, ends[r:], _INT32_MAX, mode))
     total = 0
     for first, last, view in passes.calls():
         if first == last:
@@ -586,17 +605,21 @@ class _Passes:
                 calls += [(a, min(a + NULL_BLOCK, hi), a) for a in range(lo, hi, NULL_BLOCK)]
         return calls
 
-    def fill(self, matrix: np.ndarray, flat: np.ndarray, lengths: np.ndarray) -> None:
+    def fill(
+        self, matrix: np.ndarray, flat: np.ndarray, lengths: np.ndarray, hinted: bool = False
+    ) -> None:
         """Write every row into ``matrix`` (``flat`` is its buffer, with slack) and its
-        ``lengths``; blank the null rows (length 0, zero bytes) block by block, while
-        they are in the cache."""
+        ``lengths`` (``hinted``: which hold the layouts' hints, see
+        :meth:`layouts_widest`); blank the null rows (length 0, zero bytes) block by
+        block, while they are in the cache."""
         w = matrix.shape[1]
+        mode = FILL | HINTED if hinted else FILL
 
         def blank(nulls: np.ndarray) -> None:
             lengths[nulls] = 0
             matrix[nulls] = 0
 
-        self.run(lambda r: (flat[r * w :], w, lengths[r:], _INT32_MAX, FILL), blank)
+        self.run(lambda r: (flat[r * w :], w, lengths[r:], _INT32_MAX, mode), blank)
 
     def scratch(self, size: int) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Room for a block's copy of the per-row coefficients and scales (None: not per
@@ -641,13 +664,23 @@ class _Passes:
         blocks = self.run(lambda _: (), kernel=_block_extremes)
         return _widest_of([r for _, r in blocks], e, s)
 
-    def layouts_widest(self) -> int | None:
+    def layouts_widest(self, hints: np.ndarray | None = None) -> int | None:
         """The longest row (or one over the length limit) when exponents or scales vary,
         from the extremes of each layout; None in the cold tier (the rows are measured by
-        the cold kernel then, rather than compile this kernel)."""
+        the cold kernel then, rather than compile this kernel).
+
+        ``hints``, an int32 array of a slot a row, gets the hints of
+        :func:`vecfix._kernels.widest_of_layouts` for each kernel call :meth:`run` makes:
+        passed as the ``lengths`` of a fill with the :data:`~vecfix._kernels.HINTED` flag
+        (the same calls), they spare the fill reading the exponents and scales of
+        stretches of one layout."""
         if _cold_now(self.rows.n):
             return None
-        parts = self.run(lambda _: (MAX_ROW_LENGTH,), kernel=_widest_of_layouts)
+
+        def tail(r: int) -> tuple:
+            return MAX_ROW_LENGTH, _NO_HINTS if hints is None else hints[r:]
+
+        parts = self.run(tail, kernel=_widest_of_layouts)
         return max((w for _, w in parts), default=0)
 
 

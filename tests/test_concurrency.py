@@ -335,8 +335,10 @@ def bump(x):
     return x + {step}
 """
 _RUN_CALLER = """
-import json
+import json, pathlib, sys
 import pkg.caller as m
+if len(sys.argv) > 1:  # the sources change on disk after the import (an upgrade under it)
+    pathlib.Path(m.__file__).with_name("callee.py").write_text(sys.argv[1])
 value = m.run(1)
 print(json.dumps({"value": int(value), "hits": sum(m.run.stats.cache_hits.values())}))
 """
@@ -346,7 +348,8 @@ print(json.dumps({"value": int(value), "hits": sum(m.run.stats.cache_hits.values
 def test_a_changed_helper_of_another_module_is_not_served_from_the_cache(tmp_path):
     """Numba keys a cache entry on the kernel's own file: a kernel whose inlined helper
     lives in another module kept its old code when only that module changed (the row
-    kernel and ``_kernels._phase``). vecfix keys it on the sources beside it too."""
+    kernel and ``_kernels._phase``). vecfix keys it on the package's sources too, as
+    they were when the kernel was defined."""
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -359,10 +362,11 @@ def test_a_changed_helper_of_another_module_is_not_served_from_the_cache(tmp_pat
     }
     env.pop("NUMBA_DISABLE_JIT", None)
 
-    def run(step: int) -> dict:
+    def run(step: int, after_import: int | None = None) -> dict:
         (package / "callee.py").write_text(_CALLEE.format(step=step))
+        then = [] if after_import is None else [_CALLEE.format(step=after_import)]
         done = subprocess.run(
-            [sys.executable, "-c", _RUN_CALLER],
+            [sys.executable, "-c", _RUN_CALLER, *then],
             env=env,
             cwd=str(tmp_path),
             capture_output=True,
@@ -376,3 +380,8 @@ def test_a_changed_helper_of_another_module_is_not_served_from_the_cache(tmp_pat
     assert run(1) == {"value": 2, "hits": 0}
     assert run(1) == {"value": 2, "hits": 1}  # the cache is used while nothing changed
     assert run(2)["value"] == 3  # the callee changed: compiled afresh
+    # the callee changes on disk after the import, before the first call: that process
+    # runs (and caches) the code it imported, under the sources it imported ...
+    assert run(3, after_import=4)["value"] == 4
+    # ... so a process of the new sources does not load it
+    assert run(4)["value"] == 5

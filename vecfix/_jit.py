@@ -21,8 +21,9 @@ pointing at the other one's code) is ignored and compiled afresh.
 Numba keys a cache entry on the kernel's own source file and bytecode only, so a change
 to a helper it inlines from another module (``_phase`` of :mod:`vecfix._kernels` in the
 row kernel) would leave the old code in use. vecfix adds a digest of the package's
-source files (:func:`cache_digest`) to the key: any change to them (an upgrade over a
-cache left behind, an edit) compiles afresh.
+source files (:func:`cache_digest`), taken when each kernel is defined, to the key: any
+change to them (an upgrade over a cache left behind, an edit) compiles afresh, and a
+process that imported the old sources never files its code under the new ones.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def sources_digest(root: str) -> str:
     """A SHA-256 digest of the ``.py`` files of ``root``: a package's folder (every file
     in it and its subfolders, names and contents) or a module's file. Part of the cache
     key of each kernel of that package (see the module's notes); read once per process,
-    at a kernel's first cache lookup (not at import).
+    when its first kernel is defined (2 ms for vecfix).
 
     Examples
     --------
@@ -142,9 +143,12 @@ def _guard_cache(dispatcher: object) -> None:
     index_key = getattr(cache, "_index_key", None)
     if load is None or save is None or index_key is None:
         return
+    # taken now, as the kernel's source is read (as Numba takes its file's stamp): sources
+    # changed on disk later (an upgrade under a running process) must not get this code
+    digest = cache_digest(dispatcher)
 
     def keyed(sig, codegen):
-        return (*index_key(sig, codegen), cache_digest(dispatcher))
+        return (*index_key(sig, codegen), digest)
 
     def load_overload(sig, target_context):
         try:

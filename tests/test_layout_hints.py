@@ -163,3 +163,17 @@ def test_runs_of_any_length(runs, threads, layout):
     finally:
         _format.MIN_ROWS_PER_THREAD = old
     assert got.to_list() == expected(coef, exps, scales)
+
+
+@pytest.mark.parametrize("layout", ["matrix", "arrow"])
+def test_hinted_blocks_of_large_coefficients(layout):
+    """Runs whose coefficients are past float64's exact range (2**52 and more): their
+    blocks take the integer pass, which reads every row's staged exponent and scale, so
+    a hinted block must stage them all, not just its first row's."""
+    n = 4 * BLOCK + 5 if not NOJIT else 2 * BLOCK + 5
+    coef, exps, scales = runs_of_layouts([BLOCK + 7, 2 * BLOCK, 3 * BLOCK + 300], n, 11)
+    rng = np.random.default_rng(11)
+    coef = rng.integers(2**53, 2**62, n, dtype=np.int64) * rng.choice([-1, 1], n)
+    kwargs = {} if layout == "matrix" else {"layout": layout}
+    got = vecfix.format_fixed(coef, exps, scales, threads=1, **kwargs)
+    assert got.to_list() == expected(coef, exps, scales)

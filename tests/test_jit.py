@@ -95,3 +95,19 @@ def test_kernels_compile_without_a_cfunc_wrapper_yet_run_from_python():
     assert defined and not any("@cfunc." in line for line in defined)
     (compiled,) = dispatcher.overloads.values()
     assert compiled.entry_point(data) == 45
+
+
+def test_sources_that_cannot_be_read_compile_in_memory(monkeypatch):
+    """The cache key needs the package's sources (the digest): when they cannot be read,
+    the kernel runs uncached, with one warning, rather than fail its import or risk
+    loading code of other sources."""
+
+    def unreadable(dispatcher):
+        raise PermissionError("denied")
+
+    monkeypatch.setattr(_jit, "cache_digest", unreadable)
+    monkeypatch.setattr(_jit, "_WARNED", set())
+    with pytest.warns(RuntimeWarning, match="could not be keyed"):
+        dispatcher = _jit._njit(_sum, **{**_jit._OPTIONS, "cache": True})
+    assert int(dispatcher(np.arange(5))) == 10
+    assert dispatcher.stats.cache_path is None  # no on-disk cache: nothing loaded or saved

@@ -43,6 +43,7 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba.core import sigutils, types
+from numba.core.caching import NullCache
 from numba.extending import intrinsic
 
 CACHE: bool = os.environ.get("VECFIX_NUMBA_CACHE", "1").strip().lower() not in {"0", "false", "no"}
@@ -145,7 +146,12 @@ def _guard_cache(dispatcher: object) -> None:
         return
     # taken now, as the kernel's source is read (as Numba takes its file's stamp): sources
     # changed on disk later (an upgrade under a running process) must not get this code
-    digest = cache_digest(dispatcher)
+    try:
+        digest = cache_digest(dispatcher)
+    except Exception as exc:  # a source file unreadable: no key, so no cache at all
+        _cache_warning("keyed", exc)
+        dispatcher._cache = NullCache()  # type: ignore[attr-defined]
+        return
 
     def keyed(sig, codegen):
         return (*index_key(sig, codegen), digest)

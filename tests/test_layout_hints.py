@@ -177,3 +177,18 @@ def test_hinted_blocks_of_large_coefficients(layout):
     kwargs = {} if layout == "matrix" else {"layout": layout}
     got = vecfix.format_fixed(coef, exps, scales, threads=1, **kwargs)
     assert got.to_list() == expected(coef, exps, scales)
+
+
+def test_the_flag_is_ignored_where_lengths_are_the_callers():
+    """``PACK_AT`` takes the rows' ends in ``lengths``: with the flag added it still reads
+    them as ends, never as hints (the kernel takes the flag on FILL and PACK only). One
+    stretch of rows: its first end (a row's length) would read as a layout's slot."""
+    n = STRETCH - 56
+    coef, exps, scales = read_only(*runs_of_layouts([], n, 5))
+    want = expected(coef, exps, scales)
+    ends = np.cumsum([len(t) for t in want]).astype(np.int32)
+    buf = np.zeros(int(ends[-1]) + 64, dtype=np.uint8)
+    args = (0, n, coef, 1, exps, 1, scales, 1, buf, 32, ends, 10**6)
+    _kernels.format_rows(*args, _kernels.PACK_AT | _kernels.HINTED, *_kernels.scratch())
+    starts = [0, *ends[:-1].tolist()]
+    assert [bytes(buf[a:b]).decode() for a, b in zip(starts, ends, strict=True)] == want

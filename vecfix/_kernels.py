@@ -543,8 +543,10 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     """
     widest = 0
     first = -1
-    # hints in lengths (one pass only: a measuring pass would overwrite them)
-    hinted = (mode >= HINTED) & (width >= 0) & (wide.shape[1] % _RUN == 0)
+    # hints in lengths: FILL or PACK only (PACK_AT's lengths are the caller's ends), one
+    # pass only (a measuring pass would overwrite them)
+    hinted = ((mode == FILL + HINTED) | (mode == PACK + HINTED)) & (width >= 0)
+    hinted &= wide.shape[1] % _RUN == 0
     # Each pass over rows start:stop, a block at a time, is written out here rather than
     # as a helper: Numba inlines a helper by copying its IR block by block, each copy with
     # every variable of the helper's scope, which cost this kernel 0.4 s of its 3.9 s of

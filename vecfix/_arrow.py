@@ -34,6 +34,23 @@ _U64 = np.uint64
 _ALL = _U64(0xFFFFFFFFFFFFFFFF)
 
 
+def check_view(large: bool | None) -> None:
+    """Refuse ``large=`` with ``view=True`` (a ``string_view`` array has no offsets)."""
+    if large is not None:
+        raise ValueError("large= applies to string and large_string, not to view=True")
+
+
+def large_offsets(total: int, large: bool | None, offset_limit: int = INT32_LIMIT) -> bool:
+    """Whether ``total`` bytes of text take ``large_string`` (int64 offsets): ``large``,
+    or, when None, whether the text is past ``offset_limit``; ``large=False`` for text
+    past it raises."""
+    if large is None:
+        return total > offset_limit
+    if not large and total > offset_limit:
+        raise ValueError(f"{total} bytes of text do not fit pa.string(); pass large=True")
+    return large
+
+
 @kernel
 def string_views(start, stop, flat, width, lengths, rows_per_buffer, out):
     """Write the Arrow ``string_view`` record of each row ``i`` of ``start:stop`` into
@@ -167,8 +184,7 @@ def arrow_strings(
     nulls = 0 if valid is None else int(n - np.count_nonzero(valid))
     bitmap = validity(valid, nulls)
     if view:
-        if large is not None:
-            raise ValueError("large= applies to string and large_string, not to view=True")
+        check_view(large)
         records = np.empty((n, 2), dtype=np.uint64)
         per_buffer = max(offset_limit // max(width, 1), 1)
         run_split(string_views, n, parts, flat, width, lengths, per_buffer, records)
@@ -178,10 +194,7 @@ def arrow_strings(
             pa.string_view(), n, [bitmap, pa.py_buffer(records), *chunks], null_count=nulls
         )
     total = int(lengths.sum(dtype=np.int64))
-    if large is None:
-        large = total > offset_limit
-    elif not large and total > offset_limit:
-        raise ValueError(f"{total} bytes of text do not fit pa.string(); pass large=True")
+    large = large_offsets(total, large, offset_limit)
     offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)
     packed = np.empty(total + 8, dtype=np.uint8)  # 8 bytes of slack for the last store
     if parts > 1:  # the bounds first, then each part's text where it ends up

@@ -199,9 +199,8 @@ class Formatted:
             if self._matrix is None and self._offsets is not None and self._data is not None:
                 lo, hi = int(self._offsets[i]), int(self._offsets[i + 1])
                 return self._data[lo:hi].tobytes().decode("ascii")
-            rows = self._inline() if self._matrix is None and self._records is not None else None
-            if rows is not None:  # string_view records: no matrix made for one row
-                return rows[i, : self.lengths[i]].tobytes().decode("ascii")
+            if self._matrix is None and self._records is not None:  # no matrix for one row
+                return self._inline()[i, : self.lengths[i]].tobytes().decode("ascii")
             return self.matrix[i, : self.lengths[i]].tobytes().decode("ascii")
         valid = None if self.valid is None else self.valid[key]
         identity = self.identity
@@ -411,19 +410,15 @@ class Formatted:
         DataType(string_view)
         """
         pa = _require("pyarrow", "to_arrow")
-        from ._arrow import INT32_LIMIT, arrow_strings, validity
+        from ._arrow import arrow_strings, check_view, large_offsets, validity
 
         if self._records is not None and view:  # the kernels wrote the records themselves
-            if large is not None:
-                raise ValueError("large= applies to string and large_string, not to view=True")
+            check_view(large)
             n, nulls = len(self), self.null_count
             buffers = [validity(self.valid, nulls), pa.py_buffer(self._records)]
             return pa.Array.from_buffers(pa.string_view(), n, buffers, null_count=nulls)
         if self._records is not None and self._matrix is None:  # pyarrow's cast packs them
-            total = int(self.lengths.sum(dtype=np.int64))
-            if large is False and total > INT32_LIMIT:
-                raise ValueError(f"{total} bytes of text do not fit pa.string(); pass large=True")
-            wide = large or (large is None and total > INT32_LIMIT)
+            wide = large_offsets(int(self.lengths.sum(dtype=np.int64)), large)
             return self.to_arrow(view=True).cast(pa.large_string() if wide else pa.string())
         if self._offsets is not None and not view and not large:
             n, nulls = len(self), self.null_count

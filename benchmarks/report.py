@@ -112,6 +112,12 @@ def rows_of(bench: dict) -> list[dict]:
     ...      "extra_info": {"rows": 10000, "label": "slow", "same_text": False}}]}
     >>> [(r["label"], r["ns_per_value"], r["ratio"]) for r in rows_of(data)]
     [('fast', 20.0, 1.0), ('slow', 1000.0, 50.0)]
+
+    A row's ``versus`` (another benchmark's name) gives it a second ratio, to that row:
+
+    >>> data["benchmarks"][1]["extra_info"]["versus"] = "test_a"
+    >>> [(r["label"], r["versus"]) for r in rows_of(data)]
+    [('fast', None), ('slow', ('fast', 50.0))]
     """
     rows = []
     for b in bench["benchmarks"]:
@@ -121,6 +127,8 @@ def rows_of(bench: dict) -> list[dict]:
         fastest = float(b["stats"].get("min", median))
         rows.append(
             {
+                "name": b["name"],
+                "versus": info.get("versus"),
                 "group": b.get("group") or "",
                 "label": info.get("label") or b["name"],
                 "rows": n,
@@ -138,6 +146,10 @@ def rows_of(bench: dict) -> list[dict]:
         base = next((r for r in members if r["baseline"]), None)
         for r in members:
             r["ratio"] = r["ns_per_value"] / base["ns_per_value"] if base else None
+    by_name = {r["name"]: r for r in rows}
+    for r in rows:
+        other = by_name.get(r["versus"] or "")
+        r["versus"] = (other["label"], r["ns_per_value"] / other["ns_per_value"]) if other else None
     order = {g: i for i, g in enumerate(GROUP_ORDER)}
     rows.sort(key=lambda r: (order.get(r["group"], len(order)), r["group"], r["ns_per_value"]))
     return rows
@@ -189,8 +201,11 @@ def markdown(bench: dict, command: str | None = None) -> str:
         ratio = "" if r["ratio"] is None else format_ratio(r["ratio"])
         if r["baseline"]:
             ratio = f"**{ratio}**"
+        label = r["label"]
+        if r["versus"]:
+            label += f" ({format_ratio(r['versus'][1])} {r['versus'][0]})"
         lines.append(
-            f"| {r['group']} | {r['label']} | {r['rows']:,} | {format_seconds(r['median'])}"
+            f"| {r['group']} | {label} | {r['rows']:,} | {format_seconds(r['median'])}"
             f" | {_three(r['ns_per_value'])} | {_three(r['min_ns_per_value'])} | {ratio}"
             f" | {_text_cell(r)} |"
         )

@@ -105,14 +105,16 @@ def test_mixed(benchmark, mixed) -> None:
     bad = np.flatnonzero(out.to_numpy() != expected)
     assert bad.size == 0, f"{bad.size} rows differ from the golden text, first row {bad[0]}"
     benchmark.extra_info.update(
-        rows=len(coef), label="mixed: resampled prices.tsv.gz, per-row exp/scale", baseline=False
-    )
+        rows=len(coef), label="mixed: resampled prices.tsv.gz, per-row exp/scale", baseline=False,
+        versus="test_mixed_one_layout",
+    )  # fmt: skip
 
 
 @pytest.mark.benchmark(group="mixed")
 def test_mixed_runs(benchmark, mixed) -> None:
     """The mix sorted by exponent and scale: per-row arrays in long runs of one layout (a
-    table grouped by instrument); the target is 1.2x uniform."""
+    table grouped by instrument); the target is 1.2x uniform (its ``versus``: the mix's
+    coefficients at one layout)."""
     coef, exp, scale, expected = mixed
     order = np.lexsort((scale, exp))
     coef, exp, scale, expected = coef[order], exp[order], scale[order], expected[order]
@@ -120,8 +122,9 @@ def test_mixed_runs(benchmark, mixed) -> None:
     bad = np.flatnonzero(out.to_numpy() != expected)
     assert bad.size == 0, f"{bad.size} rows differ from the golden text, first row {bad[0]}"
     benchmark.extra_info.update(
-        rows=len(coef), label="runs: the mix sorted by exponent and scale", baseline=False
-    )
+        rows=len(coef), label="runs: the mix sorted by exponent and scale", baseline=False,
+        versus="test_mixed_one_layout",
+    )  # fmt: skip
 
 
 @pytest.mark.benchmark(group="mixed")
@@ -164,8 +167,22 @@ def test_mixed_snapshot(benchmark, snapshot, decimal_reference: Callable) -> Non
     assert [text[i] for i in sample] == want
     benchmark.extra_info.update(
         rows=len(coef), label="snapshot: per-instrument scales, grouped by instrument",
-        baseline=False,
+        baseline=False, versus="test_mixed_snapshot_one_layout",
     )  # fmt: skip
+
+
+@pytest.mark.benchmark(group="mixed")
+def test_mixed_snapshot_one_layout(benchmark, snapshot, decimal_reference: Callable) -> None:
+    """The snapshot's coefficients under one exponent and scale: the uniform case of the
+    same values, which the snapshot's row is weighed against (its ``versus``: the target
+    is 1.2x), as PRICE9 rows of other values print a byte narrower."""
+    coef = snapshot[0]
+    out = benchmark(vecfix.format_fixed, coef, EXPONENT, SCALE)
+    want = decimal_reference(coef[:100])  # decimal keeps the sign of a zero; FIX text does not
+    assert out.to_list()[:100] == [t.lstrip("-") if not t.strip("-0.") else t for t in want]
+    benchmark.extra_info.update(
+        rows=len(coef), label="the snapshot's coefficients, exponent -9, scale 4", baseline=False
+    )
 
 
 # --- C. group "batch8" ---------------------------------------------------------------------

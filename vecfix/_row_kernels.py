@@ -390,8 +390,8 @@ def _mixed_rows(i, stop, coef, exps, estep, scales, sstep, buf, width, lengths, 
 
     :func:`_rows` reads the same rows in its own loop, which carries the state of every
     mode and of lean runs: in a loop of their own their constants stay in registers
-    (``NUMBA_CPU_NAME=generic``, 1 thread, the ``prices`` mix: 14.2-14.7 -> 12.2-12.7
-    ns/value for this pass)."""
+    (``NUMBA_CPU_NAME=generic``, 1 thread, the ``prices`` mix: 13.9-14.1 -> 11.7-11.8
+    ns/value for the pass)."""
     widest = 0
     digits = _I64(1)
     while i < stop:

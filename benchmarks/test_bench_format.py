@@ -173,16 +173,21 @@ def test_mixed_snapshot(benchmark, snapshot, decimal_reference: Callable) -> Non
 
 @pytest.mark.benchmark(group="mixed")
 def test_mixed_snapshot_one_layout(benchmark, snapshot, decimal_reference: Callable) -> None:
-    """The snapshot's coefficients under one exponent and scale: the uniform case of the
-    same values, which the snapshot's row is weighed against (its ``versus``: the target
-    is 1.2x), as PRICE9 rows of other values print a byte narrower."""
-    coef = snapshot[0]
-    out = benchmark(vecfix.format_fixed, coef, EXPONENT, SCALE)
-    want = decimal_reference(coef[:100])  # decimal keeps the sign of a zero; FIX text does not
+    """The snapshot's coefficients under one exponent and scale, into a matrix as wide as
+    the snapshot's (its widest row's scale, 7, on a smaller price: scale 5 for all): the
+    uniform case of the same values and output size, which the snapshot's row is weighed
+    against (its ``versus``: the target is 1.2x)."""
+    coef, scales = snapshot
+    scale = 5
+    width = vecfix.format_fixed(coef, EXPONENT, scales).matrix.shape[1]
+    out = benchmark(vecfix.format_fixed, coef, EXPONENT, scale)
+    assert out.matrix.shape[1] == width, "not the snapshot's width: choose another scale"
+    want = decimal_reference(coef[:100], EXPONENT, scale)
     assert out.to_list()[:100] == [t.lstrip("-") if not t.strip("-0.") else t for t in want]
     benchmark.extra_info.update(
-        rows=len(coef), label="the snapshot's coefficients, exponent -9, scale 4", baseline=False
-    )
+        rows=len(coef), label="the snapshot's coefficients, exponent -9, scale 5 (its width)",
+        baseline=False,
+    )  # fmt: skip
 
 
 # --- C. group "batch8" ---------------------------------------------------------------------

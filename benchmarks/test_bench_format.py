@@ -207,6 +207,65 @@ def test_mixed_snapshot_one_layout(benchmark, snapshot, decimal_reference: Calla
     )  # fmt: skip
 
 
+# --- B2. group "mixed-cold": the same comparisons, on data fresh to the caches -----------
+
+#: Bytes written between two timed calls of the "mixed-cold" group: more than the last
+#: level cache (32 MB a CCD on the EPYC VMs measured here), so that a call finds its input
+#: in memory, as a call on fresh data does.
+EVICT_BYTES = 64 << 20
+COLD_ROUNDS = 40
+COLD_CASES = ["snapshot", "snapshot, one layout as wide", "runs", "runs, one layout as wide"]
+
+
+@pytest.mark.benchmark(group="mixed-cold")
+@pytest.mark.parametrize("case", COLD_CASES)
+def test_mixed_cold(benchmark, enabled: bool, case: str, snapshot, mixed) -> None:
+    """The snapshot and the runs against their coefficients at one layout into a matrix as
+    wide, each call after :data:`EVICT_BYTES` of other memory traffic (not timed). The
+    ``mixed`` group repeats a call back to back, so a uniform call's smaller working set
+    (no exponents or scales) stays in the last-level cache from one call to the next; here
+    every call reads its input from memory, as formatting new data does."""
+    evict = np.zeros(EVICT_BYTES if enabled else 1 << 20, dtype=np.uint8)
+    if case.startswith("snapshot"):
+        coef, exps, scales = snapshot[0], EXPONENT, snapshot[1]
+        expected = None
+    else:
+        coef, exps, scales, expected = mixed
+        order = np.lexsort((scales, exps))
+        coef, exps, scales, expected = coef[order], exps[order], scales[order], expected[order]
+    width = vecfix.format_fixed(coef, exps, scales).matrix.shape[1]
+    if case.endswith("as wide"):
+        args, kwargs = (coef, EXPONENT, SCALE), {"width": width}
+    else:
+        args, kwargs = (coef, exps, scales), {}
+
+    def setup() -> None:
+        np.add(evict, 1, out=evict)  # every byte read and written
+
+    out = benchmark.pedantic(vecfix.format_fixed, args, kwargs, setup=setup, rounds=COLD_ROUNDS)
+    assert out.matrix.shape[1] == width
+    if case.endswith("as wide"):
+        assert out.to_list()[:50] == vecfix.format_fixed(coef[:50], EXPONENT, SCALE).to_list()
+    elif expected is not None:
+        bad = np.flatnonzero(out.to_numpy() != expected)
+        assert bad.size == 0, f"{bad.size} rows differ from the golden text, first row {bad[0]}"
+    else:
+        sample = np.random.default_rng(1).integers(0, len(coef), size=200)
+        text = out.to_list()
+        assert [text[i] for i in sample] == [
+            vecfix.format_fixed(coef[i : i + 1], EXPONENT, int(scales[i])).to_list()[0]
+            for i in sample
+        ]
+    versus = (
+        {}
+        if case.endswith("as wide")
+        else {"versus": f"test_mixed_cold[{case}, one layout as wide]"}
+    )
+    benchmark.extra_info.update(
+        rows=len(coef), label=f"cold caches: {case}", baseline=False, **versus
+    )
+
+
 # --- C. group "batch8" ---------------------------------------------------------------------
 
 BATCH8 = np.array(

@@ -143,6 +143,27 @@ def test_format_fixed_runs_of_layouts(layout, threads, nulls, monkeypatch):
     assert got.to_list() == want
 
 
+@pytest.mark.parametrize("layout", ["matrix", "arrow", "string_view"])
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("n", [_format._MEASURE_BELOW - 1, _format._MEASURE_BELOW, 2 * BLOCK + 5])
+def test_arrays_of_one_layout(layout, threads, n, monkeypatch):
+    """Exponent and scale arrays whose values are all one layout (taken as arrays, not
+    as that layout: one run over every row), below and from the size where the widest-row
+    pass runs, with null rows: every row as the reference prints it."""
+    monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 7)
+    rng = np.random.default_rng(n)
+    coef = rng.integers(0, 10**9 if layout == "string_view" else 10**15, n, dtype=np.int64)
+    exps, scales = np.full(n, -9, dtype=np.int32), np.full(n, 2, dtype=np.int32)
+    want: list[str | None] = list(expected(coef, exps, scales))
+    null_rows = rng.integers(0, n, n // 10)
+    coef[null_rows] = NULL
+    for i in null_rows.tolist():
+        want[i] = None
+    kwargs = {} if layout == "matrix" else {"layout": layout}
+    got = vecfix.format_fixed(coef, exps, scales, threads=threads, null=NULL, **kwargs)
+    assert got.to_list() == want
+
+
 @given(
     st.lists(st.integers(1, 3 * BLOCK), min_size=1, max_size=8),
     st.integers(1, 3),

@@ -177,6 +177,28 @@ def test_kernel_choice_follows_the_target(monkeypatch, name, features, kernel):
     assert vecfix.format_fixed(px, -9, 4).to_list() == ["5000.2500", "-4.0001", "0.0000"]
 
 
+@pytest.mark.parametrize("kernel", ["block", "rows"])
+def test_arrays_of_one_value_follow_the_kernel(monkeypatch, kernel):
+    """Exponent and scale arrays of one value stay arrays for the block kernel (its
+    widest-row pass reads them once and leaves hints for the fill) and become that value
+    (step 0) for the row kernel, which reads no hints; arrays of several values stay
+    arrays for both; the text is the reference's either way."""
+    from vecfix._inputs import read_inputs
+
+    monkeypatch.setattr(_format, "_kernel", KERNELS[kernel])
+    monkeypatch.setattr(_format, "_small_entry", None)
+    n = 700
+    coef = np.arange(n, dtype=np.int64) * 1_234_567 - 400_000_000
+    one = np.full(n, -9, dtype=np.int32), np.full(n, 4, dtype=np.int32)
+    several = one[0], (np.arange(n) % 3).astype(np.int32)  # one exponent, three scales
+    one_step = 1 if kernel == "block" else 0
+    for (exps, scales), steps in ((one, (one_step, one_step)), (several, (one_step, 1))):
+        rows = _format._for_kernels(read_inputs(coef, exps, scales, None).rows)
+        assert (rows.estep, rows.sstep) == steps
+        got = vecfix.format_fixed(coef, exps, scales).to_list()
+        assert got == _texts(coef, exps, scales)
+
+
 @pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("layout", ["per-row", "one layout"])
 def test_rows_kernel_packs_arrow_layout(seed, layout):

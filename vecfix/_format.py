@@ -782,13 +782,22 @@ def _target_has_avx2() -> bool:
 
 
 def _for_kernels(rows: Rows) -> Rows:
-    """``rows`` as :func:`vecfix._kernels.format_rows` takes them: a coefficient a row (a
-    broadcast one repeated), and an exponent or scale array whose values are all one value
-    taken as that value (step 0), so that the kernel computes the layout once."""
-    if rows.estep and _constant(rows.exps):
-        rows = rows._replace(exps=rows.exps[:1], estep=0)
-    if rows.sstep and _constant(rows.scales):
-        rows = rows._replace(scales=rows.scales[:1], sstep=0)
+    """``rows`` as ``format_rows`` takes them: a coefficient a row (a broadcast one
+    repeated).
+
+    For the block kernel, exponent or scale arrays stay arrays even when all their values
+    are one: the pass that finds the widest row reads them once, with the coefficients,
+    and leaves hints that spare the fill reading them again. Checking them for one value
+    first (a minimum and a maximum over each, to run the uniform kernels) cost more than
+    it saved: 1M PRICE9 rows with arrays of one exponent and one scale took 1.22-1.39x the
+    call with scalars, and 1.05-1.14x without the check (1 and 2 threads). The row kernel
+    (CPUs without AVX2) reads no hints, so for it an array of one value is still taken as
+    that value (step 0): 1.14x against 1.28x without the check."""
+    if (_kernel or _chosen()) is not _kernels.format_rows:
+        if rows.estep and _constant(rows.exps):
+            rows = rows._replace(exps=rows.exps[:1], estep=0)
+        if rows.sstep and _constant(rows.scales):
+            rows = rows._replace(scales=rows.scales[:1], sstep=0)
     if rows.n > 1 and not rows.cstep:
         rows = rows._replace(coef=np.full(rows.n, rows.coef[0], dtype=np.int64), cstep=1)
     return rows

@@ -260,10 +260,9 @@ def _rows(start, stop, coef, exps, estep, scales, sstep, buf, width, lengths, li
     :func:`_lean_turn`, from an outer loop: the rows' loop has no call but the general
     path's, so that its registers stay with the rows. So do rows of layouts that change
     from row to row (to :func:`_mixed_rows`, until a run or a row it does not take).
-    Every other row, and the row a lean turn or :func:`_mixed_rows` stops at, goes through
-    :func:`_row`. (One function for the whole pass and
-    every mode: a second copy of the row code would cost the compile more than it saves
-    a row.)
+    Every other row, and the row a lean turn or :func:`_mixed_rows` stops at, goes
+    through :func:`_row`. (One function for the whole pass and every mode but those:
+    another copy of the row code costs the compile more than it saves a row.)
     """
     measure, packed, given = mode == MEASURE, mode >= PACK, mode == PACK_AT
     varying = (estep != 0) | (sstep != 0)

@@ -407,3 +407,19 @@ def test_integer_fallback_after_a_call_of_one_layout(layout):
     vecfix.format_fixed(small, e, s, threads=1, layout=layout)
     got = vecfix.format_fixed(big, e, s, threads=1, layout=layout).to_list()
     assert got == [reference_fixed(c, e, s) for c in big.tolist()]
+
+
+@pytest.mark.parametrize("share", [0.0, 0.01, 0.5, 1.0])
+def test_extremes_with_a_validity_mask(share):
+    """``extremes(values, valid)``: the smallest and largest of ``values`` with the rows
+    where ``valid`` is False taken as 0 (as a zeroed copy would give), and with an empty
+    mask of ``values`` themselves; rows all valid, some, none."""
+    rng = np.random.default_rng(int(share * 100))
+    for n in (1, 7, 100, 4099):
+        values = rng.integers(-(2**62), 2**62, n) + 2**40  # mostly positive: 0 matters
+        valid = rng.random(n) >= share
+        zeroed = np.where(valid, values, 0)
+        got = _kernels.extremes(values, valid)
+        assert (int(got[0]), int(got[1])) == (int(zeroed.min()), int(zeroed.max()))
+        got = _kernels.extremes(values, np.empty(0, dtype=np.bool_))
+        assert (int(got[0]), int(got[1])) == (int(values.min()), int(values.max()))

@@ -244,6 +244,28 @@ def test_null_rows_do_not_need_room_in_the_width():
     assert out.to_list() == [None, None]
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("where", ["spread", "first part", "all"])
+def test_sentinels_do_not_widen_a_large_column(threads, where, monkeypatch):
+    """Past the size where the widest row of one layout comes from the column's extremes,
+    a null row's sentinel (the longest int64) neither widens the matrix nor prints: the
+    width is the longest valid row's (a null row's placeholder, 0, where all are null), on
+    one thread and on parts of which some hold no null."""
+    monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 7)
+    rng = np.random.default_rng(len(where))
+    n = 3000
+    values = rng.integers(-(10**9), 10**9, n)
+    null_rows = {"spread": rng.integers(0, n, 200), "first part": np.arange(300)}.get(
+        where, np.arange(n)
+    )
+    values[null_rows] = INT64_MAX
+    out = format_fixed(values, EXP, SCALE, null=INT64_MAX, threads=threads)
+    want = [None if v == INT64_MAX else ref(v, EXP, SCALE) for v in values.tolist()]
+    assert out.to_list() == want
+    texts = [w for w in want if w is not None] or [ref(0, EXP, SCALE)]
+    assert out.width == max(map(len, texts))
+
+
 def test_null_rows_are_zeroed_in_a_callers_matrix():
     buf = np.full((3, 6), 0xFF, dtype=np.uint8)
     out = format_fixed([12, None, -3], -1, 2, out=buf)

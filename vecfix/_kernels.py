@@ -765,10 +765,22 @@ def _extremes(values, low, high):
 
 
 @kernel
-def extremes(values):
+def extremes(values, valid):
     """``(values.min(), values.max())`` of a non-empty int64 array in one vectorized pass
-    (NumPy's two reductions read it twice)."""
-    return _extremes(values, np.iinfo(np.int64).max, np.iinfo(np.int64).min)
+    (NumPy's two reductions read it twice).
+
+    ``valid``, unless empty, is a bool a row: a row where it is False counts as 0, the
+    placeholder ``format_fixed`` writes for a null row (never wider than another row), so
+    the widest row follows from the result as from a copy of ``values`` with the null rows
+    zeroed, without the copy (NumPy's ``minimum.reduce(where=)`` is slower than the copy)."""
+    low, high = _I64(np.iinfo(np.int64).max), _I64(np.iinfo(np.int64).min)
+    if valid.shape[0] == 0:
+        return _extremes(values, low, high)
+    for j in range(values.shape[0]):
+        c = values[j] if valid[j] else _I64(0)
+        low = c if c < low else low
+        high = c if c > high else high
+    return low, high
 
 
 @helper

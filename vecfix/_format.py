@@ -664,7 +664,7 @@ class _Passes:
         if _cold_now(rows.n):
             blocks = self.run(lambda _: (), kernel=_block_extremes)
             return _widest_of([r for _, r in blocks], e, s)
-        valid = readonly(self.valid)  # one pass, null rows as 0, no zeroed copies
+        valid = readonly(np.ascontiguousarray(self.valid))  # one pass, nulls as 0
         parts = _run(_extremes, rows.n, self.threads, rows.coef, valid)
         return _widest_of(parts, e, s)
 

@@ -266,6 +266,22 @@ def test_sentinels_do_not_widen_a_large_column(threads, where, monkeypatch):
     assert out.width == max(map(len, texts))
 
 
+@pytest.mark.parametrize("cold", [False, True])
+@pytest.mark.parametrize("share", [0.0, 0.3, 1.0])
+def test_extremes_count_null_rows_as_zero(cold, share, monkeypatch):
+    """The widest-row pass's extremes with a validity mask, by the kernel and in the cold
+    tier (NumPy), equal those of a copy with the null rows zeroed."""
+    monkeypatch.setattr(_format, "_cold_now", lambda rows: cold)
+    rng = np.random.default_rng(int(share * 10))
+    values = rng.integers(10**6, 10**12, 2000)  # all positive: a null's 0 is the minimum
+    valid = rng.random(2000) >= share
+    zeroed = np.where(valid, values, 0)
+    assert _format._extremes(100, 1900, values, valid) == (
+        int(zeroed[100:1900].min()),
+        int(zeroed[100:1900].max()),
+    )
+
+
 def test_null_rows_are_zeroed_in_a_callers_matrix():
     buf = np.full((3, 6), 0xFF, dtype=np.uint8)
     out = format_fixed([12, None, -3], -1, 2, out=buf)

@@ -661,9 +661,6 @@ class _Passes:
             parts = _extremes_of(rows.coef, self.threads)
             self.extremes = min(lo for lo, _ in parts), max(hi for _, hi in parts)
             return _widest_of(parts, e, s)
-        if _cold_now(rows.n):
-            blocks = self.run(lambda _: (), kernel=_block_extremes)
-            return _widest_of([r for _, r in blocks], e, s)
         valid = readonly(np.ascontiguousarray(self.valid))  # one pass, nulls as 0
         parts = _run(_extremes, rows.n, self.threads, rows.coef, valid)
         return _widest_of(parts, e, s)
@@ -816,11 +813,6 @@ def _zeroed(values: np.ndarray, nulls: np.ndarray, room: np.ndarray | None) -> n
     np.copyto(copy, values)
     copy[nulls] = 0
     return copy
-
-
-def _block_extremes(start: int, stop: int, coef: np.ndarray, *_: object) -> tuple[int, int]:
-    """:func:`_extremes` with a kernel's arguments (for :meth:`_Passes.run`)."""
-    return _extremes(start, stop, coef)
 
 
 def _without_null_big_rows(rows: Rows, valid: np.ndarray) -> Rows:
@@ -1019,12 +1011,16 @@ def _extremes(
     start: int, stop: int, coef: np.ndarray, valid: np.ndarray | None = None
 ) -> tuple[int, int]:
     """The smallest and the largest of ``coef[start:stop]``, the rows where ``valid`` is
-    False counted as 0 (NumPy's in the cold tier, rather than compile the kernel)."""
+    False counted as 0 (NumPy's in the cold tier, rather than compile the kernel: masked
+    reductions, no copy)."""
     if _cold_now(stop - start):
-        part = (
-            coef[start:stop] if valid is None else np.where(valid[start:stop], coef[start:stop], 0)
-        )
-        return int(part.min()), int(part.max())
+        part = coef[start:stop]
+        if valid is None:
+            return int(part.min()), int(part.max())
+        mask = valid[start:stop]
+        low = int(np.minimum.reduce(part, where=mask, initial=INT64_MAX))
+        high = int(np.maximum.reduce(part, where=mask, initial=INT64_MIN))
+        return (low, high) if mask.all() else (min(low, 0), max(high, 0))
     mask = _ALL_VALID if valid is None else valid[start:stop]
     low, high = _kernels.extremes(readonly(coef[start:stop]), mask)
     return int(low), int(high)

@@ -140,22 +140,27 @@ def test_mixed_one_layout(benchmark, mixed, decimal_reference: Callable) -> None
     )
 
 
-@pytest.mark.benchmark(group="mixed")
-def test_mixed_one_layout_as_wide(benchmark, mixed, decimal_reference: Callable) -> None:
-    """The mix's coefficients under one exponent and scale into a matrix as wide as the
-    mix's (``width=``: its widest row is 23 bytes, theirs at one layout 12): the uniform
-    case of the same values and output size, which the mix and its runs are weighed
-    against (their ``versus``: the runs' target is 1.2x)."""
-    coef, exp, scale, _ = mixed
-    width = vecfix.format_fixed(coef, exp, scale).matrix.shape[1]
+def one_layout_as_wide(benchmark, coef, exps, scales, decimal_reference, label) -> None:
+    """Time ``coef`` under one exponent and scale (-9, 4) into a matrix as wide as under
+    their own ``exps`` and ``scales`` (``width=``, found outside the timer): the uniform
+    case of the same values and output size, which a per-row case is weighed against (its
+    ``versus``)."""
+    width = vecfix.format_fixed(coef, exps, scales).matrix.shape[1]
     out = benchmark(vecfix.format_fixed, coef, EXPONENT, SCALE, width=width)
     assert out.matrix.shape[1] == width
     want = decimal_reference(coef[:100])  # decimal keeps the sign of a zero; FIX text does not
     assert out.to_list()[:100] == [t.lstrip("-") if not t.strip("-0.") else t for t in want]
-    benchmark.extra_info.update(
-        rows=len(coef), label="the mix's coefficients, exponent -9, scale 4, as wide",
-        baseline=False,
-    )  # fmt: skip
+    benchmark.extra_info.update(rows=len(coef), label=label, baseline=False)
+
+
+@pytest.mark.benchmark(group="mixed")
+def test_mixed_one_layout_as_wide(benchmark, mixed, decimal_reference: Callable) -> None:
+    """The mix's coefficients at one layout into a matrix as wide as the mix's (its widest
+    row is 23 bytes, theirs at one layout 12), for the mix and its runs (the runs' target
+    is 1.2x)."""
+    coef, exp, scale, _ = mixed
+    label = "the mix's coefficients, exponent -9, scale 4, as wide"
+    one_layout_as_wide(benchmark, coef, exp, scale, decimal_reference, label)
 
 
 @pytest.mark.benchmark(group="mixed")
@@ -191,20 +196,11 @@ def test_mixed_snapshot(benchmark, snapshot, decimal_reference: Callable) -> Non
 
 @pytest.mark.benchmark(group="mixed")
 def test_mixed_snapshot_one_layout(benchmark, snapshot, decimal_reference: Callable) -> None:
-    """The snapshot's coefficients under one exponent and scale, into a matrix as wide as
-    the snapshot's (``width=``, found outside the timer): the uniform case of the same
-    values and output size, which the snapshot's row is weighed against (its ``versus``:
-    the target is 1.2x)."""
+    """The snapshot's coefficients at one layout into a matrix as wide as the snapshot's,
+    for the snapshot (target 1.2x)."""
     coef, scales = snapshot
-    width = vecfix.format_fixed(coef, EXPONENT, scales).matrix.shape[1]
-    out = benchmark(vecfix.format_fixed, coef, EXPONENT, SCALE, width=width)
-    assert out.matrix.shape[1] == width
-    want = decimal_reference(coef[:100])  # decimal keeps the sign of a zero; FIX text does not
-    assert out.to_list()[:100] == [t.lstrip("-") if not t.strip("-0.") else t for t in want]
-    benchmark.extra_info.update(
-        rows=len(coef), label="the snapshot's coefficients, exponent -9, scale 4, as wide",
-        baseline=False,
-    )  # fmt: skip
+    label = "the snapshot's coefficients, exponent -9, scale 4, as wide"
+    one_layout_as_wide(benchmark, coef, EXPONENT, scales, decimal_reference, label)
 
 
 # --- B2. group "mixed-cold": the same comparisons, on data fresh to the caches -----------

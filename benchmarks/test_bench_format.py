@@ -288,6 +288,35 @@ def test_batch8_vecfix(benchmark) -> None:
     benchmark.extra_info.update(rows=8, label="vecfix.format_fixed, 8 values", baseline=True)
 
 
+#: A scale a row: eight instruments' quotes, each at its own tick size.
+BATCH8_SCALES = np.array([4, 2, 6, 0, 3, 1, 5, 2], dtype=np.int32)
+
+
+@pytest.mark.benchmark(group="batch8")
+def test_batch8_per_row_scales(benchmark, decimal_reference: Callable) -> None:
+    """Eight values with a scale each (an int32 column): the call of a quote batch across
+    instruments, which takes the general path's steps (measure, then fill)."""
+    out = benchmark(vecfix.format_fixed, BATCH8, EXPONENT, BATCH8_SCALES)
+    want = [
+        decimal_reference(BATCH8[i : i + 1], EXPONENT, int(s))[0]
+        for i, s in enumerate(BATCH8_SCALES)
+    ]
+    assert out.to_list() == want
+    benchmark.extra_info.update(
+        rows=8, label="vecfix.format_fixed, 8 values, a scale each", baseline=False
+    )
+
+
+@pytest.mark.benchmark(group="batch8")
+def test_batch8_width(benchmark) -> None:
+    """Eight values of one layout into a matrix of a given width (``width=``)."""
+    out = benchmark(vecfix.format_fixed, BATCH8, EXPONENT, SCALE, width=16)
+    assert out.to_list() == BATCH8_TEXT and out.matrix.shape == (8, 16)
+    benchmark.extra_info.update(
+        rows=8, label="vecfix.format_fixed, 8 values, width=16", baseline=False
+    )
+
+
 @pytest.mark.benchmark(group="batch8")
 def test_batch8_decimal(benchmark, decimal_reference: Callable) -> None:
     """The same eight values through the decimal loop."""

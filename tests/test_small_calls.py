@@ -5,6 +5,10 @@ flags (writeable, read-only, not aligned) and whichever thread calls.
 Up to ``FEW_ROWS`` rows the call runs one scalar pass (``vecfix._kernels.format_few``);
 beyond, up to ``MEASURE_BELOW``, one call of the block kernel that measures, then fills.
 Each test runs on both sizes: "few" and "block" columns.
+
+Below ``MEASURE_BELOW`` rows, the calls that are not the small one (per-row layouts, a
+width or an ``out``, Python lists) without nulls run the general path's steps as two
+direct kernel calls: the last section checks them against the reference and the passes.
 """
 
 from __future__ import annotations
@@ -264,3 +268,122 @@ def test_bad_calls_of_few_rows_raise_the_general_paths_errors(args, kwargs):
     with pytest.raises(type(small.value)) as general:
         vecfix.format_fixed(coef.tolist(), *args, **kwargs)
     assert str(small.value) == str(general.value)
+
+
+# --- a few rows of per-row layouts, or with options: two direct kernel calls ---------------
+
+
+def _layout_rows(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` coefficients with an exponent and a scale a row (int32 columns)."""
+    rng = np.random.default_rng(seed)
+    coef = rng.integers(-(10**15), 10**15, n, dtype=np.int64)
+    exps = rng.integers(-12, 3, n).astype(np.int32)
+    scales = rng.integers(-2, 10, n).astype(np.int32)
+    return coef, exps, scales
+
+
+def _reference_rows(coef, exps, scales) -> list[str]:
+    return [
+        reference_fixed(c, e, s)
+        for c, e, s in zip(coef.tolist(), exps.tolist(), scales.tolist(), strict=True)
+    ]
+
+
+@pytest.mark.parametrize("n", [1, 2, 8, MEASURE_BELOW - 1, MEASURE_BELOW])
+def test_per_row_layouts_in_a_few_rows_print_the_reference(n):
+    """Per-row int32 columns (read as they are), int64 columns and lists (read by the
+    columns' rules) give the reference's text in the same matrix, below and at the size
+    where the passes take over."""
+    coef, exps, scales = _layout_rows(n, seed=n)
+    want = _reference_rows(coef, exps, scales)
+    got = vecfix.format_fixed(coef, exps, scales)
+    assert got.to_list() == want
+    assert got.matrix.shape == (n, max(map(len, want)))
+    for e, s in [(exps.astype(np.int64), scales.astype(np.int64)), (exps.tolist(), scales)]:
+        assert _texts(vecfix.format_fixed(coef, e, s)) == _texts(got)
+
+
+def test_a_few_rows_skip_the_passes(monkeypatch):
+    """Below MEASURE_BELOW rows without nulls the passes' machinery is not used (the
+    text is still right); at MEASURE_BELOW it is."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the passes ran")
+
+    monkeypatch.setattr(_format, "_Passes", refuse)
+    coef, exps, scales = _layout_rows(MEASURE_BELOW - 1)
+    got = vecfix.format_fixed(coef, exps, scales, width=40)
+    assert got.to_list() == _reference_rows(coef, exps, scales)
+    with pytest.raises(AssertionError, match="the passes ran"):
+        vecfix.format_fixed(*_layout_rows(MEASURE_BELOW))
+    with pytest.raises(AssertionError, match="the passes ran"):  # nulls: the null blocks
+        vecfix.format_fixed(coef, exps, scales, null=int(coef[3]))
+
+
+@pytest.mark.parametrize("n", [3, MEASURE_BELOW - 1])
+def test_a_few_rows_take_width_and_out(n):
+    coef, exps, scales = _layout_rows(n, seed=7)
+    want = _reference_rows(coef, exps, scales)
+    widest = max(map(len, want))
+    wide = vecfix.format_fixed(coef, exps, scales, width=widest + 5)
+    assert wide.to_list() == want and wide.matrix.shape == (n, widest + 5)
+    assert not wide.matrix[:, widest:].any()  # zero-padded
+    out = np.full((n, widest + 2), 0xFF, dtype=np.uint8)
+    into = vecfix.format_fixed(coef, exps, scales, out=out)
+    assert into.matrix is out and into.to_list() == want
+    assert not out[:, widest:].any()
+    uniform = vecfix.format_fixed(coef, -9, 4, width=30)  # one layout, with a width
+    assert uniform.to_list() == [reference_fixed(c, -9, 4) for c in coef.tolist()]
+
+
+def _padded(values: np.ndarray, n: int) -> np.ndarray:
+    """``values`` followed by copies of its first row, to ``n`` rows (the passes' size)."""
+    return np.concatenate([values, np.repeat(values[:1], n - len(values))])
+
+
+@pytest.mark.parametrize(
+    ("change", "kwargs"),
+    [
+        ({"exps": (5, 10**6)}, {}),  # a row over MAX_ROW_LENGTH
+        ({}, {"width": 9}),  # rows wider than the width
+    ],
+)
+def test_a_few_rows_raise_the_passes_errors(change, kwargs):
+    """A few rows refused: the error, word for word, that the passes give for the same rows
+    followed by more (the first bad row is the same)."""
+    coef, exps, scales = _layout_rows(20, seed=3)
+    for name, (row, value) in change.items():
+        {"exps": exps}[name][row] = value
+    with pytest.raises(ValueError) as few:
+        vecfix.format_fixed(coef, exps, scales, **kwargs)
+    big = [_padded(a, MEASURE_BELOW) for a in (coef, exps, scales)]
+    with pytest.raises(type(few.value)) as passes:
+        vecfix.format_fixed(*big, **kwargs)
+    assert str(few.value) == str(passes.value)
+    assert few.value.row == passes.value.row
+
+
+@pytest.mark.parametrize(
+    "scales",
+    [np.array([1, 2], dtype=np.int32), np.array([[1, 2, 3]], dtype=np.int32)],
+    ids=["shorter", "2-D"],
+)
+def test_int32_columns_of_another_shape_raise_the_columns_errors(scales):
+    """An int32 column that is not 1-D and as long as the coefficients is read by the
+    columns' rules: their error, word for word, as for the same int64 column."""
+    coef = np.array([125, -5, 10**12], dtype=np.int64)
+    with pytest.raises(ValueError) as fast:
+        vecfix.format_fixed(coef, -2, scales)
+    with pytest.raises(ValueError) as general:
+        vecfix.format_fixed(coef, -2, scales.astype(np.int64))
+    assert str(fast.value) == str(general.value)
+
+
+def test_strided_int32_columns():
+    coef = np.array([125, -5, 10**12], dtype=np.int64)
+    scales = np.array([2, 9, 2, 9, 0, 9], dtype=np.int32)[::2]
+    exps = np.array([-3, 0, -3, 0, 1, 0], dtype=np.int32)[::2]
+    got = vecfix.format_fixed(coef, exps, scales)
+    want = [reference_fixed(c, -3, 2) for c in (125, -5)] + [reference_fixed(10**12, 1, 0)]
+    assert want == _reference_rows(coef, exps, scales)
+    assert got.to_list() == want

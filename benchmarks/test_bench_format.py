@@ -128,6 +128,35 @@ def test_mixed_runs(benchmark, mixed) -> None:
 
 
 @pytest.mark.benchmark(group="mixed")
+def test_mixed_runs_by_layout(benchmark, mixed) -> None:
+    """The runs without per-row layouts: one ``format_fixed`` call a run, with its scalar
+    exponent and scale, into its rows of one matrix as wide (``out=``). The same text as
+    the per-row call, by the only other way vecfix has to print it: the uniform path's cost
+    of these rows, their digits and widths as they are (its ``versus``: the per-row call)."""
+    coef, exp, scale, expected = mixed
+    order = np.lexsort((scale, exp))
+    coef, exp, scale, expected = coef[order], exp[order], scale[order], expected[order]
+    starts = np.flatnonzero(np.diff(exp, prepend=exp[0] - 1) | np.diff(scale, prepend=-1))
+    runs = list(zip(starts.tolist(), [*starts[1:].tolist(), len(coef)], strict=True))
+    out = np.empty((len(coef), vecfix.format_fixed(coef, exp, scale).matrix.shape[1]), np.uint8)
+
+    def by_layout() -> np.ndarray:
+        for a, b in runs:
+            vecfix.format_fixed(coef[a:b], int(exp[a]), int(scale[a]), out=out[a:b])
+        return out
+
+    benchmark(by_layout)
+    want = vecfix.format_fixed(coef, exp, scale)
+    assert np.array_equal(out, want.matrix)
+    bad = np.flatnonzero(want.to_numpy() != expected)
+    assert bad.size == 0, f"{bad.size} rows differ from the golden text, first row {bad[0]}"
+    benchmark.extra_info.update(
+        rows=len(coef), label=f"runs, one uniform call a run ({len(runs)} calls, out=)",
+        baseline=False, versus="test_mixed_runs",
+    )  # fmt: skip
+
+
+@pytest.mark.benchmark(group="mixed")
 def test_mixed_one_layout(benchmark, mixed, decimal_reference: Callable) -> None:
     """The mix's coefficients under one exponent and scale: what their spread of digit
     counts (1 to 15) costs without per-row layouts, next to PRICE9's 14 digits."""

@@ -597,7 +597,7 @@ def test_progress_bar_on_request(tmp_path, capsys):
 
 def test_format_file_errors_in_process(tmp_path):
     pq.write_table(input_table(), tmp_path / "in.parquet")
-    with pytest.raises(DataError, match="no column 'nope'"):
+    with pytest.raises(DataError, match=r"no column 'nope'\. Its columns are: "):
         format_file(tmp_path / "in.parquet", tmp_path / "o.csv", [ColumnSpec("nope", scale=1)])
     with pytest.raises(ValueError, match="overwrite the input"):
         format_file(tmp_path / "in.parquet", tmp_path / "in.parquet", [ColumnSpec("qty", 1)])
@@ -626,3 +626,32 @@ def test_csv_other_columns_keep_their_text_unless_inferred(tmp_path):
     format_file(src, tmp_path / "typed.parquet", [ColumnSpec("px", scale=2)], csv_infer_types=True)
     t = pq.read_table(tmp_path / "typed.parquet")
     assert t["qty"].to_pylist() == [7, 12] and t["px"].to_pylist() == ["0.13", "2.68"]
+
+
+def test_csv_null_texts_are_text_unless_listed(tmp_path, capsys):
+    """A CSV input's "NA" or "NULL" cell is text by default (a ticker "NA" is kept); with
+    --csv-null it is null, in every column."""
+    src, out = tmp_path / "na.csv", tmp_path / "o.csv"
+    src.write_text("sym,px\nNA,1.005\nNULL,\nES,2.5\n")
+    argv = ["format", str(src), "-o", str(out), "-q", "--column", "px", "--scale", "2"]
+    assert main(argv) == 0
+    assert out.read_text().splitlines() == ['"sym","px"', '"NA","1.01"', '"NULL",', '"ES","2.50"']
+    assert main([*argv, "--csv-null", "NA", "--csv-null", "NULL"]) == 0
+    assert out.read_text().splitlines() == ['"sym","px"', ',"1.01"', ",", '"ES","2.50"']
+    src.write_text("sym,px\nES,NA\n")  # as a price, "NA" is not a number: refused, with its row
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "column 'px', row 0" in err and "'NA' is not decimal text" in err
+    assert "Traceback" not in err
+
+
+def test_csv_output_refuses_a_column_csv_cannot_hold(tmp_path, capsys):
+    """A kept column of a type CSV has no text for (a list): one line naming it, no file."""
+    pq.write_table(pa.table({"px": ["1.005"], "lst": [[1, 2]]}), tmp_path / "l.parquet")
+    out = tmp_path / "l.csv"
+    assert main(["format", str(tmp_path / "l.parquet"), "-o", str(out), "--column", "px",
+                 "--scale", "2"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "column 'lst' (list<element: int64>)" in err and "Parquet" in err
+    assert "Traceback" not in err
+    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["l.parquet"]

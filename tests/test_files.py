@@ -393,24 +393,61 @@ def test_csv_readers_agree_on_text_nulls_and_quoting(tmp_path, monkeypatch, read
     src = tmp_path / "in.csv"
     src.write_bytes(
         b'sym,px_e9,note,qty\n"ES,Z4",5000250000000,"two\nlines",007\n'
-        b"ZN,,NA,\nCL,-45125000000,x,1.50\n"
+        b"ZN,,NA,\nCL,-45125000000,x,1.50\nNA,,null,NULL\n"
     )
     specs = [ColumnSpec("px_e9", 2, -9), ColumnSpec("qty", 1, output_name="qty_text")]
-    format_file(src, tmp_path / "o.parquet", specs)
+    # By default only empty cells are null: "NA", "null" stay text (a ticker, a note) ...
+    format_file(src, tmp_path / "o.parquet", specs[:1])
+    t = pq.read_table(tmp_path / "o.parquet")
+    assert t.schema.names == ["sym", "px_e9", "note", "qty"]
+    assert t["sym"].to_pylist() == ["ES,Z4", "ZN", "CL", "NA"]
+    assert t["px_e9"].to_pylist() == ["5000.25", None, "-45.13", None]
+    assert t["note"].to_pylist() == ["two\nlines", "NA", "x", "null"]
+    assert t["qty"].to_pylist() == ["007", None, "1.50", "NULL"]  # the raw text, kept as text
+    # ... and in a formatted column such text is refused with its row and column
+    with pytest.raises(DataError, match=r"column 'qty', row 3 .*'NULL' is not decimal text"):
+        format_file(src, tmp_path / "o.parquet", specs)
+    # csv_nulls lists the texts read as null, in every column
+    format_file(src, tmp_path / "o.parquet", specs, csv_nulls=("", "NA", "NULL", "null"))
     t = pq.read_table(tmp_path / "o.parquet")
     assert t.schema.names == ["sym", "px_e9", "note", "qty", "qty_text"]
-    assert t["sym"].to_pylist() == ["ES,Z4", "ZN", "CL"]
-    assert t["px_e9"].to_pylist() == ["5000.25", None, "-45.13"]
-    assert t["note"].to_pylist() == ["two\nlines", None, "x"]  # "NA" is null in both
-    assert t["qty"].to_pylist() == ["007", None, "1.50"]  # the raw text, kept as text
-    assert t["qty_text"].to_pylist() == ["7.0", None, "1.5"]
+    assert t["sym"].to_pylist() == ["ES,Z4", "ZN", "CL", None]
+    assert t["note"].to_pylist() == ["two\nlines", None, "x", None]
+    assert t["qty"].to_pylist() == ["007", None, "1.50", None]
+    assert t["qty_text"].to_pylist() == ["7.0", None, "1.5", None]
     # text: string from pyarrow's writer, large_string from polars' (one Parquet type)
     assert {t.schema.field(n).type for n in ("sym", "note")} <= {pa.string(), pa.large_string()}
     (tmp_path / "bad.csv").write_bytes(b"px\n12\n2.675\n")
-    with pytest.raises(DataError, match=r"2\.675.*leave out --exponent"):
+    with pytest.raises(DataError, match=r"In column 'px'.*2\.675.*leave out --exponent"):
         format_file(tmp_path / "bad.csv", tmp_path / "o.csv", [ColumnSpec("px", 2, -3)])
     if reader == "polars":
         assert used and all(used)  # the polars reader did the reading
+
+
+@pytest.mark.parametrize("reader", ["polars", "pyarrow"])
+def test_csv_integer_cells_that_are_not_integers(tmp_path, monkeypatch, reader):
+    """An integer column's cell that is no integer names the column and what it is read
+    for; "NA" there is such a cell unless csv_nulls lists it."""
+    import vecfix.files
+
+    if reader == "polars":
+        pytest.importorskip("polars")
+        monkeypatch.setattr(vecfix.files, "POLARS_CSV_BYTES", 0)
+    else:
+        monkeypatch.setattr(vecfix.files, "_polars_csv_reader", lambda *a: None)
+    src = tmp_path / "in.csv"
+    src.write_text("sym,px,dec\nES,15,2\nNQ,NA,1.5\n")
+    out = tmp_path / "o.csv"
+    with pytest.raises(DataError, match=r"In column 'px'.*'NA'.*--exponent.*--csv-null"):
+        format_file(src, out, [ColumnSpec("px", 2, -1)])
+    by_row = [ColumnSpec("px", None, -1, scale_column="dec")]
+    with pytest.raises(DataError, match=r"In column 'dec'.*'1\.5'.*A --scale-column holds"):
+        format_file(src, out, by_row, csv_nulls=("", "NA"))
+    src.write_text("sym,px,dec\nES,15,2\nNQ,NA,1\n")
+    format_file(src, out, by_row, csv_nulls=("", "NA"))
+    assert out.read_text().splitlines() == ['"sym","px","dec"', '"ES","1.50",2', '"NQ",,1']
+    with pytest.raises(UsageError, match="csv_nulls must be a sequence of str"):
+        format_file(src, out, [ColumnSpec("px", 2, -1)], csv_nulls="NA")
 
 
 def test_column_kinds_follow_format_fixeds_rule(tmp_path):

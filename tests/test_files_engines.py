@@ -221,8 +221,9 @@ def test_cli_engine_option(tmp_path, engine, capsys):
 def test_polars_csv_reader_finds_null_strings_in_an_integer_only_file(
     tmp_path, monkeypatch, engine
 ):
-    """Every column read as integers: polars parses without the null strings (faster) and,
-    at the first cell that fails, goes on with them from the first row not yet read."""
+    """Every column read as integers, null strings given (``csv_nulls``): polars parses
+    without them (faster) and, at the first cell that fails, goes on with them from the
+    first row not yet read."""
     pl = pytest.importorskip("polars")
     import vecfix.files
 
@@ -247,7 +248,8 @@ def test_polars_csv_reader_finds_null_strings_in_an_integer_only_file(
     src.write_text("\n".join(lines) + "\n")
     specs = [ColumnSpec("a", 1, -2), ColumnSpec("b", 0, -1)]
     out = tmp_path / "out.parquet"
-    stats = format_file(src, out, specs, batch_size=2, engine=engine)
+    nulls = ("", "NA", "null")
+    stats = format_file(src, out, specs, batch_size=2, engine=engine, csv_nulls=nulls)
     assert stats.rows == 10
     t = pq.read_table(out)
     assert t["a"].to_pylist() == [None if x is None else reference_fixed(x, -2, 1) for x in a]
@@ -258,7 +260,13 @@ def test_polars_csv_reader_finds_null_strings_in_an_integer_only_file(
     # A cell that is no integer and no null string: the error of the slow read.
     src.write_text("a,b\n1,2\n3,4\n5,6\nabc,8\n")
     with pytest.raises(DataError, match=r"cannot read .*ints\.csv.*leave out --exponent"):
+        format_file(src, out, specs, batch_size=1, engine=engine, csv_nulls=nulls)
+    # Without null strings (the default) one scan, and "NA" is a cell that fails.
+    scans.clear()
+    src.write_text("a,b\n1,2\n,4\nNA,8\n")
+    with pytest.raises(DataError, match=r"In column 'a'.*invalid value 'NA'.*--csv-null"):
         format_file(src, out, specs, batch_size=1, engine=engine)
+    assert scans == [(False, 0), (False, 0)]  # the header's scan, then the data's
 
 
 def test_polars_csv_reader_goes_on_from_the_rows_already_read(tmp_path, monkeypatch):
@@ -282,7 +290,7 @@ def test_polars_csv_reader_goes_on_from_the_rows_already_read(tmp_path, monkeypa
     src = tmp_path / "long.csv"
     src.write_text("px\n" + "".join("NA\n" if v is None else f"{v}\n" for v in values))
     out = tmp_path / "out.parquet"
-    format_file(src, out, [ColumnSpec("px", 2, -3)], batch_size=500)
+    format_file(src, out, [ColumnSpec("px", 2, -3)], batch_size=500, csv_nulls=("", "NA"))
     # The header, then the rest from a batch boundary before the first null string (12,500
     # here: polars hands its chunks out before it fails; 0 if it failed first).
     assert len(skips) == 2 and skips[0] == 0 and 0 <= skips[1] < n - 10 and skips[1] % 500 == 0

@@ -523,6 +523,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="CSV input: infer the types of the other columns (default: keep their text)",
     )
     fmt.add_argument(
+        "--csv-null",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="CSV input: read cells holding TEXT as null, besides empty cells (repeat it for"
+        " more, e.g. --csv-null NA --csv-null NULL; by default such text stays text)",
+    )
+    fmt.add_argument(
         "--dask",
         nargs="?",
         const="local",
@@ -554,6 +562,7 @@ def _format_command(args: argparse.Namespace) -> int:
         threads=args.threads,
         csv_quoting=args.csv_quoting,
         csv_infer_types=args.csv_infer_types,
+        csv_nulls=("", *args.csv_null),
         compression=args.compression,
         engine=args.engine,
         progress=False if args.quiet else None,

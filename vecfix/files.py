@@ -27,6 +27,7 @@ import io
 import json
 import operator
 import os
+import re
 import stat
 import sys
 import time
@@ -569,7 +570,7 @@ def _missing(pa: Any, schema: Any, name: str, where: str) -> DataError | None:
     if name in schema.names:
         return DataError(f"{where} has more than one column named {name!r}")
     close = difflib.get_close_matches(name, schema.names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    hint = f"; did you mean {close[0]!r}?" if close else "."
     return DataError(
         f"{where} has no column {name!r}{hint} Its columns are: {', '.join(schema.names)}"
     )
@@ -786,6 +787,12 @@ def _stdin() -> IO[bytes]:
     return sys.stdin.buffer
 
 
+CSV_NULLS = ("",)
+"""The cells of a CSV input that :func:`format_file` reads as null by default: empty ones.
+Text such as ``NA`` or ``NULL`` stays text (a ticker, a note) unless ``csv_nulls`` lists
+it; in a formatted column it is then refused with its row, as not a number."""
+
+
 def _open_reader(
     pa: Any,
     src: str | Path,
@@ -793,6 +800,7 @@ def _open_reader(
     columns: Sequence[ColumnSpec],
     batch_size: int,
     csv_infer_types: bool = False,
+    csv_nulls: Sequence[str] = CSV_NULLS,
 ) -> _Reader:
     # Standard input or a named pipe can be read only once, from the start.
     stdin = src == STDIO or not Path(src).is_file()
@@ -835,7 +843,7 @@ def _open_reader(
         and not _compression(src)
         and Path(src).stat().st_size >= POLARS_CSV_BYTES
     ):
-        fast = _polars_csv_reader(pa, Path(src), columns, batch_size)
+        fast = _polars_csv_reader(pa, Path(src), columns, batch_size, csv_nulls)
         if fast is not None:
             return fast
     import pyarrow.csv as pacsv
@@ -877,8 +885,13 @@ def _open_reader(
             types[c.name] = pa.int64() if c.exponent is not None else pa.string()
             if c.scale_column is not None:
                 types[c.scale_column] = pa.int64()
-        options = pacsv.ConvertOptions(column_types=types, strings_can_be_null=True)
-        reader = pacsv.open_csv(stream, read_options=read_options, convert_options=options)
+        options = pacsv.ConvertOptions(
+            column_types=types, null_values=list(csv_nulls), strings_can_be_null=True
+        )
+        try:
+            reader = pacsv.open_csv(stream, read_options=read_options, convert_options=options)
+        except pa.ArrowInvalid as exc:  # in the first block: name the column as later ones do
+            raise pa.ArrowInvalid(_name_csv_column(str(exc), names or ())) from None
     except BaseException:
         if foreign is not None:
             foreign.close()
@@ -896,14 +909,13 @@ POLARS_CSV_BYTES = 1 << 23
 """CSV files of at least this size (8 MiB) are parsed by polars when it is installed: below
 it, importing polars costs more than its parallel parser saves."""
 
-# pyarrow's default null values, which the pyarrow path reads as null in text columns too
-# (strings_can_be_null): the polars path reads the same cells as null.
-_CSV_NULLS = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
-              "1.#QNAN", "N/A", "NA", "NULL", "NaN", "n/a", "nan", "null"]  # fmt: skip
-
 
 def _polars_csv_reader(
-    pa: Any, src: Path, columns: Sequence[ColumnSpec], batch_size: int
+    pa: Any,
+    src: Path,
+    columns: Sequence[ColumnSpec],
+    batch_size: int,
+    csv_nulls: Sequence[str] = CSV_NULLS,
 ) -> _Reader | None:
     """A CSV file read by polars' parallel parser (about half the CPU time of pyarrow's
     streaming reader), when polars is installed; the same columns, types and nulls."""
@@ -913,6 +925,8 @@ def _polars_csv_reader(
         return None
     ints = {c.name for c in columns if c.exponent is not None}
     ints |= {c.scale_column for c in columns if c.scale_column is not None}
+    # polars reads empty cells as null without a list (empty_string_is_null)
+    nulls = list(csv_nulls) if set(csv_nulls) - {""} else None
 
     def scan(null_values: list[str] | None, skip: int = 0) -> Any:
         return pl.scan_csv(
@@ -920,11 +934,12 @@ def _polars_csv_reader(
             infer_schema=False,  # every column text, as the pyarrow path keeps them
             schema_overrides=dict.fromkeys(ints, pl.Int64),
             null_values=null_values,
+            empty_string_is_null="" in csv_nulls,
             skip_rows_after_header=skip,
         )
 
     try:
-        names = scan(_CSV_NULLS).collect_schema().names()
+        names = scan(nulls).collect_schema().names()
     except Exception:  # polars cannot take this file: pyarrow's reader will say why
         return None
     if len(set(names)) != len(names) or not ints <= set(names):
@@ -934,12 +949,12 @@ def _polars_csv_reader(
     # column is read as integers, a null string can only be a cell that fails to parse
     # (empty cells are null either way): read without the list, and on a failure go on
     # with it from the first row not yet given out.
-    fast = set(names) <= ints
+    fast = set(names) <= ints or nulls is None
 
     def batches() -> Iterator[Any]:
         done = 0
         quick = fast
-        lf = scan(None if quick else _CSV_NULLS)
+        lf = scan(None if quick else nulls)
         while True:
             try:
                 for df in lf.collect_batches(chunk_size=batch_size):
@@ -951,9 +966,9 @@ def _polars_csv_reader(
                     done += df.height
                 return
             except pl.exceptions.PolarsError as exc:
-                if quick:
+                if quick and nulls is not None:
                     quick = False
-                    lf = scan(_CSV_NULLS, skip=done)
+                    lf = scan(nulls, skip=done)
                     continue
                 raise pa.ArrowInvalid(_polars_reason(str(exc))) from None
 
@@ -961,9 +976,17 @@ def _polars_csv_reader(
 
 
 def _polars_reason(text: str) -> str:
-    """The first line of a polars error, with pyarrow's words for an integer column that
-    holds something else (so that the hint about --exponent follows)."""
+    """The first line of a polars error, in the words of :func:`_read_error` for an integer
+    column that holds something else (so that the hints about the options follow).
+
+    >>> _polars_reason("could not parse `NA` as dtype `i64` at column 'px' (column number 2)")
+    "In column 'px': CSV conversion error to int64: invalid value 'NA'"
+    """
     first = text.strip().splitlines()[0] if text.strip() else text
+    cell = re.search(r"could not parse `(.*)` as dtype `i64` at column '(.*)' \(column", first)
+    if cell is not None:
+        value, name = cell.groups()
+        return f"In column {name!r}: CSV conversion error to int64: invalid value {value!r}"
     if "i64" in first or "Int64" in first:
         return f"{first} (conversion error to int64)"
     return first
@@ -1153,7 +1176,7 @@ class _Writer:
                 self.keep: dict[str, Any] = {}  # csv_lines' buffers, reused batch after batch
                 self.writer = None
             else:
-                self.writer = pacsv.CSVWriter(self.sink, schema, write_options=options)
+                self.writer = _csv_writer(pa, self.sink, schema, options)
 
     def write(self, batch: Any) -> None:
         """Write a batch: a pyarrow batch of :attr:`schema`, or for a CSV of formatted
@@ -1191,6 +1214,26 @@ class _Writer:
                 self.sink.close()
 
 
+def _csv_writer(pa: Any, sink: Any, schema: Any, options: Any) -> Any:
+    """pyarrow's CSV writer for ``schema``; :class:`UsageError` naming the first column
+    whose type it cannot write (a list, a struct ...)."""
+    import pyarrow.csv as pacsv
+
+    try:
+        return pacsv.CSVWriter(sink, schema, write_options=options)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        for f in schema:
+            try:
+                pacsv.CSVWriter(pa.BufferOutputStream(), pa.schema([f]), write_options=options)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                raise UsageError(
+                    f"a CSV file cannot hold column {f.name!r} ({f.type}): write Parquet or"
+                    " Arrow IPC (-o NAME.parquet / NAME.arrow), or leave the column out of the"
+                    " input"
+                ) from None
+        raise UsageError(f"cannot write CSV: {exc}") from None
+
+
 def _warn(message: str) -> None:
     warnings.warn(message, SentinelWarning, stacklevel=3)
 
@@ -1206,6 +1249,7 @@ def format_file(
     threads: int = 1,
     csv_quoting: str = "needed",
     csv_infer_types: bool = False,
+    csv_nulls: Sequence[str] = CSV_NULLS,
     compression: str | None = None,
     progress: bool | None = None,
     on_warning: Callable[[str], None] | None = None,
@@ -1243,6 +1287,11 @@ def format_file(
     csv_infer_types : bool, default False
         CSV input: let pyarrow infer the types of the columns that are not formatted (from
         the first block). By default they are kept as text, exactly as in the file.
+    csv_nulls : sequence of str, default ("",)
+        CSV input: the cell texts read as null, in every column (:data:`CSV_NULLS`: empty
+        cells only). A file that writes missing values as ``NA`` or ``NULL`` needs them
+        here (``("", "NA")``); by default they stay text, and in a formatted column such a
+        cell is refused with its row.
     compression : {"snappy", "zstd", "lz4", "gzip", "brotli", "none"}, optional
         Parquet output's codec (default ``"snappy"``, pyarrow's).
     progress : bool, optional
@@ -1293,6 +1342,9 @@ def format_file(
         raise UsageError(f"batch size must be a positive int, got {batch_size!r}")
     if csv_quoting not in ("needed", "none", "all_valid"):
         raise UsageError(f"csv quoting must be needed, none or all_valid, got {csv_quoting!r}")
+    if isinstance(csv_nulls, (str, bytes)) or not all(isinstance(t, str) for t in csv_nulls):
+        raise UsageError(f"csv_nulls must be a sequence of str, got {csv_nulls!r}")
+    csv_nulls = tuple(csv_nulls)
     if compression is not None and compression not in COMPRESSIONS:
         raise UsageError(
             f"unknown compression {compression!r}: choose from {', '.join(COMPRESSIONS)}"
@@ -1318,9 +1370,9 @@ def format_file(
     start = time.perf_counter()
     shown = "standard input" if src == STDIO else repr(os.fspath(src))
     try:
-        reader = _open_reader(pa, src, in_fmt, columns, batch_size, csv_infer_types)
+        reader = _open_reader(pa, src, in_fmt, columns, batch_size, csv_infer_types, csv_nulls)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
-        raise _read_error(shown, in_fmt, exc) from None
+        raise _read_error(shown, in_fmt, exc, columns=columns) from None
     bar = None
     # A thread reads (and decodes) the next batch while this one is formatted; pyarrow's
     # readers and vecfix's kernels release the GIL.
@@ -1329,7 +1381,11 @@ def format_file(
         plan = _Plan(pa, reader.schema, columns, where=shown)
         pl = _polars_writer(engine, out_fmt, dst, plan)
         bar = _progress_bar(reader, "stdin" if src == STDIO else Path(src).name, progress)
-        batches_in = _read_ahead(pa, reading, _rebatch(reader.batches, batch_size), shown, in_fmt)
+        names = reader.schema.names
+        batches_in = _read_ahead(
+            pa, reading, _rebatch(reader.batches, batch_size),
+            lambda exc: _read_error(shown, in_fmt, exc, names, columns),
+        )  # fmt: skip
         with contextlib.closing(batches_in):
             if pl is not None:
                 rows, batches = _write_polars(
@@ -1360,14 +1416,17 @@ where it can write the job, else pyarrow's."""
 
 
 def _read_ahead(
-    pa: Any, pool: ThreadPoolExecutor, batches: Iterator[Any], shown: str, fmt: str
+    pa: Any,
+    pool: ThreadPoolExecutor,
+    batches: Iterator[Any],
+    error: Callable[[Exception], DataError],
 ) -> Generator[Any, None, None]:
     """The batches, each read in ``pool`` while the one before is formatted and written
-    (:func:`_one_ahead`); a reader's error names the input."""
+    (:func:`_one_ahead`); a reader's error becomes ``error(exc)``."""
     try:
         yield from _one_ahead(pool, batches)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OSError) as exc:
-        raise _read_error(shown, fmt, exc) from None
+        raise error(exc) from None
 
 
 def _write_pyarrow(
@@ -1607,14 +1666,36 @@ def _finish_write(pa: Any, pending: Future, dst: _Destination) -> None:
         raise UsageError(f"cannot write {dst.shown!r}: {exc}") from None
 
 
-def _read_error(shown: str, fmt: str, exc: Exception) -> DataError:
-    hint = ""
-    if "conversion error to int64" in str(exc):
+def _read_error(
+    shown: str,
+    fmt: str,
+    exc: Exception,
+    names: Sequence[str] = (),
+    columns: Sequence[ColumnSpec] = (),
+) -> DataError:
+    """A reader's error as :class:`DataError`, naming the input; for a CSV cell that is not
+    an integer, its column and what the column is read for."""
+    text = _name_csv_column(str(exc), names)
+    if "conversion error to int64" not in text:
+        return DataError(f"cannot read {shown} as {fmt}: {text}")
+    at = re.search(r"In column '([^']*)'", text)
+    if at is not None and at.group(1) in {c.scale_column for c in columns}:
+        hint = ". A --scale-column holds each row's number of decimals, as integers"
+    else:
         hint = (
             ". Columns given --exponent are read as integers; leave out --exponent to read"
             " decimal text such as 5000.25"
         )
-    return DataError(f"cannot read {shown} as {fmt}: {exc}{hint}")
+    hint += "; a missing value written as text (NA, NULL) is read as null with --csv-null"
+    return DataError(f"cannot read {shown} as {fmt}: {text}{hint}")
+
+
+def _name_csv_column(text: str, names: Sequence[str]) -> str:
+    """pyarrow's ``In CSV column #k`` (counted from 0) as ``In column 'name'``."""
+    at = re.search(r"In CSV column #(\d+)", text)
+    if at is None or int(at.group(1)) >= len(names):
+        return text
+    return text.replace(at.group(0), f"In column {names[int(at.group(1))]!r}")
 
 
 def _progress_bar(reader: _Reader, name: str, show: bool) -> Any:

@@ -44,6 +44,28 @@ def test_an_explicit_index_or_name_still_wins():
     assert out.tolist() == TEXTS[:2]
 
 
+def test_per_row_scales_of_another_index_are_refused():
+    """A scale Series whose index is not the coefficients' would pair rows by position:
+    refused, naming the argument; the same index, or a NumPy array, pairs them as given."""
+    import vecfix.pandas  # noqa: F401  (the accessor)
+
+    df = pd.DataFrame({"px": PRICES, "dec": [2, 0, 1, 3]}, index=[40, 30, 20, 10])
+    want = [reference_fixed(c, -9, s) for c, s in zip(PRICES, [2, 0, 1, 3], strict=True)]
+    assert format_fixed(df["px"], -9, df["dec"]).to_list() == want
+    assert df["px"].vecfix.fixed(-9, df["dec"]).tolist() == want  # the accessor
+    shuffled = df["dec"].sort_index()  # the same labels in another order
+    with pytest.raises(ValueError, match=r"scales is a pandas Series whose index.*reindex"):
+        format_fixed(df["px"], -9, shuffled)
+    with pytest.raises(ValueError, match=r"exponents is a pandas Series whose index"):
+        format_fixed(df["px"], pd.Series([-9] * 4), 2)
+    aligned = shuffled.reindex(df.index)
+    assert format_fixed(df["px"], -9, aligned).to_list() == want
+    assert format_fixed(df["px"], -9, df["dec"].to_numpy()).to_list() == want
+    assert format_fixed(df["px"].to_numpy(), -9, shuffled).to_list() == [
+        reference_fixed(c, -9, s) for c, s in zip(PRICES, [3, 1, 0, 2], strict=True)
+    ]  # NumPy coefficients have no labels: by position, as given
+
+
 def test_identity_follows_slices_and_chunks():
     s = pd.Series(PRICES, index=[40, 30, 20, 10], name="px")
     out = format_fixed(s, -9, 2)

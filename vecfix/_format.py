@@ -87,7 +87,9 @@ def format_fixed(
         or an array broadcast against ``coefficients``. Required for integers; must be
         left out (``None``) for values that carry their own exponent.
     scales : int or array_like of int
-        Decimal places to print, within int32; broadcast like ``exponents``.
+        Decimal places to print, within int32; broadcast like ``exponents``. Rows are
+        paired by position: a pandas Series of exponents or scales must have the
+        coefficients' index (else :class:`ValueError`; ``reindex`` it first).
     width : int, optional
         Bytes per row of the result. Default: the longest row.
     out : numpy.ndarray, optional

@@ -167,6 +167,7 @@ def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> Rows:
     lengths: list[int | None] = [None if col.coefficients.ndim == 0 else coef.size]
     columns = []
     for name, value in (("exponents", exponents), ("scales", scales)):
+        _check_same_index(col.identity, value, name)
         column, length = _int32_column(value, name)
         columns.append(column)
         lengths.append(length)
@@ -184,6 +185,19 @@ def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> Rows:
         sstep=int(scs.size != 1),
         big_rows=big_rows,
         big_values=big_values,
+    )
+
+
+def _check_same_index(identity: Identity | None, value: object, name: str) -> None:
+    """Refuse per-row ``value`` (a pandas Series) whose index is not the coefficients':
+    its rows would be paired with the coefficients by position, not by label."""
+    other = Identity.of(value) if identity is not None and identity.index is not None else None
+    if other is None or other.index is None or other.index.equals(identity.index):  # type: ignore[union-attr]
+        return
+    raise ValueError(
+        f"{name} is a pandas Series whose index is not the coefficients': vecfix pairs rows"
+        f" by position, so align it first ({name}.reindex(coefficients.index)), or pass"
+        f" {name}.to_numpy() to pair them by position"
     )
 
 

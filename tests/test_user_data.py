@@ -66,6 +66,18 @@ def test_per_row_scales_of_another_index_are_refused():
     ]  # NumPy coefficients have no labels: by position, as given
 
 
+def test_pandas_na_in_a_list_is_a_null_as_none_is():
+    """A list built from pandas values may hold ``pd.NA``: a null row, like ``None``, for
+    integers, decimal text and Decimals; in a list of scales it is a null scale (refused)."""
+    assert format_fixed([125, pd.NA, -5], -2, 1).to_list() == ["1.3", None, "-0.1"]
+    assert format_fixed(["2.675", pd.NA], scales=2).to_list() == ["2.68", None]
+    assert format_fixed([Decimal("2.675"), pd.NA, None], scales=2).to_list() == ["2.68", None, None]
+    assert format_fixed(np.array([125, pd.NA], dtype=object), -2, 1).to_list() == ["1.3", None]
+    assert format_fixed([pd.NA, pd.NA], -2, 1).to_list() == [None, None]
+    with pytest.raises(ValueError, match=r"scales.*row 1"):
+        format_fixed([125, 5], -2, [1, pd.NA])
+
+
 def test_identity_follows_slices_and_chunks():
     s = pd.Series(PRICES, index=[40, 30, 20, 10], name="px")
     out = format_fixed(s, -9, 2)

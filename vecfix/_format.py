@@ -81,7 +81,8 @@ def format_fixed(
         as read by :func:`vecfix.decimal_column`: pyarrow, pandas and polars integer
         columns, and values that carry their own exponent (``Decimal`` sequences,
         decimal text, Arrow decimal arrays, pandas/polars decimal columns, a
-        :class:`vecfix.DecimalColumn`). Their nulls (and ``None`` in lists) give null rows.
+        :class:`vecfix.DecimalColumn`). Their nulls (and ``None`` or ``pd.NA`` in lists)
+        give null rows.
     exponents : int or array_like of int, optional
         Power of ten of each coefficient (``-9`` for CME PRICE9), within int32. A scalar
         or an array broadcast against ``coefficients``. Required for integers; must be

@@ -44,6 +44,10 @@ def read_objects(seq: Sequence[object], argument: str) -> Column:
             col = parse_strings(seq, False, argument, joined)  # type: ignore[arg-type]
             return Column("text", *col, source="decimal text")
     kinds = set(map(type, seq))
+    missing = {k for k in kinds if _is_missing_type(k)}
+    if missing:  # pandas' NA (or NaT) in a plain list: a null, as None is
+        seq = [None if type(v) in missing else v for v in seq]
+        kinds = (kinds - missing) | {type(None)}
     has_null = type(None) in kinds
     kinds.discard(type(None))
     if not kinds:  # only None: every row null, nothing says what they would hold
@@ -66,6 +70,12 @@ def read_objects(seq: Sequence[object], argument: str) -> Column:
         if isinstance(first, family):
             _check_same(seq, family, "decimal text", argument)
     return _integers(seq, kinds, has_null, argument)
+
+
+def _is_missing_type(kind: type) -> bool:
+    """Whether values of ``kind`` are pandas' missing-value scalars (``pd.NA``,
+    ``pd.NaT``), found without importing pandas."""
+    return kind.__module__.startswith("pandas") and kind.__name__ in ("NAType", "NaTType")
 
 
 def _nested(seq: Sequence[object], argument: str) -> Column:

@@ -14,7 +14,7 @@ import pytest
 from conftest import INT64_MAX, INT64_MIN
 from reference import reference_fixed
 
-from vecfix import DecimalColumn, RowTooLongError, _format, format_fixed
+from vecfix import DecimalColumn, RowTooLongError, _chunks, _format, format_fixed
 from vecfix._chunks import iter_format, write_formatted
 
 NOJIT = bool(numba.config.DISABLE_JIT)
@@ -234,6 +234,22 @@ def test_out_is_refused():
 def test_write_formatted_separators_must_be_bytes(name):
     with pytest.raises(TypeError, match=f"{name} must be bytes, got str"):
         write_formatted(io.BytesIO(), [1], 0, 0, **{name: ","})
+
+
+def test_text_streams_are_refused_before_any_work(monkeypatch):
+    """vecfix writes bytes: a text stream (StringIO, sys.stdout) is refused by name, by
+    write_formatted before it formats a row, and by Formatted.write."""
+    calls = []
+    monkeypatch.setattr(_chunks, "iter_format", lambda *a, **k: calls.append(a))
+    for stream in (io.StringIO(), io.TextIOWrapper(io.BytesIO())):
+        with pytest.raises(TypeError, match=r"writes bytes.*not the text stream (StringIO|Text)"):
+            write_formatted(stream, [15, -25], -1, 0)
+        with pytest.raises(TypeError, match=r"writes bytes.*not the text stream"):
+            format_fixed([15, -25], -1, 0).write(stream)
+    assert calls == []
+    sink = io.BytesIO()  # a binary stream: the text
+    monkeypatch.undo()
+    assert write_formatted(sink, [15, -25], -1, 0) == len(b"2\n-3\n")
 
 
 def test_write_formatted_separates_chunks_of_null_rows():

@@ -18,6 +18,7 @@ from typing import IO, Any
 import numpy as np
 
 from ._format import format_fixed
+from ._io import check_binary
 from ._result import Formatted
 from .columns import ColumnLike, DecimalColumn, RowError, rules
 
@@ -173,6 +174,7 @@ def write_formatted(
     for name, value in (("sep", sep), ("end", end), ("null_text", null_text)):
         if not isinstance(value, bytes):
             raise TypeError(f"{name} must be bytes, got {type(value).__name__} {value!r}")
+    check_binary(file)  # before any work
     chunks = iter_format(coefficients, exponents, scales, chunksize=chunksize, **kwargs)
     if isinstance(file, (str, os.PathLike)):
         with open(file, "wb") as fh:

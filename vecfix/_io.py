@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from typing import IO, Any, Union, cast
 
@@ -46,11 +47,29 @@ def write_all(file: Destination, data: np.ndarray | bytes | memoryview) -> int:
     >>> write_all(sink, np.frombuffer(b"35=W\\x01", np.uint8)), sink.getvalue()
     (5, b'35=W\\x01')
     """
+    check_binary(file)
     view = memoryview(cast(Any, data)).cast("B")
     if isinstance(file, (str, os.PathLike)):
         with open(file, "wb") as f:
             return _write_view(f, view)
     return _write_view(file, view)
+
+
+def check_binary(file: object) -> None:
+    """Refuse a text stream (``io.StringIO``, ``sys.stdout``, a file opened with ``"w"``):
+    vecfix writes bytes.
+
+    >>> import io
+    >>> check_binary(io.StringIO())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: vecfix writes bytes: give a binary file (...), not the text stream StringIO
+    """
+    if isinstance(file, io.TextIOBase):
+        raise TypeError(
+            'vecfix writes bytes: give a binary file (opened with "wb", io.BytesIO,'
+            f" sys.stdout.buffer), not the text stream {type(file).__name__}"
+        )
 
 
 def _write_view(fileobj: IO[bytes], view: memoryview) -> int:

@@ -274,7 +274,13 @@ def test_quotes_round_trip_with_one_sided_quotes():
 
 @settings(max_examples=40, deadline=None)
 @given(
-    st.lists(st.tuples(*[st.none() | st.integers(-(10**20), 10**20)] * 4), min_size=0, max_size=20),
+    st.lists(
+        st.tuples(*[st.none() | st.integers(-(10**20), 10**20)] * 4).filter(
+            lambda r: r[0] is not None or r[1] is not None  # a quote needs a price
+        ),
+        min_size=0,
+        max_size=20,
+    ),
     st.integers(-12, 0),
     st.integers(0, 12),
 )
@@ -540,6 +546,8 @@ def test_formatted_columns_refuse_exponent_and_scale():
         ({"offer_size": [1, 2, 3]}, ValueError, "offer_size has 3 rows"),
         ({"offer_px_valid": [True]}, ValueError, "offer_px_valid has shape"),
         ({"price_scale": None}, TypeError, "price_scale is required"),
+        ({"bid_px": [1, None], "offer_px": [3, None]}, ValueError, "quote 1 has neither"),
+        ({"bid_px_valid": [False, True], "offer_px": [None, 4]}, ValueError, "quote 0 has n"),
     ],
 )
 def test_quote_errors(change, error, match):

@@ -139,8 +139,8 @@ def _build(kind, px, sz, null):
     n = len(PX)
     if kind == "W":
         return fix.snapshots(["A"], [n], 0, px, sz, **args)
-    if kind == "S":
-        return fix.quotes(["A"] * n, px, px, sz, sz, quote_ids=list("abcd"), **args)
+    if kind == "S":  # a quote needs one price: the offer is always there
+        return fix.quotes(["A"] * n, px, [1] * n, sz, sz, quote_ids=list("abcd"), **args)
     if kind == "i":  # an entry needs one price: the offer is always there
         return fix.mass_quotes(["A"] * n, px, [1] * n, sz, sz, **args)
     return fix.incremental(0, 0, ["A"] * n, px, sz, **args)
@@ -154,7 +154,7 @@ def test_null_prices_and_sizes_leave_their_field_out(kind, source):
     sz = NULL_SOURCES[source](SZ, PRICENULL9)
     msgs = _build(kind, px, sz, null)
     price_tags, size_tags = (
-        {"W": (270,), "X": (270,), "S": (132, 133), "i": (132,)}[kind],
+        {"W": (270,), "X": (270,), "S": (132,), "i": (132,)}[kind],
         ({"W": (271,), "X": (271,), "S": (134, 135), "i": (134, 135)}[kind]),
     )
     data = msgs.to_bytes()

@@ -24,6 +24,7 @@ from ._columns import (
     codes,
     has_formatted_shape,
     number_column,
+    require_a_price,
     require_all,
     text_column,
     valid_mask,
@@ -428,8 +429,8 @@ def quotes(
         Symbol (``55``) per quote: printable ASCII, not empty, no ``=``.
     bid_px, offer_px, bid_size, offer_size : column of int or decimals, or Formatted
         One value per quote, formatted by :func:`vecfix.format_fixed` (a null, e.g. a
-        one-sided quote, leaves the field out), or an already formatted
-        :class:`vecfix.Formatted`.
+        one-sided quote, leaves the field out; a quote needs a bid or an offer price), or
+        an already formatted :class:`vecfix.Formatted`.
     quote_ids : column of str or int
         QuoteID (``117``) per quote, same rules as symbols.
     price_exponent, price_scale, size_exponent, size_scale : int or array_like of int
@@ -488,6 +489,7 @@ def quotes(
         )  # fmt: skip
         check_rows(name, col, n, "quote")
         cols.append(col)
+    require_a_price(cols[0], cols[1], "quote")
     times, tstep = times_for("sending_time", sending_time, head.precision, n, "messages")
     matrix, lengths, valid = _stack(cols)
     body = np.empty(n, dtype=np.int64)

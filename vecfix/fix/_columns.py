@@ -42,6 +42,18 @@ def all_valid(col: Formatted) -> np.ndarray:
     return np.ones(len(col), dtype=np.bool_) if col.valid is None else col.valid
 
 
+def require_a_price(bid: Formatted, offer: Formatted, what: str) -> None:
+    """Refuse a row (a quote, a quote entry) with neither a bid nor an offer price: it
+    quotes nothing (leave the row out to send no quote)."""
+    priced = all_valid(bid) | all_valid(offer)
+    if not priced.all():
+        r = int(np.argmin(priced))
+        raise ValueError(
+            f"{what} {r} has neither bid_px nor offer_px: a {what} needs a price on at least"
+            " one side (leave the row out to send no quote)"
+        )
+
+
 def _describe_bad(name: str, col: Formatted, r: int, identifier: bool) -> ValueError:
     text = col.matrix[r, : col.lengths[r]].tobytes()
     if not text:

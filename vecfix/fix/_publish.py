@@ -31,6 +31,7 @@ from ._columns import (
     codes,
     identifier,
     number_column,
+    require_a_price,
     require_all,
     text_column,
 )
@@ -243,14 +244,8 @@ def mass_quotes(
         col = number_column(name, prefix, values, exponent, scale, null=null)
         check_rows(name, col, n, "quote entry")
         cols.append(col)
+    require_a_price(cols[0], cols[1], "quote entry")
     oks = [all_valid(c) for c in cols]
-    priced = oks[0] | oks[1]
-    if not priced.all():
-        r = int(np.argmin(priced))
-        raise ValueError(
-            f"quote entry {r} has neither bid_px nor offer_px: a quote entry needs a price"
-            " on at least one side (leave the row out to send no quote)"
-        )
 
     if set_counts is None:
         full, rest = divmod(n, limit)

@@ -218,6 +218,29 @@ def test_inputs_that_cannot_be_chunked_are_refused_at_the_call(args, error, word
 
 
 @pytest.mark.parametrize(
+    ("coefficients", "error", "words"),
+    [
+        (np.array([1.5, 2.5]), TypeError, "coefficients must be integers"),
+        (["1.5", "abc"], ValueError, "'abc' is not decimal text"),
+        ([1, 10**6], ValueError, "MAX_ROW_LENGTH"),  # a row too long in the first chunk
+    ],
+)
+def test_a_first_chunk_refused_leaves_the_file_as_it_was(coefficients, error, words, tmp_path):
+    """Refusals that come with formatting the first chunk (a float column, bad text, a row
+    too long) leave an existing file untouched too; a later chunk's, the rows before it."""
+    path = tmp_path / "prices.txt"
+    path.write_bytes(b"keep")
+    exponent = 0 if not isinstance(coefficients[0], str) else None
+    scale = 10**5 if words == "MAX_ROW_LENGTH" else 1
+    with pytest.raises(error, match=words):
+        write_formatted(path, coefficients, exponent, scale, chunksize=2)
+    assert path.read_bytes() == b"keep"
+    with pytest.raises(ValueError, match="'abc' is not decimal text"):
+        write_formatted(path, ["1.5", "2", "abc"], scales=1, chunksize=2)
+    assert path.read_bytes() == b"1.5\n2.0"  # the first chunk's rows, then the error
+
+
+@pytest.mark.parametrize(
     ("chunksize", "error"), [(0, ValueError), (-5, ValueError), (1.5, TypeError), (True, TypeError)]
 )
 def test_bad_chunksize(chunksize, error):

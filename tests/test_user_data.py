@@ -78,6 +78,20 @@ def test_pandas_na_in_a_list_is_a_null_as_none_is():
         format_fixed([125, 5], -2, [1, pd.NA])
 
 
+def test_a_decimal_column_is_checked_as_arrays_are():
+    """A DecimalColumn built by hand: float coefficients are refused (not truncated), and
+    its valid must be bool, one row per coefficient (not broadcast from one row)."""
+    col = vecfix.DecimalColumn(np.array([125, -5]), -2, np.array([True, False]))
+    assert format_fixed(col, scales=1).to_list() == ["1.3", None]
+    with pytest.raises(TypeError, match="coefficients must be integers, got a DecimalColumn"):
+        format_fixed(vecfix.DecimalColumn(np.array([1.5, 5.0]), -2, None), scales=1)
+    listed = vecfix.DecimalColumn([125, 5], -2, [True, False])  # lists: arrays of them
+    assert format_fixed(listed, scales=1).to_list() == ["1.3", None]
+    for valid in (np.array([False]), np.array([True, False, True]), np.array([1, 0])):
+        with pytest.raises(ValueError, match="valid must be None or a bool array of one row"):
+            format_fixed(vecfix.DecimalColumn(np.array([125, 5]), -2, valid), scales=1)
+
+
 def test_identity_follows_slices_and_chunks():
     s = pd.Series(PRICES, index=[40, 30, 20, 10], name="px")
     out = format_fixed(s, -9, 2)

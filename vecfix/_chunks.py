@@ -158,9 +158,9 @@ def write_formatted(
     Raises
     ------
     TypeError, ValueError
-        As :func:`iter_format` does. What it refuses at the call is refused before a
-        path is opened; an error in a later chunk leaves the rows of the chunks before
-        it written.
+        As :func:`iter_format` does. What it refuses at the call, or in the first
+        chunk, is refused before a path is opened; an error in a later chunk leaves the
+        rows of the chunks before it written.
 
     Examples
     --------
@@ -177,8 +177,11 @@ def write_formatted(
     check_binary(file)  # before any work
     chunks = iter_format(coefficients, exponents, scales, chunksize=chunksize, **kwargs)
     if isinstance(file, (str, os.PathLike)):
+        # the first chunk formatted before the path is opened (truncated): an input
+        # refused whole (floats, text that is no number) leaves an existing file as it was
+        first = list(itertools.islice(chunks, 1))
         with open(file, "wb") as fh:
-            return _write(fh, chunks, sep, end, null_text)
+            return _write(fh, itertools.chain(first, chunks), sep, end, null_text)
     return _write(file, chunks, sep, end, null_text)
 
 

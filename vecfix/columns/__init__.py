@@ -70,9 +70,27 @@ def _is(*types: type) -> Callable[[object], bool]:
 
 
 def _from_decimal_column(values: DecimalColumn, argument: str) -> Column:
+    """A :class:`DecimalColumn` as it is, once its parts are checked: integer coefficients
+    (as for arrays: floats refused, not truncated), a bool ``valid`` of one row per
+    coefficient."""
     coef, exps, valid = values
     coef = np.asarray(coef)
     rules.check_1d(argument, coef.shape)
+    if coef.size == 0:  # (an empty list is a float array)
+        coef = coef.astype(np.int64)
+    if coef.dtype.kind not in "iuO":
+        if coef.dtype.kind == "f":
+            raise rules.float_error(argument, f"a DecimalColumn of {coef.dtype} coefficients")
+        raise TypeError(
+            f"{argument}: a DecimalColumn's coefficients must be integers, got {coef.dtype}"
+        )
+    if valid is not None:
+        valid = np.asarray(valid)
+        if valid.dtype != np.bool_ or valid.shape != coef.shape:
+            raise ValueError(
+                f"{argument}: a DecimalColumn's valid must be None or a bool array of one row"
+                f" per coefficient, shape {coef.shape}; got {valid.dtype} of shape {valid.shape}"
+            )
     kind: Kind = "integers" if exps is None else "decimals"
     return Column(kind, coef, exps, valid, "a DecimalColumn")
 

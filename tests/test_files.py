@@ -114,7 +114,10 @@ def test_read_scale_map_csv_and_json(tmp_path):
     (tmp_path / "a.csv").write_text("symbol,decimals\nESZ4,2\n\nZNZ4, 6\n")
     (tmp_path / "b.csv").write_text("ESZ4,2\nZNZ4,6\n")
     (tmp_path / "c.json").write_text(json.dumps({"ESZ4": 2, "ZNZ4": 6}))
-    for name in ("a.csv", "b.csv", "c.json"):
+    bom = "\ufeff"  # a byte-order mark, as Excel's "CSV UTF-8" writes: not part of a symbol
+    (tmp_path / "d.csv").write_text(bom + "ESZ4,2\nZNZ4,6\n", encoding="utf-8")
+    (tmp_path / "e.json").write_text(bom + json.dumps({"ESZ4": 2, "ZNZ4": 6}), encoding="utf-8")
+    for name in ("a.csv", "b.csv", "c.json", "d.csv", "e.json"):
         assert read_scale_map(tmp_path / name) == {"ESZ4": 2, "ZNZ4": 6}
     (tmp_path / "bad.csv").write_text("ESZ4,2\nZNZ4,six\n")
     with pytest.raises(UsageError, match=r"bad.csv'.*line 2.*'six'"):
@@ -217,6 +220,53 @@ def test_named_pipe_output_is_written_not_replaced(tmp_path, fmt):
     assert fifo.is_fifo()  # still the pipe: not replaced by a regular file
     t = _read(fmt, got[0])
     assert t["px"].to_pylist() == [reference_fixed(c, -9, 2) for c in PX]
+
+
+#: A CSV whose header starts with a byte-order mark (as Excel writes) and whose kept text
+#: column has leading zeros, which a reader that guessed its type would drop.
+BOM_CSV = b"\xef\xbb\xbfzip,px\n007,5000.25\n0012,\n"
+BOM_WANT = ['"zip","px"', '"007","5000.25"', '"0012",']
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+@pytest.mark.parametrize("codec", ["", ".gz", ".bz2"])
+def test_named_pipe_input_plain_or_compressed(tmp_path, codec):
+    """A named pipe of CSV text, plain or (by its name) gzip or bz2: read through the
+    decoder, so that its header names the columns (kept as text) as a file's does."""
+    import bz2
+    import gzip
+
+    data = {"": bytes, ".gz": gzip.compress, ".bz2": bz2.compress}[codec](BOM_CSV)
+    fifo = tmp_path / f"in.csv{codec}"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(data))
+    writer.start()
+    out = tmp_path / "o.csv"
+    format_file(fifo, out, [ColumnSpec("px", scale=2)])
+    writer.join(30)
+    assert out.read_text().splitlines() == BOM_WANT
+    (tmp_path / "f.csv").write_bytes(BOM_CSV)  # the same as from a regular file
+    format_file(tmp_path / "f.csv", out, [ColumnSpec("px", scale=2)])
+    assert out.read_text().splitlines() == BOM_WANT
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_named_pipe_of_another_codec_is_refused(tmp_path):
+    fifo = tmp_path / "in.csv.zst"
+    os.mkfifo(fifo)
+    with pytest.raises(UsageError, match=r"zstd-compressed CSV is read from a file"):
+        format_file(fifo, tmp_path / "o.csv", [ColumnSpec("px", scale=2)])
+
+
+def test_standard_input_with_a_byte_order_mark(tmp_path, monkeypatch):
+    import io
+
+    import vecfix.files
+
+    monkeypatch.setattr(vecfix.files, "_stdin", lambda: io.BytesIO(BOM_CSV))
+    out = tmp_path / "o.csv"
+    format_file("-", out, [ColumnSpec("px", scale=2)])
+    assert out.read_text().splitlines() == BOM_WANT
 
 
 def _read(fmt: str, data: bytes) -> pa.Table:

@@ -232,7 +232,7 @@ def read_scale_map(path: str | os.PathLike) -> dict[str, int]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # (a byte-order mark, as Excel writes)
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read the scale map {os.fspath(path)!r}: {exc}") from None
     where = f"scale map {os.fspath(path)!r}"
@@ -787,6 +787,27 @@ def _stdin() -> IO[bytes]:
     return sys.stdin.buffer
 
 
+def _open_pipe(src: str | Path) -> IO[bytes]:
+    """A named pipe (or device) opened for reading its CSV text: through Python's decoder
+    when its name says gzip or bz2, so that the header line read first is text; other
+    codecs are refused (decompress them into the pipe instead)."""
+    codec = _compression(src)
+    if codec == "gzip":
+        import gzip
+
+        return gzip.open(src, "rb")  # type: ignore[return-value]
+    if codec == "bz2":
+        import bz2
+
+        return bz2.open(src, "rb")
+    if codec is not None:
+        raise UsageError(
+            f"{os.fspath(src)!r} is not a regular file: a {codec}-compressed CSV is read from"
+            " a file, or decompressed into the pipe (e.g. zstdcat f.csv.zst | vecfix format -)"
+        )
+    return open(src, "rb")
+
+
 CSV_NULLS = ("",)
 """The cells of a CSV input that :func:`format_file` reads as null by default: empty ones.
 Text such as ``NA`` or ``NULL`` stays text (a ticker, a note) unless ``csv_nulls`` lists
@@ -855,18 +876,17 @@ def _open_reader(
     # own stream (that thread never enters Python), a pipe through _ForeignReads.
     foreign: _ForeignReads | None = None
     if stdin:
-        pipe = _stdin() if src == STDIO else open(src, "rb")
-        header = pipe.readline()
+        pipe = _stdin() if src == STDIO else _open_pipe(src)
+        header = pipe.readline()  # (text: a compressed pipe is read through its decoder)
         prefixed = _Prefixed(header, pipe, close_rest=src != STDIO)
         foreign = _ForeignReads(io.BufferedReader(prefixed, buffer_size=1 << 20), close_raw=True)
-        names = next(csv.reader([header.decode("utf-8", "replace")]), [])
+        # the column names as pyarrow reads them (a byte-order mark is not part of them)
+        names = next(csv.reader([header.decode("utf-8-sig", "replace")]), [])
     else:
         names = None
     try:
         if foreign is not None:
             stream = pa.PythonFile(foreign, mode="r")
-            if _compression(src):
-                stream = pa.CompressedInputStream(stream, _compression(src))
         else:
             stream = pa.input_stream(os.fspath(src), compression=_compression(src))
         if names is None and not csv_infer_types:

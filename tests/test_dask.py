@@ -313,6 +313,24 @@ def test_format_parquet_on_a_scheduler_address(cluster, client, dataset, tmp_pat
     assert back.divisions == _read(root).divisions
 
 
+def test_format_parquet_keeps_an_integer_column_with_nulls(client, tmp_path):
+    """An int64 price column with nulls is read pyarrow-backed (NumPy's backend made it
+    float64, which format_fixed refuses): nulls stay null, the rest is formatted."""
+    root = tmp_path / "in"
+    root.mkdir()
+    parts = [[5000_250000000, None, -4_000000], [None, 7]]
+    for k, px in enumerate(parts):
+        table = pa.table(
+            {"px": pa.array(px, pa.int64()), "sym": [f"s{k}{i}" for i in range(len(px))]}
+        )
+        pq.write_table(table, root / f"part.{k}.parquet")
+    out = tmp_path / "out"
+    assert vd.format_parquet(root, out, {"px": {"exponent": -9, "scale": 4}}, scheduler=client) == 2
+    got = pq.read_table(out)
+    assert got["px"].to_pylist() == _ref([v for px in parts for v in px], -9, 4)
+    assert got["sym"].to_pylist() == ["s00", "s01", "s02", "s10", "s11"]
+
+
 def test_format_parquet_starts_and_closes_a_local_cluster(dataset, tmp_path):
     root, frames = dataset
     before = set(distributed.Client._instances)

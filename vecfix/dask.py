@@ -308,6 +308,8 @@ def format_parquet(
         Worker processes of the local cluster (``scheduler=None`` only).
     read_kwargs, write_kwargs : dict, optional
         Extra keyword arguments for ``dask.dataframe.read_parquet`` and ``to_parquet``.
+        Columns are read with ``dtype_backend="pyarrow"`` unless ``read_kwargs`` says
+        otherwise, so that an integer column with nulls keeps its integers.
 
     Returns
     -------
@@ -340,7 +342,10 @@ def format_parquet(
     n_workers = as_int(n_workers, "n_workers")
     if n_workers < 1:
         raise ValueError(f"n_workers must be >= 1, got {n_workers}")
-    ddf = dd.read_parquet(os.fspath(input_path), **dict(read_kwargs or {}))
+    # pyarrow-backed columns: an int64 price column with nulls stays int64 (NumPy's
+    # backend makes it float64, which format_fixed refuses: floats are not exact)
+    read = {"dtype_backend": "pyarrow", **dict(read_kwargs or {})}
+    ddf = dd.read_parquet(os.fspath(input_path), **read)
     formatted = format_columns(ddf, columns, suffix=suffix)  # checks specs before starting
 
     def run(client: Any) -> int:

@@ -125,6 +125,11 @@ def test_read_scale_map_csv_and_json(tmp_path):
     (tmp_path / "bad.json").write_text('{"ESZ4": 2.5}')
     with pytest.raises(UsageError, match=r"'ESZ4' has 2.5"):
         read_scale_map(tmp_path / "bad.json")
+    (tmp_path / "twice.json").write_text('{"ESZ4": 2, "ZNZ4": 6, "ESZ4": 3}')
+    with pytest.raises(UsageError, match=r"twice.json'.*symbol 'ESZ4' is listed twice"):
+        read_scale_map(tmp_path / "twice.json")
+    (tmp_path / "same.json").write_text('{"ESZ4": 2, "ESZ4": 2}')  # the same scale: fine
+    assert read_scale_map(tmp_path / "same.json") == {"ESZ4": 2}
     (tmp_path / "list.json").write_text("[1, 2]")
     with pytest.raises(UsageError, match="JSON object"):
         read_scale_map(tmp_path / "list.json")

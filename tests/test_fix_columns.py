@@ -267,6 +267,14 @@ def test_sending_time_scalars_and_errors():
         fix.sending_time(dt.datetime(2024, 1, 2))
     with pytest.raises(ValueError, match="not a UTC timestamp"):
         fix.sending_time("20240102-03:04:05.1234")
+    # dates that exist, and only those: leap years by the Gregorian rule
+    days = ["20240229", "20000229", "20241231", "20240430"]
+    assert fix.sending_time([f"{d}-12:00:00" for d in days]).to_list() == [
+        f"{d}-12:00:00" for d in days
+    ]
+    for day in ("20240231", "20230229", "19000229", "20241131", "20241300", "20240100"):
+        with pytest.raises(ValueError, match=rf"\[1\] = '{day}-12:00:00' is not a UTC"):
+            fix.sending_time(["20240102-03:04:05", f"{day}-12:00:00"])
     with pytest.raises(ValueError, match="precision must be one of"):
         fix.sending_time(MOMENTS[0], "ns")
     with pytest.raises(ValueError, match="year 10000 is outside"):

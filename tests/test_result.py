@@ -41,6 +41,29 @@ def test_indexing(result):
     assert isinstance(result[0], str)
 
 
+def test_keys_of_other_kinds(result):
+    """A 0-d array is its integer; lists and pandas or polars Series are positions or a
+    mask; a bool or a tuple is refused (True is not row 1)."""
+    assert result[np.array(3)] == TEXTS[3]
+    assert result[[0, 5]].to_list() == [TEXTS[0], TEXTS[5]]
+    mask = [i % 2 == 0 for i in range(6)]
+    want = [t for t, keep in zip(TEXTS, mask, strict=True) if keep]
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    assert result[pd.Series(mask, index=[9, 8, 7, 6, 5, 4])].to_list() == want
+    assert result[pl.Series(mask)].to_list() == want
+    for key in (True, np.True_, (0, 1)):
+        with pytest.raises(TypeError, match="indexed by an int, a slice, a bool mask"):
+            result[key]
+
+
+def test_a_slice_is_a_view(result):
+    """A slice shares the result's arrays (as NumPy's do); a mask or index array copies."""
+    part = result[1:3]
+    assert np.shares_memory(part.matrix, result.matrix)
+    assert not np.shares_memory(result[[1, 2]].matrix, result.matrix)
+
+
 @pytest.mark.parametrize("i", [6, 7, -7, 10**20])
 def test_index_out_of_range(result, i):
     with pytest.raises(IndexError):

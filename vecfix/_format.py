@@ -95,7 +95,8 @@ def format_fixed(
         Bytes per row of the result. Default: the longest row.
     out : numpy.ndarray, optional
         A C-contiguous ``(n, width)`` uint8 matrix to write into instead of allocating one;
-        its second dimension is the width.
+        its second dimension is the width. The result is a view of it: a later call into
+        the same ``out`` changes the earlier result's text.
     threads : int or None, default None
         Threads to split the rows over (the kernels release the GIL). By default (``None``)
         a large input uses every core this process may run on, as polars and DuckDB do; a

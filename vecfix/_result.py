@@ -191,7 +191,17 @@ class Formatted:
         return self.lengths.shape[0]
 
     def __getitem__(self, key: int | slice | np.ndarray) -> str | Formatted | None:
-        """A row as ``str`` (``None`` if null) for an integer key; a :class:`Formatted` else."""
+        """A row as ``str`` (``None`` if null) for an integer key; a :class:`Formatted` for
+        a slice (a view of this result's arrays), a bool mask or an index array (copies)."""
+        if isinstance(key, tuple) or isinstance(key, (bool, np.bool_)):
+            raise TypeError(
+                "a Formatted is indexed by an int, a slice, a bool mask or an array of row"
+                f" numbers, not {type(key).__name__} {key!r}"
+            )
+        if not isinstance(key, (int, np.integer, slice, np.ndarray)):
+            key = np.asarray(key)  # a list, a pandas or polars Series: positions or a mask
+        if isinstance(key, np.ndarray) and key.ndim == 0:
+            return self[key.item()]
         if isinstance(key, (int, np.integer)):
             i = range(len(self))[key]  # IndexError and negative indices as for lists
             if self.valid is not None and not self.valid[i]:

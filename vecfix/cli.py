@@ -188,7 +188,8 @@ def _write_fix(path: str, snap: Any, prices: Any, sizes: Any, msg_type: str = "W
         print(f"vecfix demo: cannot write {path!r}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     print(
-        f"\nwrote {len(msgs):,} FIX 4.4 35={msg_type} messages ({msgs.nbytes:,} bytes) to {path}"
+        f"\nwrote {len(msgs):,} FIX 4.4 35={msg_type} message{'s' * (len(msgs) != 1)}"
+        f" ({msgs.nbytes:,} bytes) to {path}"
         f" (built in {built * 1e3:.1f} ms)"
     )
     return 0

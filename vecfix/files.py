@@ -238,12 +238,24 @@ def read_scale_map(path: str | os.PathLike) -> dict[str, int]:
     where = f"scale map {os.fspath(path)!r}"
     out: dict[str, int] = {}
     if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+        twice: list[str] = []
+
+        def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+            seen: dict[str, Any] = {}
+            for k, v in items:  # a symbol twice with two scales: refused, as in a CSV map
+                if k in seen and seen[k] != v:
+                    twice.append(k)
+                seen[k] = v
+            return seen
+
         try:
-            data = json.loads(text)
+            data = json.loads(text, object_pairs_hook=pairs)
         except json.JSONDecodeError as exc:
             raise UsageError(f"{where} is not valid JSON: {exc}") from None
         if not isinstance(data, dict):
             raise UsageError(f"{where} must hold a JSON object {{symbol: decimals}}")
+        if twice:
+            raise UsageError(f"{where}: symbol {twice[0]!r} is listed twice")
         for k, v in data.items():
             if isinstance(v, bool) or not isinstance(v, int):
                 raise UsageError(f"{where}: symbol {k!r} has {v!r}, not an integer scale")

@@ -327,6 +327,7 @@ def _format_us(name: str, us: np.ndarray, precision: str, time_only: bool) -> Fo
 
 
 _DATE_DIGITS = (*range(8), 9, 10, 12, 13, 15, 16)
+_MONTH_DAYS = np.array([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])  # (+1: leap February)
 _TIME_DIGITS = (0, 1, 3, 4, 6, 7)
 
 
@@ -354,7 +355,10 @@ def _check_text(name: str, col: Formatted, time_only: bool) -> Formatted:
     ok &= (m[:, base] == ord(".")) | ~(ms | us)
     if not time_only:
         ok &= m[:, 8] == ord("-")
-        ok &= (num(4, 6) >= 1) & (num(4, 6) <= 12) & (num(6, 8) >= 1) & (num(6, 8) <= 31)
+        year, month, day = num(0, 4), num(4, 6), num(6, 8)
+        leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+        last = _MONTH_DAYS[np.clip(month - 1, 0, 11)] + (leap & (month == 2))
+        ok &= (month >= 1) & (month <= 12) & (day >= 1) & (day <= last)  # (no 20240231)
     ok &= (num(9, 11) <= 23) & (num(12, 14) <= 59) & (num(15, 17) <= 60)
     if col.valid is not None:
         ok |= ~col.valid

@@ -263,15 +263,32 @@ def test_named_pipe_of_another_codec_is_refused(tmp_path):
         format_file(fifo, tmp_path / "o.csv", [ColumnSpec("px", scale=2)])
 
 
-def test_standard_input_with_a_byte_order_mark(tmp_path, monkeypatch):
+@pytest.mark.parametrize("codec", ["", "gzip", "bz2"])
+def test_standard_input_plain_or_compressed_with_a_byte_order_mark(tmp_path, monkeypatch, codec):
+    """Standard input of CSV text (its header's byte-order mark is not part of the first
+    name), or of gzip or bz2 bytes, which its first bytes show (cat f.csv.gz | ...)."""
+    import bz2
+    import gzip
     import io
 
     import vecfix.files
 
-    monkeypatch.setattr(vecfix.files, "_stdin", lambda: io.BytesIO(BOM_CSV))
+    data = {"": bytes, "gzip": gzip.compress, "bz2": bz2.compress}[codec](BOM_CSV)
+    monkeypatch.setattr(vecfix.files, "_stdin", lambda: io.BufferedReader(io.BytesIO(data)))
     out = tmp_path / "o.csv"
     format_file("-", out, [ColumnSpec("px", scale=2)])
     assert out.read_text().splitlines() == BOM_WANT
+
+
+def test_standard_input_of_another_codec_is_refused(tmp_path, monkeypatch):
+    import io
+
+    import vecfix.files
+
+    zstd = b"\x28\xb5\x2f\xfd" + bytes(20)  # a zstd frame's magic number
+    monkeypatch.setattr(vecfix.files, "_stdin", lambda: io.BufferedReader(io.BytesIO(zstd)))
+    with pytest.raises(UsageError, match=r"standard input is zstd-compressed: decompress it"):
+        format_file("-", tmp_path / "o.csv", [ColumnSpec("px", scale=2)])
 
 
 def _read(fmt: str, data: bytes) -> pa.Table:

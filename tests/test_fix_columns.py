@@ -265,6 +265,8 @@ def test_sending_time_scalars_and_errors():
     assert fix.sending_time("20240102-03:04:05.123456").to_list() == ["20240102-03:04:05.123456"]
     with pytest.raises(TypeError, match="is a naive datetime"):
         fix.sending_time(dt.datetime(2024, 1, 2))
+    with pytest.raises(TypeError, match="is a date: a FIX timestamp needs a time of day"):
+        fix.sending_time(dt.date(2024, 1, 2))
     with pytest.raises(ValueError, match="not a UTC timestamp"):
         fix.sending_time("20240102-03:04:05.1234")
     # dates that exist, and only those: leap years by the Gregorian rule

@@ -799,6 +799,34 @@ def _stdin() -> IO[bytes]:
     return sys.stdin.buffer
 
 
+#: The first bytes of gzip, bz2 and zstd streams.
+_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\x28\xb5\x2f\xfd": "zstd"}
+
+
+def _decoded(pipe: IO[bytes], src: str | Path) -> IO[bytes]:
+    """A stream of CSV text from ``pipe`` (standard input or a named pipe): a gzip or bz2
+    stream its first bytes show (``cat f.csv.gz | vecfix format - ...``) read through
+    Python's decoder; another codec refused. Streams that cannot peek are taken as text."""
+    peek = getattr(pipe, "peek", None)
+    head = peek(4)[:4] if peek is not None else b""
+    codec = next((c for magic, c in _MAGIC.items() if head.startswith(magic)), None)
+    if codec == "gzip":
+        import gzip
+
+        return gzip.GzipFile(fileobj=pipe, mode="rb")  # type: ignore[return-value]
+    if codec == "bz2":
+        import bz2
+
+        return bz2.BZ2File(pipe, mode="rb")
+    if codec is not None:
+        shown = "standard input" if src == STDIO else repr(os.fspath(src))
+        raise UsageError(
+            f"{shown} is {codec}-compressed: decompress it into the pipe"
+            " (e.g. zstdcat f.csv.zst | vecfix format - ...)"
+        )
+    return pipe
+
+
 def _open_pipe(src: str | Path) -> IO[bytes]:
     """A named pipe (or device) opened for reading its CSV text: through Python's decoder
     when its name says gzip or bz2, so that the header line read first is text; other
@@ -888,7 +916,7 @@ def _open_reader(
     # own stream (that thread never enters Python), a pipe through _ForeignReads.
     foreign: _ForeignReads | None = None
     if stdin:
-        pipe = _stdin() if src == STDIO else _open_pipe(src)
+        pipe = _decoded(_stdin() if src == STDIO else _open_pipe(src), src)
         header = pipe.readline()  # (text: a compressed pipe is read through its decoder)
         prefixed = _Prefixed(header, pipe, close_rest=src != STDIO)
         foreign = _ForeignReads(io.BufferedReader(prefixed, buffer_size=1 << 20), close_raw=True)

@@ -230,6 +230,11 @@ def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Fo
         )
     if isinstance(values, np.datetime64):
         values = np.array([values])
+    if isinstance(values, _dt.date):  # a date, not a datetime: no time of day to send
+        raise TypeError(
+            f"{name} = {values!r} is a date: a FIX timestamp needs a time of day too (an"
+            " aware datetime, e.g. datetime(2024, 1, 2, tzinfo=timezone.utc), or text)"
+        )
     micros = _datetime_micros(name, values)
     if micros is None:  # text (or a sequence holding datetimes)
         items = None if isinstance(values, np.ndarray) else list(values)

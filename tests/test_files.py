@@ -236,8 +236,9 @@ BOM_WANT = ['"zip","px"', '"007","5000.25"', '"0012",']
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 @pytest.mark.parametrize("codec", ["", ".gz", ".bz2"])
 def test_named_pipe_input_plain_or_compressed(tmp_path, codec):
-    """A named pipe of CSV text, plain or (by its name) gzip or bz2: read through the
-    decoder, so that its header names the columns (kept as text) as a file's does."""
+    """A named pipe of CSV text, plain or gzip or bz2 (told by its first bytes): read
+    through the decoder, so that its header names the columns (kept as text) as a file's
+    does."""
     import bz2
     import gzip
 
@@ -257,10 +258,15 @@ def test_named_pipe_input_plain_or_compressed(tmp_path, codec):
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_named_pipe_of_another_codec_is_refused(tmp_path):
-    fifo = tmp_path / "in.csv.zst"
+    """A pipe's codec is told by its first bytes (not its name): zstd is refused."""
+    fifo = tmp_path / "in.csv"
     os.mkfifo(fifo)
-    with pytest.raises(UsageError, match=r"zstd-compressed CSV is read from a file"):
+    zstd = b"\x28\xb5\x2f\xfd" + bytes(20)  # a zstd frame's magic number
+    writer = threading.Thread(target=lambda: fifo.write_bytes(zstd))
+    writer.start()
+    with pytest.raises(UsageError, match=r"'.*in.csv' is zstd-compressed: decompress it"):
         format_file(fifo, tmp_path / "o.csv", [ColumnSpec("px", scale=2)])
+    writer.join(30)
 
 
 @pytest.mark.parametrize("codec", ["", "gzip", "bz2"])

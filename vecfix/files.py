@@ -707,16 +707,18 @@ class _Reader(NamedTuple):
 
 
 class _Prefixed(io.RawIOBase):
-    """A read-only stream: ``head`` (bytes already read), then the rest of ``rest``."""
+    """A read-only stream: ``head`` (bytes already read), then the rest of ``rest``;
+    closing it closes the streams of ``owned`` (``rest``, the file under its decoder)."""
 
-    def __init__(self, head: bytes, rest: IO[bytes], close_rest: bool) -> None:
+    def __init__(self, head: bytes, rest: IO[bytes], owned: tuple[IO[bytes], ...]) -> None:
         self._head = memoryview(head)
         self._rest = rest
-        self._close_rest = close_rest
+        self._owned = owned
 
     def close(self) -> None:
-        if self._close_rest and not self.closed:
-            self._rest.close()
+        if not self.closed:
+            for stream in self._owned:
+                stream.close()
         super().close()
 
     def readable(self) -> bool:
@@ -799,8 +801,13 @@ def _stdin() -> IO[bytes]:
     return sys.stdin.buffer
 
 
-#: The first bytes of gzip, bz2 and zstd streams.
-_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\x28\xb5\x2f\xfd": "zstd"}
+#: The first bytes of gzip, bz2, zstd and lz4 (frame) streams.
+_MAGIC = {
+    b"\x1f\x8b": "gzip",
+    b"BZh": "bz2",
+    b"\x28\xb5\x2f\xfd": "zstd",
+    b"\x04\x22\x4d\x18": "lz4",
+}
 
 
 def _decoded(pipe: IO[bytes], src: str | Path) -> IO[bytes]:
@@ -822,30 +829,9 @@ def _decoded(pipe: IO[bytes], src: str | Path) -> IO[bytes]:
         shown = "standard input" if src == STDIO else repr(os.fspath(src))
         raise UsageError(
             f"{shown} is {codec}-compressed: decompress it into the pipe"
-            " (e.g. zstdcat f.csv.zst | vecfix format - ...)"
+            " (e.g. zstdcat f.csv.zst | vecfix format - ...), or give the file itself"
         )
     return pipe
-
-
-def _open_pipe(src: str | Path) -> IO[bytes]:
-    """A named pipe (or device) opened for reading its CSV text: through Python's decoder
-    when its name says gzip or bz2, so that the header line read first is text; other
-    codecs are refused (decompress them into the pipe instead)."""
-    codec = _compression(src)
-    if codec == "gzip":
-        import gzip
-
-        return gzip.open(src, "rb")  # type: ignore[return-value]
-    if codec == "bz2":
-        import bz2
-
-        return bz2.open(src, "rb")
-    if codec is not None:
-        raise UsageError(
-            f"{os.fspath(src)!r} is not a regular file: a {codec}-compressed CSV is read from"
-            " a file, or decompressed into the pipe (e.g. zstdcat f.csv.zst | vecfix format -)"
-        )
-    return open(src, "rb")
 
 
 CSV_NULLS = ("",)
@@ -916,9 +902,15 @@ def _open_reader(
     # own stream (that thread never enters Python), a pipe through _ForeignReads.
     foreign: _ForeignReads | None = None
     if stdin:
-        pipe = _decoded(_stdin() if src == STDIO else _open_pipe(src), src)
-        header = pipe.readline()  # (text: a compressed pipe is read through its decoder)
-        prefixed = _Prefixed(header, pipe, close_rest=src != STDIO)
+        raw = _stdin() if src == STDIO else open(src, "rb")
+        try:
+            pipe = _decoded(raw, src)
+        except UsageError:
+            if src != STDIO:
+                raw.close()
+            raise
+        header = pipe.readline()  # (text: a compressed stream is read through its decoder)
+        prefixed = _Prefixed(header, pipe, owned=() if src == STDIO else (pipe, raw))
         foreign = _ForeignReads(io.BufferedReader(prefixed, buffer_size=1 << 20), close_raw=True)
         # the column names as pyarrow reads them (a byte-order mark is not part of them)
         names = next(csv.reader([header.decode("utf-8-sig", "replace")]), [])

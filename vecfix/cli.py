@@ -376,12 +376,13 @@ def _column_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 
 FORMAT_EPILOG = """\
-Each --scale, --scale-column, --scales-by, --exponent, --null and --as applies to the
---column before it; given before the first --column, it applies to every column that does
-not set its own. Integer columns need --exponent (the power of ten of their values);
-decimal columns (Arrow decimals, decimal text such as a CSV's "5000.25") carry their own and
-take none. "-" as the input or the output is standard input or output (CSV unless
---input-format / --output-format say otherwise).
+Each --scale, --scale-column, --scales-by, --exponent and --null applies to the --column
+before it; given before the first --column, it applies to every column that does not set its
+own. --as names the formatted column of the --column before it (after it only). Integer
+columns need --exponent (the power of ten of their values); decimal columns (Arrow decimals,
+decimal text such as a CSV's "5000.25") carry their own and take none. "-" as the input or
+the output is standard input or output (CSV unless --input-format / --output-format say
+otherwise).
 
 examples:
   vecfix format snapshot.parquet -o prices.csv --column price_e9 --exponent -9 --scale 2

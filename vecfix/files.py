@@ -981,7 +981,7 @@ def _polars_csv_reader(
     nulls = list(csv_nulls) if set(csv_nulls) - {""} else None
 
     def scan(null_values: list[str] | None, skip: int = 0) -> Any:
-        return pl.scan_csv(
+        lf = pl.scan_csv(
             src,
             infer_schema=False,  # every column text, as the pyarrow path keeps them
             schema_overrides=dict.fromkeys(ints, pl.Int64),
@@ -989,6 +989,9 @@ def _polars_csv_reader(
             empty_string_is_null="" in csv_nulls,
             skip_rows_after_header=skip,
         )
+        if "" in csv_nulls:  # a quoted empty cell ("") is null too, as pyarrow reads it
+            lf = lf.with_columns(pl.col(pl.String).replace("", None))
+        return lf
 
     try:
         names = scan(nulls).collect_schema().names()

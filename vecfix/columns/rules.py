@@ -51,9 +51,10 @@ class RowError(ValueError):
     """An input row vecfix cannot format, as data: which argument, which row, and why.
 
     ``str(error)`` is ``f"{lead}row {row}{detail}"`` (just ``detail`` when the error is
-    about no row in particular). :func:`vecfix.iter_format` and :mod:`vecfix.dask` count
-    :attr:`row` from the start of the whole input (:meth:`shifted`), never by rewriting
-    the text, so a message that quotes the user's own text is left as it is.
+    about no row in particular). :func:`vecfix.iter_format` counts :attr:`row` from the
+    start of the whole input (:meth:`shifted`), never by rewriting the text, so a message
+    that quotes the user's own text is left as it is; :mod:`vecfix.dask` counts it within
+    the partition and names the partition and the row's index label in the message.
 
     Attributes
     ----------

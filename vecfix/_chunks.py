@@ -129,7 +129,7 @@ def write_formatted(
 ) -> int:
     """Format the rows chunk by chunk and write their text to a binary file.
 
-    Writes exactly the bytes of ``format_fixed(...).write(file, sep, end, null_text)``
+    Writes exactly the bytes of ``format_fixed(...).write(file, sep, end, null=null_text)``
     (rows joined by ``sep``, then ``end`` once; nothing for an empty input) while holding
     only one chunk in memory.
 

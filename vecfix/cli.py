@@ -511,7 +511,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"rows per batch (default {DEFAULT_BATCH_SIZE:,})",
     )
     fmt.add_argument(
-        "--threads", type=_int_arg("--threads", 1, 1024), default=1, help="formatting threads"
+        "--threads",
+        type=_int_arg("--threads", 1, 1024),
+        default=1,
+        help="formatting threads (default 1: the reader and the writer have threads of their own)",
     )
     fmt.add_argument(
         "--csv-quoting",

@@ -191,8 +191,10 @@ def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> Rows:
 def _check_same_index(identity: Identity | None, value: object, name: str) -> None:
     """Refuse per-row ``value`` (a pandas Series) whose index is not the coefficients':
     its rows would be paired with the coefficients by position, not by label."""
-    other = Identity.of(value) if identity is not None and identity.index is not None else None
-    if other is None or other.index is None or other.index.equals(identity.index):  # type: ignore[union-attr]
+    if identity is None or identity.index is None:
+        return
+    other = Identity.of(value)
+    if other is None or other.index is None or other.index.equals(identity.index):
         return
     raise ValueError(
         f"{name} is a pandas Series whose index is not the coefficients': vecfix pairs rows"

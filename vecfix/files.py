@@ -497,6 +497,7 @@ class _Plan:
                     f"column {spec.name!r} holds {v} ({_SENTINELS[v]}, the usual null sentinel,"
                     f" e.g. CME PRICENULL9), first at row {row:,} (counting data rows from 0);"
                     f" it is printed as a number. If it means no value, pass --null {v}"
+                    f" (ColumnSpec(..., null={v}) in Python)"
                 )
                 return
 

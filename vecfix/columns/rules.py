@@ -59,7 +59,9 @@ class RowError(ValueError):
     Attributes
     ----------
     argument : str or None
-        ``"coefficients"``, ``"exponents"`` or ``"scales"`` (``None`` if not known).
+        The argument holding the row: ``"coefficients"``, ``"exponents"`` or ``"scales"``
+        for :func:`vecfix.format_fixed`, ``"values"`` for :func:`vecfix.decimal_column`,
+        ``"texts"`` for :func:`vecfix.parse_decimal_text` (``None`` if not known).
     row : int or None
         The row's position in the input.
 

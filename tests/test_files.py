@@ -502,18 +502,23 @@ def test_csv_readers_agree_on_text_nulls_and_quoting(tmp_path, monkeypatch, read
         assert used and all(used)  # the polars reader did the reading
 
 
-@pytest.mark.parametrize("reader", ["polars", "pyarrow"])
-def test_csv_quoted_empty_cells_are_null_in_both_readers(tmp_path, monkeypatch, reader):
-    """A quoted empty cell ("", as a writer quoting every field writes a missing value) is
-    null like an unquoted one, in text, decimal-text and integer columns, whichever reader
-    (polars' reads it as an empty string by itself)."""
+@pytest.fixture(params=["polars", "pyarrow"])
+def csv_reader(request, monkeypatch) -> str:
+    """Which reader parses the test's CSV, whatever its size: polars' or pyarrow's."""
     import vecfix.files
 
-    if reader == "polars":
+    if request.param == "polars":
         pytest.importorskip("polars")
         monkeypatch.setattr(vecfix.files, "POLARS_CSV_BYTES", 0)
     else:
         monkeypatch.setattr(vecfix.files, "_polars_csv_reader", lambda *a: None)
+    return request.param
+
+
+def test_csv_quoted_empty_cells_are_null_in_both_readers(tmp_path, csv_reader):
+    """A quoted empty cell ("", as a writer quoting every field writes a missing value) is
+    null like an unquoted one, in text, decimal-text and integer columns, whichever reader
+    (polars' reads it as an empty string by itself)."""
     src = tmp_path / "in.csv"
     src.write_text('"sym","px","n"\n"ES","1.005","15"\n"","",""\n,,\n')
     out = tmp_path / "o.parquet"
@@ -524,17 +529,9 @@ def test_csv_quoted_empty_cells_are_null_in_both_readers(tmp_path, monkeypatch, 
     assert t["n"].to_pylist() == ["1.5", None, None]
 
 
-@pytest.mark.parametrize("reader", ["polars", "pyarrow"])
-def test_csv_integer_cells_that_are_not_integers(tmp_path, monkeypatch, reader):
+def test_csv_integer_cells_that_are_not_integers(tmp_path, csv_reader):
     """An integer column's cell that is no integer names the column and what it is read
     for; "NA" there is such a cell unless csv_nulls lists it."""
-    import vecfix.files
-
-    if reader == "polars":
-        pytest.importorskip("polars")
-        monkeypatch.setattr(vecfix.files, "POLARS_CSV_BYTES", 0)
-    else:
-        monkeypatch.setattr(vecfix.files, "_polars_csv_reader", lambda *a: None)
     src = tmp_path / "in.csv"
     src.write_text("sym,px,dec\nES,15,2\nNQ,NA,1.5\n")
     out = tmp_path / "o.csv"

@@ -628,6 +628,22 @@ def test_csv_other_columns_keep_their_text_unless_inferred(tmp_path):
     assert t["qty"].to_pylist() == [7, 12] and t["px"].to_pylist() == ["0.13", "2.68"]
 
 
+def test_uint64_null_sentinel_on_a_uint64_column(tmp_path):
+    """--null takes a uint64 sentinel (2**64 - 1) for a uint64 column, as format_fixed's
+    null= does; past uint64 it is refused with the bounds."""
+    coef = [15, 2**64 - 1, 2**63 + 5]
+    pq.write_table(pa.table({"px": pa.array(coef, pa.uint64())}), tmp_path / "u.parquet")
+    out = tmp_path / "u.parquet.out.parquet"
+    argv = ["format", str(tmp_path / "u.parquet"), "-o", str(out), "-q",
+            "--column", "px", "--exponent", "-1", "--scale", "1"]  # fmt: skip
+    assert main([*argv, "--null", str(2**64 - 1)]) == 0
+    want = [reference_fixed(coef[0], -1, 1), None, reference_fixed(coef[2], -1, 1)]
+    assert pq.read_table(out)["px"].to_pylist() == want
+    assert ColumnSpec("px", scale=1, exponent=-1, null=(2**64 - 1,)).null == (2**64 - 1,)
+    with pytest.raises(SystemExit):
+        main([*argv, "--null", str(2**64)])
+
+
 def test_csv_null_texts_are_text_unless_listed(tmp_path, capsys):
     """A CSV input's "NA" or "NULL" cell is text by default (a ticker "NA" is kept); with
     --csv-null it is null, in every column."""

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from ._limits import INT32_MAX, INT32_MIN, INT64_MIN, UINT64_MAX
 from .files import (
     COMPRESSIONS,
     DEFAULT_BATCH_SIZE,
@@ -490,8 +490,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="power of ten of an integer column's values (-9 for PRICE9)",
     )  # fmt: skip
     fmt.add_argument(
-        "--null", action=_ColumnAction, type=_int_arg("--null", INT64_MIN, INT64_MAX),
-        metavar="N", help="a sentinel value that means null (e.g. 9223372036854775807)",
+        "--null", action=_ColumnAction, type=_int_arg("--null", INT64_MIN, UINT64_MAX),
+        metavar="N", help="a sentinel value that means null (e.g. 9223372036854775807;"
+        " up to 18446744073709551615 for a uint64 column)",
     )  # fmt: skip
     fmt.add_argument("--input-format", choices=FORMATS, help="override the input's extension")
     fmt.add_argument("--output-format", choices=FORMATS, help="override the output's extension")

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
-from ._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from ._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, UINT64_MAX
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -78,6 +78,8 @@ _EXTENSIONS = {
 _COMPRESSED = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4"}
 _INT32 = (INT32_MIN, INT32_MAX)
 _INT64 = (INT64_MIN, INT64_MAX)
+#: A null sentinel fits an int64 or a uint64 column (format_fixed's null= takes either)
+_SENTINEL_RANGE = (INT64_MIN, UINT64_MAX)
 _SENTINELS = {_INT64[1]: "int64 max", _INT64[0]: "int64 min"}
 
 
@@ -104,7 +106,8 @@ def _check_int(owner: str, what: str, v: object, lo: int = _INT32[0], hi: int = 
     if not is_int(v):
         raise UsageError(f"{owner}: {what} must be an int, got {v!r}")
     if not lo <= operator.index(v) <= hi:  # type: ignore[arg-type]
-        raise UsageError(f"{owner}: {what} {v} is outside {'int32' if hi == _INT32[1] else hi}")
+        bounds = "int32" if (lo, hi) == _INT32 else f"{lo}..{hi}"
+        raise UsageError(f"{owner}: {what} {v} is outside {bounds}")
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,8 @@ class ColumnSpec:
         The power of ten of an integer column (``-9`` for CME PRICE9 mantissas). Leave it
         ``None`` for decimal columns (Arrow decimals, decimal text), which carry their own.
     null : tuple of int
-        Sentinel coefficients that mean "no value" (e.g. ``2**63 - 1``, CME PRICENULL9).
+        Sentinel coefficients that mean "no value" (e.g. ``2**63 - 1``, CME PRICENULL9),
+        from int64 min to uint64 max (``2**64 - 1`` for a uint64 column).
     scale_column : str, optional
         An integer column holding each row's scale.
     scales_by : tuple of (str, mapping of str to int), optional
@@ -159,7 +163,7 @@ class ColumnSpec:
         if self.exponent is not None:
             _check_int(owner, "exponent", self.exponent)
         for v in self.null:
-            _check_int(owner, "null", v, *_INT64)
+            _check_int(owner, "null", v, *_SENTINEL_RANGE)
         if self.scale_column is not None and self.scales_by is not None:
             raise UsageError(f"{owner}: give a scale column or a scale map, not both")
         if self.scale_column is not None and self.scale is not None:

@@ -144,6 +144,20 @@ def test_decimal_coefficients_and_exponents_are_exact():
     assert col.valid is None
 
 
+@pytest.mark.parametrize("scalar", ["1.50", b"1.50", Decimal("1.50"), None, 150])
+def test_decimal_column_of_a_scalar_is_one_row(scalar):
+    """A scalar is a column of one row: the coefficients, and the exponents and validity
+    where they are arrays, all have shape (1,), as DecimalColumn documents, and agree
+    with the same value given in a list."""
+    col, listed = decimal_column(scalar), decimal_column([scalar])
+    for got, want in zip(col, listed, strict=True):
+        if isinstance(want, np.ndarray):
+            assert isinstance(got, np.ndarray) and got.shape == want.shape == (1,)
+            assert got.tolist() == want.tolist()
+        else:
+            assert got == want
+
+
 @pytest.mark.parametrize("bad", ["NaN", "-NaN", "sNaN", "Infinity", "-Infinity"])
 def test_decimal_nan_and_infinity_are_refused_with_the_row(bad):
     with pytest.raises(ValueError, match=rf"row 2 is Decimal\('{bad}'\)"):

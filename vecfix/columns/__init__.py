@@ -247,7 +247,7 @@ def decimal_column(values: ColumnLike) -> DecimalColumn:
     Parameters
     ----------
     values : array_like or pyarrow.Array or pandas.Series or polars.Series
-        The column.
+        The column. A scalar (one ``str``, ``Decimal`` or int) is a column of one row.
 
     Returns
     -------
@@ -272,8 +272,12 @@ def decimal_column(values: ColumnLike) -> DecimalColumn:
     ([125, 0], -2, [True, False])
     """
     col = read_column(values, "values")
-    coef = col.coefficients.reshape(-1) if col.coefficients.ndim == 0 else col.coefficients
-    return DecimalColumn(coef, col.exponents, col.valid)
+    coef, exps = col.coefficients, col.exponents
+    if coef.ndim == 0:  # a scalar is a column of one row: every field (n,), as documented
+        coef = coef.reshape(-1)
+        if isinstance(exps, np.ndarray):
+            exps = exps.reshape(-1)
+    return DecimalColumn(coef, exps, col.valid)
 
 
 def parse_decimal_text(texts: ColumnLike) -> DecimalColumn:

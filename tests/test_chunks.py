@@ -259,6 +259,18 @@ def test_write_formatted_separators_must_be_bytes(name):
         write_formatted(io.BytesIO(), [1], 0, 0, **{name: ","})
 
 
+@pytest.mark.parametrize("kind", [bytearray, memoryview])
+def test_write_formatted_takes_bytes_like_separators_as_formatted_write_does(kind):
+    """sep, end and null_text may be any bytes-like object that Formatted.write takes."""
+    args = ([15, None, -25], -1, 0)
+    whole, chunked = io.BytesIO(), io.BytesIO()
+    format_fixed(*args).write(whole, sep=kind(b", "), end=kind(b";"), null=kind(b"NA"))
+    write_formatted(
+        chunked, *args, chunksize=1, sep=kind(b", "), end=kind(b";"), null_text=kind(b"NA")
+    )
+    assert chunked.getvalue() == whole.getvalue() == b"2, NA, -3;"
+
+
 def test_text_streams_are_refused_before_any_work(monkeypatch):
     """vecfix writes bytes: a text stream (StringIO, sys.stdout) is refused by name, by
     write_formatted before it formats a row, and by Formatted.write."""

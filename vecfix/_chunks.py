@@ -140,11 +140,12 @@ def write_formatted(
         open, written from its current position).
     coefficients, exponents, scales, chunksize
         As for :func:`iter_format`.
-    sep : bytes, default b"\\n"
-        Written between rows.
-    end : bytes, default b"\\n"
+    sep : bytes-like, default b"\\n"
+        Written between rows (``bytes``, ``bytearray`` or ``memoryview``, as for
+        :meth:`vecfix.Formatted.write`).
+    end : bytes-like, default b"\\n"
         Written once after the last row.
-    null_text : bytes, default b""
+    null_text : bytes-like, default b""
         Text written for a null row.
     **kwargs
         ``width``, ``threads`` and ``null`` (sentinel coefficients), as for
@@ -172,8 +173,9 @@ def write_formatted(
     b'1.3\\n-0.1\\n11805916207174113034.2\\n'
     """
     for name, value in (("sep", sep), ("end", end), ("null_text", null_text)):
-        if not isinstance(value, bytes):
+        if not isinstance(value, (bytes, bytearray, memoryview)):  # as Formatted.write takes
             raise TypeError(f"{name} must be bytes, got {type(value).__name__} {value!r}")
+    sep, end, null_text = bytes(sep), bytes(end), bytes(null_text)  # fixed for every chunk
     check_binary(file)  # before any work
     chunks = iter_format(coefficients, exponents, scales, chunksize=chunksize, **kwargs)
     if isinstance(file, (str, os.PathLike)):

@@ -378,6 +378,22 @@ def test_cli_format_dask_refuses_non_parquet(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+def test_cli_format_dask_row_error_is_one_line(tmp_path):
+    """A bad row met on a worker of the local cluster: stderr is the one error line, with
+    none of the workers' logs ("Compute Failed", a traceback) around it."""
+    src = tmp_path / "ds"
+    src.mkdir()
+    pq.write_table(pa.table({"px": ["1.5", "2.5"]}), src / "a.parquet")
+    pq.write_table(pa.table({"px": ["1.5", "x.5"]}), src / "b.parquet")
+    command = [sys.executable, "-m", "vecfix", "format", str(src), "-o", str(tmp_path / "o")]
+    command += ["--column", "px", "--scale", "1", "--dask"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("vecfix format: error: partition 1,") and "'x.5'" in lines[0]
+
+
 def test_format_parquet_checks_specs_before_starting_anything(dataset, tmp_path):
     root, _ = dataset
     with pytest.raises(

@@ -22,6 +22,7 @@ write_fix_snapshots
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import uuid
@@ -250,8 +251,10 @@ def local_cluster_options(n_workers: int = 2) -> dict[str, Any]:
 
     ``n_workers`` processes of one thread each; the scheduler, workers and nannies bind
     ``127.0.0.1`` on free ports; no dashboard (the scheduler's small HTTP endpoint binds
-    ``127.0.0.1`` on a free port too). :func:`format_parquet` uses it when not given a
-    scheduler.
+    ``127.0.0.1`` on a free port too); the cluster's logs below CRITICAL silenced (a task
+    that fails is raised from the call that computes it, so a worker's "Compute Failed"
+    log would only repeat it, with a traceback, on stderr). :func:`format_parquet` uses
+    it when not given a scheduler.
 
     Examples
     --------
@@ -267,6 +270,7 @@ def local_cluster_options(n_workers: int = 2) -> dict[str, Any]:
         "dashboard_address": None,
         "worker_dashboard_address": None,
         "scheduler_kwargs": {"dashboard_address": "127.0.0.1:0"},
+        "silence_logs": logging.CRITICAL,
     }
 
 

@@ -506,6 +506,24 @@ def test_reader_of_stdout_going_away_ends_quietly(tmp_path):
     assert "Traceback" not in err and "error" not in err
 
 
+def test_demo_writes_its_files_when_the_reader_of_stdout_goes_away(tmp_path):
+    """``vecfix demo --csv ... --fix ... | head``: the files asked for are written whole
+    even though stdout's reader has gone before the demo prints; it ends quietly, 141."""
+    cmd = [sys.executable, "-m", "vecfix", "demo", "--rows", str(DEMO_ROWS), "--instruments",
+           str(DEMO_INSTRUMENTS), "--sample", "50", "--csv", "book.csv", "--fix",
+           "book.fix"]  # fmt: skip
+    with subprocess.Popen(
+        cmd, cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as p:
+        p.stdout.close()  # as `| head -0` would: every write to stdout fails
+        err = p.stderr.read().decode()
+        assert p.wait(timeout=300) == 141
+    assert "Traceback" not in err and "error" not in err
+    with open(tmp_path / "book.csv", newline="") as f:
+        assert sum(1 for _ in csv.reader(f)) == DEMO_ROWS + 1  # the header and every row
+    assert (tmp_path / "book.fix").read_bytes().endswith(b"\x01")  # its last message whole
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_named_pipe_and_stdout_link_as_output(tmp_path):
     pq.write_table(input_table(), tmp_path / "in.parquet")

@@ -107,6 +107,16 @@ def _demo(args: argparse.Namespace) -> int:
     mismatches = [int(r) for r, t in zip(rows, slow_text, strict=True) if prices[int(r)] != t]
     sizes = format_fixed(snap.size, 0, 0)
 
+    # The files asked for first, their lines printed last: a reader of stdout that stops
+    # early (``vecfix demo --csv book.csv | head``) loses no file.
+    written = []  # a line for each file written; None where one could not be
+    if args.fix:
+        written.append(_write_fix(args.fix, snap, prices, sizes, args.fix_type))
+    for path, fmt in ((args.csv, "csv"), (args.parquet, "parquet")):
+        if path:
+            written.append(_write_table(path, fmt, snap, prices, sizes))
+    status = int(None in written)
+
     nulls = int(n - snap.price_valid.sum())
     scale_text = "each at its tick's decimals" if args.scale is None else f"at scale {args.scale}"
     print(f"vecfix demo: a market-by-order snapshot, {n:,} book entries over")
@@ -122,16 +132,13 @@ def _demo(args: argparse.Namespace) -> int:
         print("  background into Numba's cache; run the demo again for its speed)")
     print()
     _print_rows(snap, prices, sizes)
-    status = 0
     if mismatches:
         r = mismatches[0]
         print(f"first difference, row {r}: vecfix {prices[r]!r}", file=sys.stderr)
         status = 1
-    if args.fix:
-        status |= _write_fix(args.fix, snap, prices, sizes, args.fix_type)
-    for path, fmt in ((args.csv, "csv"), (args.parquet, "parquet")):
-        if path:
-            status |= _write_table(path, fmt, snap, prices, sizes)
+    for line in written:
+        if line is not None:
+            print(line)
     return status
 
 
@@ -159,8 +166,9 @@ def _print_rows(snap: Any, prices: Any, sizes: Any) -> None:
         print(f"  {sym:<10} {side:<5} {raw_text:>20}  {text:>14} {sizes[r]:>6}")
 
 
-def _write_fix(path: str, snap: Any, prices: Any, sizes: Any, msg_type: str = "W") -> int:
-    """The demo's book as FIX 4.4: snapshots (W), MassQuote (i) or incremental refreshes (X)."""
+def _write_fix(path: str, snap: Any, prices: Any, sizes: Any, msg_type: str = "W") -> str | None:
+    """The demo's book as FIX 4.4: snapshots (W), MassQuote (i) or incremental refreshes (X).
+    Returns the line that says what was written, or None (the error printed on stderr)."""
     import numpy as np
 
     from . import fix
@@ -186,13 +194,12 @@ def _write_fix(path: str, snap: Any, prices: Any, sizes: Any, msg_type: str = "W
         msgs.write(path)
     except OSError as exc:
         print(f"vecfix demo: cannot write {path!r}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
-    print(
+        return None
+    return (
         f"\nwrote {len(msgs):,} FIX 4.4 35={msg_type} message{'s' * (len(msgs) != 1)}"
         f" ({msgs.nbytes:,} bytes) to {path}"
         f" (built in {built * 1e3:.1f} ms)"
     )
-    return 0
 
 
 def _mass_quotes(fix: Any, head: Any, when: str, snap: Any, prices: Any, sizes: Any) -> Any:
@@ -249,7 +256,9 @@ def _snapshot_table(snap: Any, prices: Any, sizes: Any) -> Any:
     )
 
 
-def _write_table(path: str, fmt: str, snap: Any, prices: Any, sizes: Any) -> int:
+def _write_table(path: str, fmt: str, snap: Any, prices: Any, sizes: Any) -> str | None:
+    """The demo's table as CSV or Parquet; returns the line that says so, or None (the error
+    printed on stderr)."""
     table = _snapshot_table(snap, prices, sizes)
     try:
         if fmt == "csv":
@@ -262,9 +271,8 @@ def _write_table(path: str, fmt: str, snap: Any, prices: Any, sizes: Any) -> int
             pq.write_table(table, path)
     except OSError as exc:
         print(f"vecfix demo: cannot write {path!r}: {exc}", file=sys.stderr)
-        return 1
-    print(f"wrote the formatted table ({table.num_rows:,} rows, {fmt}) to {path}")
-    return 0
+        return None
+    return f"wrote the formatted table ({table.num_rows:,} rows, {fmt}) to {path}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -663,7 +671,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        status: int = args.run(args)
+        sys.stdout.flush()  # a reader gone away is met here, not at exit (a second error)
+        return status
     except (UsageError, DataError) as exc:
         print(f"vecfix {args.command}: error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -671,6 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"vecfix {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # the reader went away (``vecfix format ... -o - | head``)
+        # as https://docs.python.org/3/library/signal.html#note-on-sigpipe advises
         devnull = os.open(os.devnull, os.O_WRONLY)  # no second error when Python flushes
         os.dup2(devnull, sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, as a shell reports a command killed by it

@@ -286,6 +286,21 @@ def test_standard_input_plain_or_compressed_with_a_byte_order_mark(tmp_path, mon
     assert out.read_text().splitlines() == BOM_WANT
 
 
+def test_standard_input_header_name_with_a_line_break(tmp_path, monkeypatch):
+    """A quoted header name holding a line break, on standard input: the whole name is
+    read (every line of the header record), so its column stays text as from a file."""
+    import io
+
+    import vecfix.files
+
+    data = b'sym,"note\nline 2",px\nES,007,1.005\n'
+    monkeypatch.setattr(vecfix.files, "_stdin", lambda: io.BufferedReader(io.BytesIO(data)))
+    format_file("-", tmp_path / "piped.parquet", [ColumnSpec("px", scale=2)], input_format="csv")
+    got = pq.read_table(tmp_path / "piped.parquet")
+    assert got.column_names == ["sym", "note\nline 2", "px"]
+    assert got.to_pylist() == [{"sym": "ES", "note\nline 2": "007", "px": "1.01"}]
+
+
 def test_standard_input_of_another_codec_is_refused(tmp_path, monkeypatch):
     import io
 

@@ -839,6 +839,21 @@ def _decoded(pipe: IO[bytes], src: str | Path) -> IO[bytes]:
     return pipe
 
 
+def _csv_header(pipe: IO[bytes]) -> tuple[bytes, list[str]]:
+    """The header record of a CSV stream: its bytes, read from ``pipe`` (every line of it: a
+    quoted name may hold a line break), and the column names as pyarrow reads them (a
+    byte-order mark is not part of them)."""
+    lines: list[bytes] = []
+
+    def decoded() -> Iterator[str]:  # the csv module asks for as many lines as the record has
+        while line := pipe.readline():  # (text: a compressed stream is read decoded)
+            lines.append(line)
+            yield line.decode("utf-8-sig" if len(lines) == 1 else "utf-8", "replace")
+
+    names = next(csv.reader(decoded()), [])
+    return b"".join(lines), names
+
+
 CSV_NULLS = ("",)
 """The cells of a CSV input that :func:`format_file` reads as null by default: empty ones.
 Text such as ``NA`` or ``NULL`` stays text (a ticker, a note) unless ``csv_nulls`` lists
@@ -914,11 +929,9 @@ def _open_reader(
             if src != STDIO:
                 raw.close()
             raise
-        header = pipe.readline()  # (text: a compressed stream is read through its decoder)
+        header, names = _csv_header(pipe)
         prefixed = _Prefixed(header, pipe, owned=() if src == STDIO else (pipe, raw))
         foreign = _ForeignReads(io.BufferedReader(prefixed, buffer_size=1 << 20), close_raw=True)
-        # the column names as pyarrow reads them (a byte-order mark is not part of them)
-        names = next(csv.reader([header.decode("utf-8-sig", "replace")]), [])
     else:
         names = None
     try:

@@ -347,6 +347,16 @@ def test_batch8_width(benchmark) -> None:
 
 
 @pytest.mark.benchmark(group="batch8")
+def test_batch8_null(benchmark) -> None:
+    """Eight values of one layout, one of them null (a sentinel): a one-sided quote."""
+    out = benchmark(vecfix.format_fixed, BATCH8, EXPONENT, SCALE, null=int(BATCH8[1]))
+    assert out.to_list() == [None if i == 1 else t for i, t in enumerate(BATCH8_TEXT)]
+    benchmark.extra_info.update(
+        rows=8, label="vecfix.format_fixed, 8 values, a null (null=)", baseline=False
+    )
+
+
+@pytest.mark.benchmark(group="batch8")
 def test_batch8_decimal(benchmark, decimal_reference: Callable) -> None:
     """The same eight values through the decimal loop."""
     assert benchmark(decimal_reference, BATCH8) == BATCH8_TEXT

@@ -304,8 +304,8 @@ def test_per_row_layouts_in_a_few_rows_print_the_reference(n):
 
 
 def test_a_few_rows_skip_the_passes(monkeypatch):
-    """Below MEASURE_BELOW rows without nulls the passes' machinery is not used (the
-    text is still right); at MEASURE_BELOW it is."""
+    """Below MEASURE_BELOW rows, with or without nulls, the passes' machinery is not used
+    (the text is still right); at MEASURE_BELOW it is."""
 
     def refuse(*args, **kwargs):
         raise AssertionError("the passes ran")
@@ -314,10 +314,91 @@ def test_a_few_rows_skip_the_passes(monkeypatch):
     coef, exps, scales = _layout_rows(MEASURE_BELOW - 1)
     got = vecfix.format_fixed(coef, exps, scales, width=40)
     assert got.to_list() == _reference_rows(coef, exps, scales)
+    nulls = vecfix.format_fixed(coef, exps, scales, null=int(coef[3]))
+    assert nulls.to_list() == [None if i == 3 else t for i, t in enumerate(got.to_list())]
     with pytest.raises(AssertionError, match="the passes ran"):
         vecfix.format_fixed(*_layout_rows(MEASURE_BELOW))
+    big = _layout_rows(MEASURE_BELOW)
     with pytest.raises(AssertionError, match="the passes ran"):  # nulls: the null blocks
-        vecfix.format_fixed(coef, exps, scales, null=int(coef[3]))
+        vecfix.format_fixed(*big, null=int(big[0][3]))
+
+
+def _through_the_passes(*args, **kwargs) -> vecfix.Formatted:
+    """``format_fixed(*args, **kwargs)`` by the passes (their null blocks) at any size."""
+    saved = _format._MEASURE_BELOW
+    _format._MEASURE_BELOW = 0
+    try:
+        return vecfix.format_fixed(*args, **kwargs)
+    finally:
+        _format._MEASURE_BELOW = saved
+
+
+_LAYOUT = st.integers(-12, 12)
+
+
+@given(
+    data=st.lists(
+        st.tuples(st.one_of(st.none(), INT64), _LAYOUT, st.integers(-2, 12)),
+        min_size=1,
+        max_size=40,
+    ),
+    per_row=st.sampled_from(["neither", "exponents", "scales", "both"]),
+    sentinel=st.booleans(),
+)
+@example(data=[(None, 5, 12)], per_row="neither", sentinel=False)  # only a null row
+@example(data=[(None, -12, 12), (7, 3, -2)], per_row="both", sentinel=True)
+@example(data=[(10**18, 12, -2), (None, 12, 12)], per_row="scales", sentinel=False)
+def test_a_few_rows_with_nulls_print_the_passes_bytes(data, per_row, sentinel):
+    """A few rows with nulls (``None`` in a list, or a sentinel) give the bytes, width,
+    lengths and validity that the passes' null blocks give (a null row is a placeholder
+    zero, blanked), and the reference's text."""
+    coef = [c for c, _, _ in data]
+    exps = [e for _, e, _ in data] if per_row in ("exponents", "both") else -9
+    scales = [s for _, _, s in data] if per_row in ("scales", "both") else 4
+    kwargs: dict = {}
+    if sentinel and data:
+        missing = 0 if all(c is None for c in coef) else next(c for c in coef if c is not None)
+        coef = [missing if c is None else c for c in coef]
+        kwargs["null"] = missing
+    got = vecfix.format_fixed(coef, exps, scales, **kwargs)
+    passes = _through_the_passes(coef, exps, scales, **kwargs)
+    assert _texts(got) == _texts(passes)
+    assert (got.valid is None) == (passes.valid is None)
+    if got.valid is not None:
+        assert got.valid.tolist() == passes.valid.tolist()
+    n = len(coef)
+    layouts = [
+        (
+            exps[i] if isinstance(exps, list) else exps,
+            scales[i] if isinstance(scales, list) else scales,
+        )
+        for i in range(n)
+    ]
+    missing = kwargs.get("null")
+    want = [
+        None if c is None or c == missing else reference_fixed(c, e, s)
+        for c, (e, s) in zip(coef, layouts, strict=True)
+    ]
+    assert got.to_list() == want
+
+
+def test_a_few_rows_with_nulls_take_width_and_out():
+    """Null rows of a few rows are blanked in a given ``out`` too (zero bytes, length 0),
+    and ``width=`` pads every row."""
+    coef = [5000_250000000, None, -4_000050000, None]
+    want = [
+        reference_fixed(5000_250000000, -9, 4),
+        None,
+        reference_fixed(-4_000050000, -9, 4),
+        None,
+    ]
+    out = np.full((4, 14), 0xFF, dtype=np.uint8)
+    into = vecfix.format_fixed(coef, -9, 4, out=out)
+    assert into.matrix is out and into.to_list() == want
+    assert not out[[1, 3]].any() and into.lengths[[1, 3]].tolist() == [0, 0]
+    wide = vecfix.format_fixed(coef, -9, 4, width=20)
+    assert wide.matrix.shape == (4, 20) and wide.to_list() == want
+    assert _texts(wide) == _texts(_through_the_passes(coef, -9, 4, width=20))
 
 
 @pytest.mark.parametrize("n", [3, MEASURE_BELOW - 1])
@@ -387,3 +468,39 @@ def test_strided_int32_columns():
     want = [reference_fixed(c, -3, 2) for c in (125, -5)] + [reference_fixed(10**12, 1, 0)]
     assert want == _reference_rows(coef, exps, scales)
     assert got.to_list() == want
+
+
+@pytest.mark.parametrize(
+    "null",
+    [int(ROWS[1]), [int(ROWS[1]), 0], 12345, np.int64(ROWS[0]), 2**64, [2**63 - 1, ROWS[-1]]],
+)
+@pytest.mark.parametrize("n", [8, MEASURE_BELOW + 8])
+def test_a_sentinel_on_an_int64_array_reads_as_on_a_list(null, n):
+    """``null=`` on a native int64 array (read without the columns' rules) marks the rows
+    it marks on the same values as a list (read by them): same bytes, same validity."""
+    coef = np.array((ROWS * n)[:n], dtype=np.int64)
+    got = vecfix.format_fixed(coef, -9, 4, null=null)
+    general = vecfix.format_fixed(coef.tolist(), -9, 4, null=null)
+    assert _texts(got) == _texts(general)
+    assert (got.valid is None) == (general.valid is None)
+    if general.valid is not None:
+        assert got.valid.tolist() == general.valid.tolist()
+    marks = set(null) if isinstance(null, list) else {null}
+    assert got.to_list() == [
+        None if c in marks else reference_fixed(c, -9, 4) for c in coef.tolist()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("null", "scales"),
+    [(1.5, 4), ("x", 4), (1.5, 2**40), ([1, 2.5], -(2**40))],
+)
+def test_bad_sentinels_on_an_int64_array_raise_the_general_paths_errors(null, scales):
+    """A bad ``null=`` (and a bad scale too): the error, word for word, of the same values
+    as a list (the sentinels are checked first on both paths)."""
+    coef = np.array(ROWS, dtype=np.int64)
+    with pytest.raises((TypeError, ValueError)) as fast:
+        vecfix.format_fixed(coef, -9, scales, null=null)
+    with pytest.raises(type(fast.value)) as general:
+        vecfix.format_fixed(coef.tolist(), -9, scales, null=null)
+    assert str(fast.value) == str(general.value)

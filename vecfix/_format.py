@@ -245,12 +245,12 @@ def _format_read(
     the cold tier)."""
     rows, valid = _for_kernels(inputs.rows), inputs.valid
     count = _thread_count(rows.n, threads)  # (checks threads)
-    if valid is None and rows.n < _MEASURE_BELOW and not rows.big_values:
-        done = _few_rows(rows, width, out, inputs.identity)
-        done._threads = threads
-        return done
     if valid is not None:
         rows = _without_null_big_rows(rows, valid)
+    if rows.n < _MEASURE_BELOW and not rows.big_values:
+        done = _few_rows(rows, width, out, inputs.identity, valid)
+        done._threads = threads
+        return done
     passes = _Passes(rows, valid, count)
     lengths = np.empty(rows.n, dtype=np.int32)
     widest = passes.uniform_widest()
@@ -288,13 +288,30 @@ def _format_read(
     return done
 
 
-def _few_rows(rows: Rows, width: int | None, out: np.ndarray | None, identity: Any) -> Formatted:
-    """Fewer than :data:`_MEASURE_BELOW` rows without nulls or big values: the general
-    path's steps for them (the lengths measured, the checks, the rows written) as two
-    direct kernel calls. The passes' machinery (threads, null blocks, the widest-row
-    passes) cost more than these rows: 8 rows of per-row scales took 17 us, the kernels
-    1.5 of them."""
+def _few_rows(
+    rows: Rows,
+    width: int | None,
+    out: np.ndarray | None,
+    identity: Any,
+    valid: np.ndarray | None = None,
+) -> Formatted:
+    """Fewer than :data:`_MEASURE_BELOW` rows without big values: the general path's
+    steps for them (the lengths measured, the checks, the rows written) as two direct
+    kernel calls. The passes' machinery (threads, null blocks, the widest-row passes) cost
+    more than these rows: 8 rows of per-row scales took 17 us, the kernels 1.5 of them;
+    8 rows with a null, 32 us. Null rows (``valid`` False) are what :class:`_Passes`
+    makes of them: a placeholder zero (coefficient 0, and scale 0 where scales are per
+    row) measured and written, then blanked (length 0, zero bytes)."""
     n = rows.n
+    nulls = None if valid is None else np.flatnonzero(~valid)
+    if nulls is not None and nulls.size:
+        coef = rows.coef.copy() if rows.cstep else np.zeros_like(rows.coef)  # (one: null)
+        coef[nulls if rows.cstep else slice(None)] = 0
+        scales = rows.scales
+        if rows.sstep:
+            scales = scales.copy()
+            scales[nulls] = 0
+        rows = rows._replace(coef=coef, scales=scales)
     head: tuple = (readonly(rows.coef), rows.cstep, readonly(rows.exps), rows.estep)
     head += (readonly(rows.scales), rows.sstep)
     lengths = np.empty(n, dtype=np.int32)
@@ -307,7 +324,10 @@ def _few_rows(rows: Rows, width: int | None, out: np.ndarray | None, identity: A
     if matrix.shape[1] < widest:
         _raise_too_narrow(rows, lengths, matrix.shape[1], widest)
     _format_rows(0, n, *head, flat, matrix.shape[1], lengths, _INT32_MAX, FILL)
-    return Formatted(matrix, lengths, None, identity=identity)
+    if nulls is not None and nulls.size:
+        lengths[nulls] = 0
+        matrix[nulls] = 0
+    return Formatted(matrix, lengths, valid, identity=identity)
 
 
 def _format_packed(

@@ -59,8 +59,13 @@ def read_inputs(
     null: rules.NullLike = None,
 ) -> Inputs:
     """Read, check, coerce and broadcast the arguments of :func:`vecfix.format_fixed`."""
-    if null is None and _plain_int64(coefficients, exponents, scales):
-        return Inputs(_fast_rows(coefficients, exponents, scales), None, None)  # type: ignore[arg-type]
+    if _plain_int64(coefficients, exponents, scales):
+        if null is None:
+            return Inputs(_fast_rows(coefficients, exponents, scales), None, None)  # type: ignore[arg-type]
+        # with a sentinel, checked in the general path's order: the sentinels, then the rest
+        hit = _sentinel_rows(coefficients, rules.sentinels(null))  # type: ignore[arg-type]
+        rows = _fast_rows(coefficients, exponents, scales)  # type: ignore[arg-type]
+        return Inputs(rows, None if hit is None else np.logical_not(hit, out=hit), None)
     col = read_column(coefficients, "coefficients")
     rules.require_scales(scales)
     valid = _sentinel_validity(col, null)

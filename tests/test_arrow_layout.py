@@ -121,6 +121,26 @@ def test_to_arrow_shares_the_kernels_buffers():
     assert arr.to_pylist() == ["2", "-3", "4"]
 
 
+@pytest.mark.parametrize("layout", ["arrow", "string_view"])
+def test_a_row_written_into_the_matrix_shows_in_every_output(layout):
+    """Once made, the matrix of an Arrow-layout result is its text (Formatted.matrix): a
+    row written into it is what to_list, indexing, to_arrow, to_pandas and to_polars say."""
+    coef = np.arange(-1000, 1000, dtype=np.int64) * 7
+    out = vecfix.format_fixed(coef, -2, 1, layout=layout)
+    assert out._offsets is not None or out._records is not None  # the Arrow layout
+    want = reference(coef, -2, 1)
+    row = 1500
+    assert len(want[row]) >= 3
+    out.matrix[row, : len(want[row])] = ord("9")
+    want[row] = "9" * len(want[row])
+    assert out.to_list() == want and out[row] == want[row]
+    assert out.to_arrow().to_pylist() == want == out.to_arrow(view=True).to_pylist()
+    pytest.importorskip("pandas")
+    assert out.to_pandas().tolist() == want
+    pytest.importorskip("polars")
+    assert out.to_polars().to_list() == want
+
+
 def test_the_other_outputs():
     coef = np.array([125, -5, 0, 999], dtype=np.int64)
     want = reference(coef, -2, 1)

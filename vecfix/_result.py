@@ -22,7 +22,8 @@ class Formatted:
     Row ``i`` is ``matrix[i, :lengths[i]]``, left-aligned ASCII; the bytes after it are
     zero. Nothing is decoded to Python strings until asked for. A result of
     ``format_fixed(..., layout="arrow")`` or ``layout="string_view"`` holds its text in
-    that Arrow layout instead and makes the matrix on first use.
+    that Arrow layout instead and makes the matrix on first use; the matrix is then its
+    text, for every output (see :attr:`matrix`).
 
     A null row (an Arrow, pandas or polars null, ``None`` in a sequence, or a ``null=``
     sentinel given to :func:`~vecfix.format_fixed`) is never printed as a number: its
@@ -133,9 +134,18 @@ class Formatted:
 
     @property
     def matrix(self) -> np.ndarray:
-        """``(n, width)`` C-contiguous ``uint8``: row ``i`` left-aligned, zero-padded."""
+        """``(n, width)`` C-contiguous ``uint8``: row ``i`` left-aligned, zero-padded.
+
+        A result of ``layout="arrow"`` or ``layout="string_view"`` makes it from its Arrow
+        text on first use and from then on holds its text here alone: every output reads
+        the matrix (a row written into it shows in :meth:`to_list` and :meth:`to_arrow`
+        alike), and :meth:`to_arrow` packs it (one pass) rather than hand over the
+        kernels' Arrow buffers, which the result lets go (arrays made from them before
+        keep them).
+        """
         if self._matrix is None and self._records is not None:  # the records' text bytes
             self._matrix = np.ascontiguousarray(self._inline()[:, : self.width])
+            self._records = None  # the matrix is the text now (a copy: it may be written)
         if self._matrix is None:
             from ._arrow import unpack_rows
             from ._tuning import WIDE_MATRIX_BYTES, WIDE_MATRIX_RATIO
@@ -155,6 +165,7 @@ class Formatted:
             matrix = np.zeros((lengths.size, width), dtype=np.uint8)
             unpack_rows(self._data, self._offsets, lengths, matrix)
             self._matrix = matrix
+            self._offsets = self._data = None  # the matrix is the text now, as above
         return self._matrix
 
     def _inline(self) -> np.ndarray:

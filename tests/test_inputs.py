@@ -5,6 +5,7 @@ integer reference or is written out literally."""
 from __future__ import annotations
 
 import decimal
+import re
 import tracemalloc
 
 import numba
@@ -210,6 +211,18 @@ def test_non_integer_coefficients_are_refused(coef, hint):
 def test_values_with_their_own_exponent_refuse_an_explicit_one(values):
     with pytest.raises(TypeError, match="carry their own exponent"):
         format_fixed(values, -2, 2)
+
+
+@pytest.mark.parametrize("value", [decimal.Decimal("1.25"), "1.25", b"1.25"])
+def test_string_fixed_refuses_an_exponent_in_its_own_words(value):
+    """string_fixed's message names its own arguments (coefficient, exponent, scale) and
+    the value, not format_fixed's (coefficients, exponents, scales)."""
+    with pytest.raises(TypeError, match="carries its own exponent") as info:
+        vecfix.string_fixed(value, -2, 1)
+    message = str(info.value)
+    assert f"coefficient {value!r}" in message and "leave out exponent" in message
+    assert "exponent=-2" in message and f"string_fixed({value!r}, scale=" in message
+    assert not re.search(r"\b(coefficients|exponents|scales)\b", message)
 
 
 def test_decimal_mixed_with_ints_is_refused_naming_the_row():

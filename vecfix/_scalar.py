@@ -131,10 +131,15 @@ def string_fixed(
     """
     if isinstance(coefficient, (decimal.Decimal, str, bytes, bytearray, memoryview)):
         from .columns import read_column
-        from .columns.rules import needs
 
+        if exponent is not None:
+            kind = "a Decimal" if isinstance(coefficient, decimal.Decimal) else "decimal text"
+            raise TypeError(
+                f"coefficient {coefficient!r} is {kind}, which carries its own exponent:"
+                f" leave out exponent (got exponent={exponent!r}) and give only the decimals"
+                f" to print, e.g. string_fixed({coefficient!r}, scale=2)"
+            )
         col = read_column(coefficient, "coefficient")
-        needs(col.kind, exponent, None, source=col.source)
         coefficient, exponent = int(col.coefficients), int(col.exponents)  # type: ignore[arg-type]
     elif isinstance(coefficient, float):
         raise float_error("coefficient", f"the float {coefficient!r}")

@@ -37,6 +37,20 @@ def test_stored_without_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_colon_introduces_something(path):
+    """A line of prose that ends with a colon is followed by what it introduces (a blank
+    line before a list, or the end of the cell before the code), not by the next
+    sentence: there a full stop belongs."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        lines = cell.source.splitlines()
+        for line, after in zip(lines, [*lines[1:], ""], strict=True):
+            assert not (line.endswith(":") and after.strip()), (path.name, i, line, after)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_runs_top_to_bottom(path, tmp_path):
     nb = nbformat.read(path, as_version=4)
     path_var = os.environ.get("PYTHONPATH")

@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 import vecfix
 import vecfix.fix as fix
@@ -285,6 +287,145 @@ def test_sending_time_scalars_and_errors():
     assert fix.sending_time(nat).to_list() == ["20240102-00:00:00.000", None]
     with pytest.raises(ValueError, match=r"sending_time\[1\] is null"):
         fix.snapshots(["A", "B"], [0, 0], [], [], [], sender="S", target="T", sending_time=nat)
+
+
+#: Values of each field of a timestamp at and past its limits (a month's last days, Feb 29
+#: of any year, 23:59:60, fields of one digit, fractions of 1-7 digits).
+_FIELD_VALUES = {
+    "year": ["0000", "1900", "2000", "2023", "2024", "9999", "202"],
+    "month": ["00", "01", "02", "04", "12", "13", "1"],
+    "day": ["00", "01", "28", "29", "30", "31", "32", "7"],
+    "hour": ["00", "23", "24", "25", "5"],
+    "minute": ["00", "59", "60", "5"],
+    "second": ["00", "59", "60", "61", "5"],
+    "frac": ["", ".1", ".12", ".123", ".1234", ".12345", ".123456", ".1234567", "."],
+}
+
+
+@st.composite
+def _stamp_texts(draw: st.DrawFn) -> str:
+    """A timestamp as text: well formed, then (mostly) one field set to a value at or past
+    its limit, or a byte changed or cut."""
+    stamp = {
+        "year": f"{draw(st.integers(0, 9999)):04d}",
+        "month": f"{draw(st.integers(1, 12)):02d}",
+        "day": f"{draw(st.integers(1, 28)):02d}",
+        "hour": f"{draw(st.integers(0, 23)):02d}",
+        "minute": f"{draw(st.integers(0, 59)):02d}",
+        "second": f"{draw(st.integers(0, 59)):02d}",
+        "frac": draw(st.sampled_from(["", ".000", ".123456"])),
+    }
+    for name in draw(st.lists(st.sampled_from(list(_FIELD_VALUES)), max_size=2)):
+        stamp[name] = draw(st.sampled_from(_FIELD_VALUES[name]))
+    text = "{year}{month}{day}-{hour}:{minute}:{second}{frac}".format(**stamp)
+    if draw(st.booleans()):
+        text = text.partition("-")[2]  # HH:MM:SS[.fff]
+    if draw(st.integers(0, 4)) == 0:  # a byte changed or cut
+        at = draw(st.integers(0, len(text)))
+        change = draw(st.sampled_from(["", "x", "-", ":", ".", "5", " ", "\u00e9"]))
+        text = text[:at] + change + text[at + 1 :]
+    return text
+
+
+def _checked_as_in_a_column(value: str | bytes, time_only: bool) -> None:
+    """One timestamp is accepted exactly when the same text in a column is, with the
+    same bytes; refused, it raises the column's error for it (as row 0)."""
+    from vecfix.fix import _header
+
+    name = "sending_time"
+    first = "00:00:00" if time_only else "20240101-00:00:00"
+    try:
+        column = _header.timestamps(name, [first, value], "ms", time_only=time_only)
+    except (TypeError, ValueError) as exc:
+        refused = str(exc).replace(f"{name}[1]", f"{name}[0]")
+        with pytest.raises(type(exc)) as one:
+            _header.timestamps(name, value, "ms", time_only=time_only)
+        assert str(one.value) == refused
+        return
+    one = _header.timestamps(name, value, "ms", time_only=time_only)
+    assert one.to_list() == column.to_list()[1:]
+    assert one.matrix.tobytes() == column.matrix[1:, : one.matrix.shape[1]].tobytes()
+    assert one.lengths.tolist() == column.lengths.tolist()[1:] and one.valid is None
+
+
+@pytest.mark.parametrize("time_only", [False, True])
+@pytest.mark.parametrize(
+    ("field", "value"), [(f, v) for f, values in _FIELD_VALUES.items() for v in values]
+)
+def test_one_timestamp_with_a_field_at_its_limit_is_checked_as_a_column_is(field, value, time_only):
+    """Each field of a well-formed timestamp set to each value at or past its limit."""
+    stamp = {
+        "year": "2024", "month": "02", "day": "29", "hour": "23", "minute": "59",
+        "second": "59", "frac": ".000",
+    }  # fmt: skip
+    if field == "year" and value == "2024":
+        stamp["year"] = "2023"
+    stamp[field] = value
+    text = "{year}{month}{day}-{hour}:{minute}:{second}{frac}".format(**stamp)
+    if time_only:
+        text = text.partition("-")[2]
+    _checked_as_in_a_column(text, time_only)
+
+
+@pytest.mark.parametrize("year", ["1900", "2000", "2023", "2024"])
+def test_one_timestamps_last_days_of_each_month_are_checked_as_in_a_column(year):
+    """The last days of every month, and the days after them, in leap years and not."""
+    for month in range(1, 13):
+        for day in range(28, 33):
+            _checked_as_in_a_column(f"{year}{month:02d}{day:02d}-12:00:00", False)
+
+
+@given(text=_stamp_texts(), time_only=st.booleans(), as_bytes=st.booleans())
+@example(text="20240229-23:59:60.123456", time_only=False, as_bytes=False)
+@example(text="19000229-12:00:00", time_only=False, as_bytes=False)
+@example(text="00000229-12:00:00", time_only=False, as_bytes=True)
+@example(text="23:59:59.999", time_only=True, as_bytes=False)
+def test_one_timestamp_is_checked_as_a_column_is(text, time_only, as_bytes):
+    """Any text: one timestamp (the common SendingTime, checked without the column's
+    array passes) is accepted and refused as in a column."""
+    _checked_as_in_a_column(text.encode("utf-8") if as_bytes else text, time_only)
+
+
+@given(
+    when=st.datetimes(
+        min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30),
+        timezones=st.sampled_from([
+            dt.timezone.utc,
+            dt.timezone(dt.timedelta(hours=5, minutes=30)),
+            dt.timezone(-dt.timedelta(hours=23, minutes=59)),
+        ]),
+    ),
+    precision=st.sampled_from(["s", "ms", "us"]),
+    time_only=st.booleans(),
+)  # fmt: skip
+@example(
+    when=dt.datetime(9999, 12, 31, 23, 59, 59, 999999, dt.timezone.utc),
+    precision="us",
+    time_only=False,
+)
+@example(when=dt.datetime(1, 1, 1, tzinfo=dt.timezone.utc), precision="ms", time_only=False)
+@example(
+    when=dt.datetime(1970, 1, 1, tzinfo=dt.timezone(dt.timedelta(seconds=1))),
+    precision="ms",
+    time_only=True,
+)
+def test_one_datetime_is_written_as_in_a_column(when, precision, time_only):
+    """One aware datetime (SendingTime's default: now) is written as the same moment in
+    a column of them is, at each precision (floored), the time alone too."""
+    from vecfix.fix import _header
+
+    one = _header.timestamps("sending_time", when, precision, time_only=time_only)
+    column = _header.timestamps("sending_time", [when, when], precision, time_only=time_only)
+    assert _header._one_time(_header._utc_us("t", when, 0), precision, time_only) is not None
+    assert one.to_list() == column.to_list()[:1]
+    assert one.matrix.tobytes() == column.matrix[:1].tobytes()
+    utc = when.astimezone(dt.timezone.utc)  # the moment in UTC, by Python's own rules
+    text = f"{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
+    if not time_only:
+        text = f"{utc.year:04d}{utc.month:02d}{utc.day:02d}-{text}"
+    digits = {"s": 0, "ms": 3, "us": 6}[precision]
+    text += f".{utc.microsecond:06d}"[: digits + 1] if digits else ""
+    assert one.to_list() == [text]
 
 
 def test_sending_time_defaults_to_now():

@@ -10,6 +10,7 @@ text; :func:`frame` writes the header and trailer around the bodies a builder me
 from __future__ import annotations
 
 import datetime as _dt
+import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -223,11 +224,16 @@ def sending_time(values: Any, precision: str = "ms") -> Formatted:
 
 def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Formatted:
     if isinstance(values, (str, bytes)):
-        return _check_text(name, text_column(name, [values]), time_only)
+        one = _one_text(values, time_only)  # the common call: one well-formed timestamp
+        if one is not None:
+            return one
+        return _check_text(name, text_column(name, [values]), time_only)  # says what is wrong
     if isinstance(values, _dt.datetime):
-        return _format_us(
-            name, np.array([_utc_us(name, values, 0)], np.int64), precision, time_only
-        )
+        moment = _utc_us(name, values, 0)
+        one = _one_time(moment, precision, time_only)  # the common call: now, or one moment
+        if one is not None:
+            return one
+        return _format_us(name, np.array([moment], np.int64), precision, time_only)
     if isinstance(values, np.datetime64):
         values = np.array([values])
     if isinstance(values, _dt.date):  # a date, not a datetime: no time of day to send
@@ -259,6 +265,27 @@ def _utc_us(name: str, value: _dt.datetime, row: int) -> int:
         )
     delta = value - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+_EPOCH = _dt.datetime(1970, 1, 1)
+
+
+def _one_time(us: int, precision: str, time_only: bool) -> Formatted | None:
+    """:func:`_format_us` of one moment (microseconds since 1970, UTC) in plain Python,
+    a tenth of its array passes' time; None outside the years 1..9999 (the array passes
+    then say so)."""
+    try:
+        when = _EPOCH + _dt.timedelta(microseconds=us)
+    except OverflowError:
+        return None
+    text = f"{when.hour:02d}:{when.minute:02d}:{when.second:02d}"
+    if not time_only:
+        text = f"{when.year:04d}{when.month:02d}{when.day:02d}-{text}"
+    digits = _PRECISIONS[precision]
+    if digits:
+        text += f".{when.microsecond // 10 ** (6 - digits):0{digits}d}"
+    row = np.frombuffer(text.encode("ascii"), dtype=np.uint8).reshape(1, -1).copy()
+    return Formatted(row, np.array([len(text)], dtype=np.int32))
 
 
 def _datetime_micros(name: str, values: Any) -> tuple[np.ndarray, np.ndarray | None] | None:
@@ -334,6 +361,36 @@ def _format_us(name: str, us: np.ndarray, precision: str, time_only: bool) -> Fo
 _DATE_DIGITS = (*range(8), 9, 10, 12, 13, 15, 16)
 _MONTH_DAYS = np.array([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])  # (+1: leap February)
 _TIME_DIGITS = (0, 1, 3, 4, 6, 7)
+
+
+_ONE_TEXT = {
+    False: re.compile(
+        rb"([0-9]{4})([0-9]{2})([0-9]{2})-([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]{3}|\.[0-9]{6})?"
+    ),
+    True: re.compile(rb"()()()([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]{3}|\.[0-9]{6})?"),
+}
+
+
+def _one_text(value: str | bytes, time_only: bool) -> Formatted | None:
+    """One timestamp as text, as :func:`_check_text` takes it, without its array passes
+    (a tenth of the time: a message sent at a time); None when it is not well formed (the
+    array passes then say why)."""
+    try:
+        raw = value.encode("ascii") if isinstance(value, str) else value
+    except UnicodeEncodeError:
+        return None
+    match = _ONE_TEXT[time_only].fullmatch(raw)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second = (int(g or 0) for g in match.groups())
+    if hour > 23 or minute > 59 or second > 60:
+        return None
+    if not time_only:
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        if not 1 <= month <= 12 or not 1 <= day <= _MONTH_DAYS[month - 1] + (leap and month == 2):
+            return None
+    row = np.frombuffer(raw, dtype=np.uint8).reshape(1, -1).copy()
+    return Formatted(row, np.array([len(raw)], dtype=np.int32))
 
 
 def _check_text(name: str, col: Formatted, time_only: bool) -> Formatted:

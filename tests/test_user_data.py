@@ -286,7 +286,7 @@ def test_string_fixed_takes_decimals_and_text(value, scale, expected):
 
 
 def test_string_fixed_keeps_the_rules():
-    with pytest.raises(TypeError, match="carry their own exponent"):
+    with pytest.raises(TypeError, match="carries its own exponent"):
         string_fixed(Decimal("1.5"), -2, 2)
     with pytest.raises(TypeError, match="exponent is required"):
         string_fixed(15, scale=2)

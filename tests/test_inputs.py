@@ -612,3 +612,42 @@ def test_read_only_and_writeable_inputs_share_one_compiled_kernel():
     for signature in kernel.signatures:
         coef, exps_type, scales_type = signature[2], signature[4], signature[6]
         assert not (coef.mutable or exps_type.mutable or scales_type.mutable), signature
+
+
+_PLAIN_ITEMS = [0, 1, -1, 7, INT64_MAX, INT64_MIN, INT64_MAX + 1, INT64_MIN - 1, 10**30]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [5],
+        [1, -2, 3],
+        _PLAIN_ITEMS,  # ints beyond int64: the reader's big values
+        [1, None, 3],
+        [True, 2],
+        [np.int64(5), 6],
+        [1, decimal.Decimal("2")],
+        [1, "2"],
+        [2**63 - 1, 5],
+    ],
+)
+@pytest.mark.parametrize("null", [None, 5, [1, 2**63 - 1]])
+def test_a_list_of_ints_reads_as_the_columns_reader_reads_it(values, null, monkeypatch):
+    """A list of Python ints (read without the columns' reader when every item is an int
+    within int64) gives the rows, validity, text and errors the reader gives."""
+    from vecfix import _inputs
+
+    def run():
+        try:
+            got = vecfix.format_fixed(values, -2, 1, null=null)
+        except (TypeError, ValueError) as exc:
+            return type(exc), str(exc)
+        return got.matrix.tobytes(), got.lengths.tolist(), got.to_list()
+
+    quick = run()
+    monkeypatch.setattr(_inputs, "_int_list", lambda values: None)  # the reader alone
+    assert quick == run()
+    if len(quick) == 3:  # formatted (not refused)
+        marks = set(null) if isinstance(null, list) else {null}
+        want = [None if v is None or v in marks else reference_fixed(int(v), -2, 1) for v in values]
+        assert quick[2] == want

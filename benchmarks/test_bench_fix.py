@@ -1,6 +1,6 @@
 """Benchmarks: FIX messages for a batch, vecfix against simplefix and the per-value way.
 
-Three groups, each comparing in one run:
+Four groups, each comparing in one run:
 
 ``fix-snapshots``
     100,000 MarketDataSnapshotFullRefresh (35=W) x 10 entries from int64 columns.
@@ -10,6 +10,9 @@ Three groups, each comparing in one run:
 ``fix-incremental``
     2,000,000 book updates from a polars DataFrame into MarketDataIncrementalRefresh
     (35=X) messages of 100 entries.
+``fix-one``
+    One Quote (35=S) from Python values: the fixed cost of a call, for a loop that sends
+    each quote as it comes (vecfix is built for batches; this is its floor).
 
 Against vecfix (the baseline of each group, prices and sizes formatted from the integer
 columns inside the timed call):
@@ -395,6 +398,69 @@ def test_bench_simplefix_snapshots(benchmark, batch):
     _record(
         benchmark, "simplefix append_pair + encode", _fields(b"".join(out)), len(out), False, same
     )
+
+
+# ---------------------------------------------------------------------------------------
+# fix-one: one Quote (35=S) at a time, as a loop that sends each quote as it comes
+# ---------------------------------------------------------------------------------------
+
+#: One two-sided quote: symbol, PRICE9 bid and offer, sizes.
+ONE_QUOTE = ("EURUSD", 1_082_150_000, 1_082_249_999, 1_000_000, 2_000_000)
+
+
+def vecfix_one_quote(header: fix.Header, quote: tuple = ONE_QUOTE) -> fix.Messages:
+    """One quote from Python values, numbered by a ``Header`` kept across calls (as a
+    loop sending quotes one at a time keeps its sequence numbers)."""
+    sym, bid, offer, bid_size, offer_size = quote
+    return fix.quotes(
+        [sym], [bid], [offer], [bid_size], [offer_size], quote_ids=["Q1"], **PRICES,
+        header=header, sending_time=WHEN,
+    )  # fmt: skip
+
+
+def fstring_one_quote(seq: int = 1, quote: tuple = ONE_QUOTE) -> bytes:
+    sym, bid, offer, bid_size, offer_size = quote
+    body = f"117=Q1\x0155={sym}\x01132={_px(bid)}\x01133={_px(offer)}\x01"
+    return _frame(seq, "S", body + f"134={bid_size}\x01135={offer_size}\x01")
+
+
+def simplefix_one_quote(quote: tuple, seq: int = 1) -> bytes:
+    """``quote`` with its prices already text (simplefix is timed on framing alone)."""
+    msg = _simplefix_message(seq, "S")
+    msg.append_pair(117, "Q1")
+    for tag, value in zip((55, 132, 133, 134, 135), quote, strict=True):
+        msg.append_pair(tag, value)
+    return msg.encode()
+
+
+def _first_quote() -> bytes:
+    return vecfix_one_quote(fix.Header("VECFIX", "CLIENT")).to_bytes()
+
+
+@pytest.mark.benchmark(group="fix-one")
+def test_bench_vecfix_one_quote(benchmark):
+    assert _first_quote() == fstring_one_quote()
+    header = fix.Header("VECFIX", "CLIENT")
+    msgs = benchmark(vecfix_one_quote, header)
+    _record(benchmark, "vecfix.fix.quotes, one quote (lists of one)", _fields(msgs.buffer), 1, True)
+
+
+@pytest.mark.benchmark(group="fix-one")
+def test_bench_fstring_one_quote(benchmark):
+    out = benchmark(fstring_one_quote)
+    same = out == _first_quote()
+    assert same
+    _record(benchmark, "decimal + f-strings, one quote", _fields(out), 1, False, same)
+
+
+@pytest.mark.benchmark(group="fix-one")
+def test_bench_simplefix_one_quote(benchmark):
+    pytest.importorskip("simplefix")
+    quote = (ONE_QUOTE[0], _px(ONE_QUOTE[1]), _px(ONE_QUOTE[2]), *ONE_QUOTE[3:])
+    out = benchmark(simplefix_one_quote, quote)
+    same = out == _first_quote()
+    assert same
+    _record(benchmark, "simplefix append_pair + encode, one quote", _fields(out), 1, False, same)
 
 
 # ---------------------------------------------------------------------------------------

@@ -428,6 +428,26 @@ def test_one_datetime_is_written_as_in_a_column(when, precision, time_only):
     assert one.to_list() == [text]
 
 
+@given(value=st.text(st.characters(max_codepoint=0x2FF), max_size=6) | st.binary(max_size=6))
+@example(value="A=B")
+@example(value="")
+@example(value="\x7f")
+@example(value=" ")
+def test_one_identifier_is_checked_as_a_column_is(value):
+    """A header value (sender, target, begin string) is accepted exactly when the same
+    text in a column of identifiers is, with the same bytes and the same errors."""
+    from vecfix.fix import _columns
+
+    try:
+        col = _columns.text_column("sender", [value])
+    except (TypeError, ValueError) as exc:
+        with pytest.raises(type(exc)) as one:
+            _columns.identifier("sender", value)
+        assert str(one.value) == str(exc)
+        return
+    assert _columns.identifier("sender", value) == col.matrix[0, : col.lengths[0]].tobytes()
+
+
 def test_sending_time_defaults_to_now():
     before = dt.datetime.now(dt.timezone.utc)
     msgs = fix.snapshots(["A"], [0], [], [], [], sender="S", target="T")

@@ -632,22 +632,42 @@ _PLAIN_ITEMS = [0, 1, -1, 7, INT64_MAX, INT64_MIN, INT64_MAX + 1, INT64_MIN - 1,
     ],
 )
 @pytest.mark.parametrize("null", [None, 5, [1, 2**63 - 1]])
-def test_a_list_of_ints_reads_as_the_columns_reader_reads_it(values, null, monkeypatch):
+@pytest.mark.parametrize(
+    ("exponents", "scales", "kwargs"),
+    [
+        (-2, 1, {}),
+        (None, 1, {}),
+        (-2, None, {}),
+        (-2, 2**40, {}),
+        (10**6, 0, {}),
+        (-2, np.int32(1), {}),
+        (-2, 1, {"width": 2}),
+        (-2, 1, {"layout": "arrow"}),
+    ],
+)
+def test_a_list_of_ints_reads_as_the_columns_reader_reads_it(
+    values, null, exponents, scales, kwargs, monkeypatch
+):
     """A list of Python ints (read without the columns' reader when every item is an int
-    within int64) gives the rows, validity, text and errors the reader gives."""
-    from vecfix import _inputs
+    within int64: a few of one layout then take the small call) gives the rows,
+    validity, text and errors the reader gives."""
+    from vecfix import _format, _inputs
 
     def run():
         try:
-            got = vecfix.format_fixed(values, -2, 1, null=null)
+            got = vecfix.format_fixed(values, exponents, scales, null=null, **kwargs)
         except (TypeError, ValueError) as exc:
             return type(exc), str(exc)
         return got.matrix.tobytes(), got.lengths.tolist(), got.to_list()
 
     quick = run()
-    monkeypatch.setattr(_inputs, "_int_list", lambda values: None)  # the reader alone
+    for module in (_format, _inputs):  # format_fixed's small call, and read_inputs
+        monkeypatch.setattr(module, "_int_list", lambda values: None)  # the reader alone
     assert quick == run()
-    if len(quick) == 3:  # formatted (not refused)
+    if len(quick) == 3 and exponents is not None:  # formatted (not refused)
         marks = set(null) if isinstance(null, list) else {null}
-        want = [None if v is None or v in marks else reference_fixed(int(v), -2, 1) for v in values]
+        want = [
+            None if v is None or v in marks else reference_fixed(int(v), exponents, int(scales))
+            for v in values
+        ]
         assert quick[2] == want

@@ -31,6 +31,7 @@ from reference import reference_fixed
 import vecfix
 from vecfix import _cold_kernels, _coldstart, _format, _jit, _kernels, _warmup
 from vecfix._kernels import FILL, MEASURE, PACK, PACK_AT
+from vecfix._tuning import MEASURE_BELOW
 
 NOJIT = bool(numba.config.DISABLE_JIT)
 SLOW = os.environ.get("VECFIX_SLOW_TESTS", "") not in ("", "0")
@@ -111,7 +112,7 @@ def test_columns_nulls_and_threads_through_the_cold_tier(cold, threads, layout, 
     null rows, over several threads: the reference's text; no kernel but the cold one."""
     monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 50)
     rng = np.random.default_rng(threads)
-    n = 300 if NOJIT else 20_000
+    n = MEASURE_BELOW + 88 if NOJIT else 20_000  # (fewer rows with nulls: one kernel call)
     coef = rng.integers(-(10**13), 10**13, n, dtype=np.int64)
     coef[::7] = (coef[::7] // 10) * 10 + 5  # ties
     got = vecfix.format_fixed(coef, -9, 4, threads=threads, layout=layout)

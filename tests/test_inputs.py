@@ -671,3 +671,25 @@ def test_a_list_of_ints_reads_as_the_columns_reader_reads_it(
             for v in values
         ]
         assert quick[2] == want
+
+
+@pytest.mark.parametrize(
+    ("value", "kwargs", "error", "words"),
+    [
+        (1.5, {"exponent": -9, "scale": 2}, TypeError, "coefficient must be an int, a Decimal"),
+        (np.float64(2.5), {"exponent": 0, "scale": 2}, TypeError, "got the float 2.5"),
+        ("x", {"scale": 1}, ValueError, "coefficient: 'x' is not decimal text"),
+        (b"1.2.3", {"scale": 1}, ValueError, "coefficient: '1.2.3' is not decimal text"),
+        (decimal.Decimal("NaN"), {"scale": 1}, ValueError, "coefficient"),
+    ],
+)
+def test_string_fixed_refuses_one_value_in_its_own_words(value, kwargs, error, words):
+    """One value refused: string_fixed names its own argument (coefficient), no row (there
+    is one value), and its own call in the advice, never format_fixed's plural arguments
+    (coefficients, exponents=, scales=)."""
+    with pytest.raises(error) as info:
+        vecfix.string_fixed(value, **kwargs)
+    message = str(info.value)
+    assert words in message
+    assert "row" not in message
+    assert not re.search(r"\b(coefficients|exponents|scales)\b", message)

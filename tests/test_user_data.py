@@ -290,7 +290,7 @@ def test_string_fixed_keeps_the_rules():
         string_fixed(Decimal("1.5"), -2, 2)
     with pytest.raises(TypeError, match="exponent is required"):
         string_fixed(15, scale=2)
-    with pytest.raises(TypeError, match="Floats cannot hold"):
+    with pytest.raises(TypeError, match="a float cannot hold a decimal price exactly"):
         string_fixed(1.5, 0, 2)
 
 

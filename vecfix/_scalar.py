@@ -15,7 +15,6 @@ from .columns.rules import (
     RowError,
     as_int,
     as_int32,
-    float_error,
     show_int,
 )
 
@@ -139,10 +138,21 @@ def string_fixed(
                 f" leave out exponent (got exponent={exponent!r}) and give only the decimals"
                 f" to print, e.g. string_fixed({coefficient!r}, scale=2)"
             )
-        col = read_column(coefficient, "coefficient")
+        try:
+            col = read_column(coefficient, "coefficient")
+        except RowError as exc:  # one value: no row to name
+            raise type(exc)(f"coefficient{exc.detail}", argument="coefficient") from None
         coefficient, exponent = int(col.coefficients), int(col.exponents)  # type: ignore[arg-type]
     elif isinstance(coefficient, float):
-        raise float_error("coefficient", f"the float {coefficient!r}")
+        raise TypeError(
+            f"coefficient must be an int, a Decimal or decimal text, got the float"
+            f" {float(coefficient)!r}: a float cannot hold a decimal price exactly (1.005 is stored"
+            " as 1.00499999999999989...), so the digits to round are not known. Pass an int"
+            " with an exponent, e.g. string_fixed(1005, -3, 2), or a Decimal or text, e.g."
+            " string_fixed('1.005', scale=2); if a float is all you have, convert it through"
+            " its shortest text, string_fixed(Decimal(repr(x)), scale=2), and check that this"
+            " is what the data meant"
+        )
     elif exponent is None:
         raise TypeError("exponent is required for an integer coefficient (e.g. -9 for PRICE9)")
     if scale is None:

@@ -164,6 +164,26 @@ def test_decimal_nan_and_infinity_are_refused_with_the_row(bad):
         format_fixed([Decimal(1), Decimal(2), Decimal(bad)], scales=2)
 
 
+@pytest.mark.parametrize("bad", ["NaN", "-NaN", "sNaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize(
+    "container",
+    [
+        lambda v: pd.Series(v, dtype=object),
+        lambda v: pd.Series(v, dtype=object, index=range(40, 40 - 10 * len(v), -10)),
+        lambda v: pd.Index(v, dtype=object),
+    ],
+    ids=["Series", "Series with an index", "Index"],
+)
+def test_decimal_nan_in_a_pandas_object_column_is_refused_not_null(bad, container):
+    # pandas' isna counts Decimal('NaN') as missing (and signals on sNaN): a NaN value is
+    # refused with its row, as in a list, never printed as a null
+    with pytest.raises(ValueError, match=rf"row 2 is Decimal\('{bad}'\)"):
+        format_fixed(container([Decimal(1), Decimal(2), Decimal(bad)]), scales=2)
+    # pandas' own missing markers in an object column stay nulls
+    markers = container([Decimal("1.5"), None, float("nan"), pd.NA])
+    assert format_fixed(markers, scales=1).to_list() == ["1.5", None, None, None]
+
+
 def test_decimal_mixed_with_other_types_is_refused():
     with pytest.raises(TypeError, match=r"row 1 holds 5"):
         format_fixed([Decimal(1), 5], scales=2)

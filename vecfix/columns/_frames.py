@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ def read_pandas(values: Any, argument: str) -> Column:
     if isinstance(dtype, np.dtype):
         if dtype.kind == "O":
             objs = values.to_numpy(dtype=object)
-            missing = np.asarray(values.isna(), dtype=bool)
+            missing = _missing_objects(values, objs)
             if missing.any():
                 objs = objs.copy()
                 objs[missing] = None
@@ -62,6 +63,22 @@ def read_polars(values: Any, argument: str) -> Column:
     else:
         col = read_arrow(values.to_arrow(), argument, source)
     return _named(col, Identity(values.name))
+
+
+def _missing_objects(values: Any, objs: np.ndarray) -> np.ndarray:
+    """Where an object Series or Index holds pandas' missing markers (None, NaN, pd.NA,
+    NaT): not a ``Decimal`` NaN, which is a value, refused as such by the rows' reader."""
+    import pandas as pd
+
+    try:
+        missing = np.array(values.isna(), dtype=bool)  # a copy: pandas' may be read-only
+    except decimal.InvalidOperation:  # isna compares a Decimal('sNaN'), which signals
+        missing = np.array(
+            [not isinstance(v, decimal.Decimal) and pd.isna(v) is True for v in objs], bool
+        )
+    for i in np.flatnonzero(missing):
+        missing[i] = not isinstance(objs[i], decimal.Decimal)
+    return missing
 
 
 def _named(col: Column, identity: Identity) -> Column:

@@ -161,10 +161,15 @@ def test_output_name_keeps_the_raw_column_beside_the_text():
 # --------------------------------------------------------------------------- sentinels
 
 
-@pytest.mark.parametrize("sentinel", [INT64_MAX, INT64_MIN])
-def test_sentinel_without_null_warns_with_column_row_and_fix(tmp_path, sentinel):
+@pytest.mark.parametrize(
+    ("sentinel", "kind"), [(INT64_MAX, "int64"), (INT64_MIN, "int64"), (2**64 - 1, "uint64")]
+)
+def test_sentinel_without_null_warns_with_column_row_and_fix(tmp_path, sentinel, kind):
     px = [*PX[:4], sentinel, PX[5]]
-    pq.write_table(pa.table({"px": pa.array(px, pa.int64())}), tmp_path / "in.parquet")
+    if kind == "uint64":
+        px = [abs(v) for v in px]
+    column = pa.array(px, getattr(pa, kind)())
+    pq.write_table(pa.table({"px": column}), tmp_path / "in.parquet")
     said: list[str] = []
     format_file(
         tmp_path / "in.parquet", tmp_path / "o.parquet", [ColumnSpec("px", 2, -9)],

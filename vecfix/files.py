@@ -81,6 +81,7 @@ _INT64 = (INT64_MIN, INT64_MAX)
 #: A null sentinel fits an int64 or a uint64 column (format_fixed's null= takes either)
 _SENTINEL_RANGE = (INT64_MIN, UINT64_MAX)
 _SENTINELS = {_INT64[1]: "int64 max", _INT64[0]: "int64 min"}
+_UINT64_SENTINELS = {UINT64_MAX: "uint64 max"}
 
 
 class UsageError(ValueError):
@@ -96,8 +97,8 @@ class DataError(ValueError):
 
 
 class SentinelWarning(UserWarning):
-    """An integer column holds int64 max or min (the usual null sentinels) and no ``null``
-    was given for it: those rows are printed as numbers."""
+    """An integer column holds int64 max or min, or a uint64 column uint64 max (the usual
+    null sentinels), and no ``null`` was given for it: those rows are printed as numbers."""
 
 
 def _check_int(owner: str, what: str, v: object, lo: int = _INT32[0], hi: int = _INT32[1]) -> None:
@@ -488,17 +489,23 @@ class _Plan:
         self, arr: Any, spec: ColumnSpec, first_row: int, warn: Callable[[str], None]
     ) -> None:
         pa = self.pa
-        if not pa.types.is_int64(arr.type) or len(arr) == 0:
+        if pa.types.is_int64(arr.type):
+            sentinels = _SENTINELS
+        elif pa.types.is_uint64(arr.type):
+            sentinels = _UINT64_SENTINELS
+        else:
+            return
+        if len(arr) == 0:
             return
         import pyarrow.compute as pc
 
         lo_hi = pc.min_max(arr)
         for v in (lo_hi["max"].as_py(), lo_hi["min"].as_py()):
-            if v in _SENTINELS:
+            if v in sentinels:
                 self.sentinel_checked.add(spec.name)
-                row = first_row + _first_true(pc, pc.equal(arr, v))
+                row = first_row + _first_true(pc, pc.equal(arr, pa.scalar(v, arr.type)))
                 warn(
-                    f"column {spec.name!r} holds {v} ({_SENTINELS[v]}, the usual null sentinel,"
+                    f"column {spec.name!r} holds {v} ({sentinels[v]}, the usual null sentinel,"
                     f" e.g. CME PRICENULL9), first at row {row:,} (counting data rows from 0);"
                     f" it is printed as a number. If it means no value, pass --null {v}"
                     f" (ColumnSpec(..., null={v}) in Python)"
@@ -1370,8 +1377,9 @@ def format_file(
     progress : bool, optional
         Show a progress bar in rows (tqdm) on stderr. Default: when stderr is a terminal.
     on_warning : callable, optional
-        Called with the text of each warning (an integer column holding int64 max or min
-        and no ``null`` for it); by default a :class:`SentinelWarning` is issued.
+        Called with the text of each warning (an integer column holding int64 max or min,
+        or uint64 max, and no ``null`` for it); by default a :class:`SentinelWarning` is
+        issued.
     engine : {"auto", "polars", "pyarrow"}, default "auto"
         The Parquet writer. ``"auto"``: polars' (which encodes columns in parallel: 1.5-2x
         less time than pyarrow's on two idle cores) when polars is installed, this

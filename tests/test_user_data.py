@@ -173,6 +173,21 @@ def test_ints_that_became_floats_for_their_nulls_are_told_so():
     assert format_fixed(px.astype("Int64"), -2, 1).to_list() == ["1.3", "1.3", None]
 
 
+def test_a_categorical_of_ints_with_a_missing_row_is_formatted():
+    """pandas makes int categories floats to hold a missing row in to_numpy(na_value=None):
+    the categories are taken by their codes instead, ints as ints, the missing row null."""
+    s = pd.Series(pd.Categorical([125, 2**63 - 1, None, 125]), index=[9, 8, 7, 6], name="px")
+    want = [reference_fixed(c, -2, 1) for c in (125, 2**63 - 1)]
+    out = format_fixed(s, -2, 1)
+    assert out.to_list() == [want[0], want[1], None, want[0]]
+    assert out.to_pandas().index.tolist() == [9, 8, 7, 6]
+    assert format_fixed(s, -2, 1, null=2**63 - 1).to_list() == [want[0], None, None, want[0]]
+    text = pd.Series(pd.Categorical(["1.25", None, "-5"]))
+    assert format_fixed(text, scales=1).to_list() == ["1.3", None, "-5.0"]
+    with pytest.raises(TypeError, match=r"row 0 holds float 1\.5"):  # float categories: refused
+        format_fixed(pd.Series(pd.Categorical([1.5, None])), -2, 1)
+
+
 def test_mixed_text_and_ints_name_the_odd_row():
     with pytest.raises(TypeError, match=r"mix decimal text with int: row 1 holds 2; pass") as e:
         format_fixed(["1.5", 2], scales=1)

@@ -37,6 +37,13 @@ def read_pandas(values: Any, argument: str) -> Column:
                 col = Column("integers", arr, source=lambda: f"integers (a pandas {kind})")
             else:
                 col = read_array(arr, argument, f"a pandas {kind} of dtype {dtype}")
+    elif isinstance(dtype, pd.CategoricalDtype):
+        # the categories taken by the codes as they are: to_numpy(na_value=None) would make
+        # int categories floats to hold a missing row
+        cats, codes = values.array.categories.to_numpy(dtype=object), values.array.codes
+        objs = np.full(len(codes), None, dtype=object)
+        objs[codes >= 0] = cats[codes[codes >= 0]]
+        col = read_objects(objs.tolist(), argument)
     elif hasattr(values.array, "__arrow_array__"):  # ArrowDtype, string[pyarrow], Int64...
         import pyarrow as pa
 

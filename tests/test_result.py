@@ -52,6 +52,9 @@ def test_keys_of_other_kinds(result):
     pl = pytest.importorskip("polars")
     assert result[pd.Series(mask, index=[9, 8, 7, 6, 5, 4])].to_list() == want
     assert result[pl.Series(mask)].to_list() == want
+    for empty in ([], pd.Series([], dtype=object), pl.Series([])):  # no rows
+        part = result[empty]
+        assert len(part) == 0 and part.to_list() == [] and part.to_arrow().to_pylist() == []
     for key in (True, np.True_, (0, 1)):
         with pytest.raises(TypeError, match="indexed by an int, a slice, a bool mask"):
             result[key]

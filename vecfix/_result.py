@@ -211,6 +211,8 @@ class Formatted:
             )
         if not isinstance(key, (int, np.integer, slice, np.ndarray)):
             key = np.asarray(key)  # a list, a pandas or polars Series: positions or a mask
+            if key.size == 0:  # [] is no rows (NumPy makes it a float array)
+                key = key.astype(np.intp)
         if isinstance(key, np.ndarray) and key.ndim == 0:
             return self[key.item()]
         if isinstance(key, (int, np.integer)):

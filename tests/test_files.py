@@ -306,6 +306,24 @@ def test_standard_input_header_name_with_a_line_break(tmp_path, monkeypatch):
     assert got.to_pylist() == [{"sym": "ES", "note\nline 2": "007", "px": "1.01"}]
 
 
+def test_standard_input_empty_lines_as_from_a_file(tmp_path, monkeypatch):
+    """On standard input too, empty lines before the header are skipped and an empty line
+    after it is a row of nulls, as from a file (of any size)."""
+    import io
+
+    import vecfix.files
+
+    data = b"\n\r\npx,sym\n1005,ES\n\n2500,NQ\n"
+    monkeypatch.setattr(vecfix.files, "_stdin", lambda: io.BufferedReader(io.BytesIO(data)))
+    format_file("-", tmp_path / "piped.parquet", [ColumnSpec("px", 1, -3)], input_format="csv")
+    got = pq.read_table(tmp_path / "piped.parquet")
+    assert got.to_pydict() == {"px": ["1.0", None, "2.5"], "sym": ["ES", None, "NQ"]}
+    src = tmp_path / "same.csv"
+    src.write_bytes(data)
+    format_file(src, tmp_path / "file.parquet", [ColumnSpec("px", 1, -3)])
+    assert pq.read_table(tmp_path / "file.parquet").to_pydict() == got.to_pydict()
+
+
 def test_standard_input_of_another_codec_is_refused(tmp_path, monkeypatch):
     import io
 
@@ -547,6 +565,34 @@ def test_csv_quoted_empty_cells_are_null_in_both_readers(tmp_path, csv_reader):
     assert t["sym"].to_pylist() == ["ES", None, None]
     assert t["px"].to_pylist() == ["1.01", None, None]
     assert t["n"].to_pylist() == ["1.5", None, None]
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_csv_empty_lines_are_null_rows_in_both_readers(tmp_path, csv_reader, eol):
+    """An empty line is a row of nulls (as vecfix writes a null row of a one-column CSV),
+    in files of one column and of two, at the end too, whichever reader: the rows do not
+    depend on the file's size. Empty lines before the header are skipped."""
+    one = tmp_path / "one.csv"
+    one.write_bytes(eol.join(["", "", "px", "1005", "", "-2", "", ""]).encode())
+    format_file(one, tmp_path / "one.parquet", [ColumnSpec("px", 2, -3)])
+    assert pq.read_table(tmp_path / "one.parquet")["px"].to_pylist() == ["1.01", None, "0.00", None]
+    two = tmp_path / "two.csv"
+    two.write_bytes(eol.join(["px,sym", "1005,ES", "", "2500,NQ", ""]).encode() + eol.encode())
+    format_file(two, tmp_path / "two.parquet", [ColumnSpec("px", 1, -3)])
+    t = pq.read_table(tmp_path / "two.parquet")
+    assert t["px"].to_pylist() == ["1.0", None, "2.5", None]
+    assert t["sym"].to_pylist() == ["ES", None, "NQ", None]
+
+
+def test_a_one_column_csv_with_nulls_reads_back_row_for_row(tmp_path, csv_reader):
+    """vecfix's own one-column CSV output (a null row is an empty line) read back by
+    ``vecfix format``: every row where it was."""
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"px": pa.array([1005, None, -2500, None, 7], pa.int64())}), src)
+    format_file(src, tmp_path / "mid.csv", [ColumnSpec("px", 2, -3)])
+    format_file(tmp_path / "mid.csv", tmp_path / "back.parquet", [ColumnSpec("px", 1)])
+    want = [reference_fixed(1005, -3, 1), None, reference_fixed(-2500, -3, 1), None, "0.0"]
+    assert pq.read_table(tmp_path / "back.parquet")["px"].to_pylist() == want
 
 
 def test_csv_integer_cells_that_are_not_integers(tmp_path, csv_reader):

@@ -848,17 +848,34 @@ def _decoded(pipe: IO[bytes], src: str | Path) -> IO[bytes]:
 
 def _csv_header(pipe: IO[bytes]) -> tuple[bytes, list[str]]:
     """The header record of a CSV stream: its bytes, read from ``pipe`` (every line of it: a
-    quoted name may hold a line break), and the column names as pyarrow reads them (a
-    byte-order mark is not part of them)."""
+    quoted name may hold a line break; empty lines before it skipped, as polars skips
+    them), and the column names as pyarrow reads them (a byte-order mark is not part of
+    them)."""
     lines: list[bytes] = []
 
     def decoded() -> Iterator[str]:  # the csv module asks for as many lines as the record has
         while line := pipe.readline():  # (text: a compressed stream is read decoded)
+            if not lines and line.lstrip(b"\xef\xbb\xbf") in (b"\n", b"\r\n"):
+                continue  # an empty line before the header
             lines.append(line)
             yield line.decode("utf-8-sig" if len(lines) == 1 else "utf-8", "replace")
 
     names = next(csv.reader(decoded()), [])
     return b"".join(lines), names
+
+
+def _blank_lines_before_header(pa: Any, src: str | Path) -> int:
+    """How many empty lines a CSV file has before its header (``ReadOptions.skip_rows``
+    for pyarrow's reader, which reads empty lines as rows, as polars' does)."""
+    with pa.input_stream(os.fspath(src), compression=_compression(src)) as head:
+        start = head.read(1 << 16)
+    lines = start.removeprefix(b"\xef\xbb\xbf").split(b"\n")
+    count = 0
+    for line in lines[:-1]:  # (the last piece may be cut)
+        if line not in (b"", b"\r"):
+            break
+        count += 1
+    return count
 
 
 CSV_NULLS = ("",)
@@ -924,7 +941,13 @@ def _open_reader(
 
     # Blocks of at most 4 MiB: larger ones cost more in page faults than they save (16 MiB:
     # 1.1 s of system time on a 600 MB file, 4 MiB: 0.2 s). A row must fit in one block.
-    read_options = pacsv.ReadOptions(block_size=max(min(batch_size * 64, 1 << 22), 1 << 12))
+    block = max(min(batch_size * 64, 1 << 22), 1 << 12)
+    # An empty line is a row of nulls, as polars' reader (files of 8 MiB and more) reads it
+    # and as vecfix writes a null row of a one-column CSV; empty lines before the header
+    # are skipped, as polars skips them.
+    parse_options = pacsv.ParseOptions(ignore_empty_lines=False)
+    skip = 0 if stdin else _blank_lines_before_header(pa, src)
+    read_options = pacsv.ReadOptions(block_size=block, skip_rows=skip)
     # pyarrow's reader reads ahead on a thread of its own: a regular file through pyarrow's
     # own stream (that thread never enters Python), a pipe through _ForeignReads.
     foreign: _ForeignReads | None = None
@@ -947,13 +970,17 @@ def _open_reader(
         else:
             stream = pa.input_stream(os.fspath(src), compression=_compression(src))
         if names is None and not csv_infer_types:
-            peek = pacsv.ReadOptions(block_size=1 << 16)  # the header, not a whole block
+            peek = pacsv.ReadOptions(block_size=1 << 16, skip_rows=skip)  # the header alone
             try:
                 head = pa.input_stream(os.fspath(src), compression=_compression(src))
-                names = pacsv.open_csv(head, read_options=peek).schema.names
+                names = pacsv.open_csv(
+                    head, read_options=peek, parse_options=parse_options
+                ).schema.names
             except pa.ArrowInvalid:  # a header line longer than the peek
                 head = pa.input_stream(os.fspath(src), compression=_compression(src))
-                names = pacsv.open_csv(head, read_options=read_options).schema.names
+                names = pacsv.open_csv(
+                    head, read_options=read_options, parse_options=parse_options
+                ).schema.names
         # Formatted columns given an exponent are read as int64, the others as text, so that
         # a price is never parsed as a float; scale columns as integers. The other columns
         # stay text too unless asked to infer their types.
@@ -966,7 +993,10 @@ def _open_reader(
             column_types=types, null_values=list(csv_nulls), strings_can_be_null=True
         )
         try:
-            reader = pacsv.open_csv(stream, read_options=read_options, convert_options=options)
+            reader = pacsv.open_csv(
+                stream, read_options=read_options, parse_options=parse_options,
+                convert_options=options,
+            )  # fmt: skip
         except pa.ArrowInvalid as exc:  # in the first block: name the column as later ones do
             raise pa.ArrowInvalid(_name_csv_column(str(exc), names or ())) from None
     except BaseException:

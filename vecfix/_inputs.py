@@ -59,7 +59,9 @@ def read_inputs(
     null: rules.NullLike = None,
 ) -> Inputs:
     """Read, check, coerce and broadcast the arguments of :func:`vecfix.format_fixed`."""
-    plain = _int_list(coefficients) if type(coefficients) is list else coefficients
+    plain = coefficients
+    if type(plain) is list and _plain_int32(exponents, len(plain)):
+        plain = _int_list(plain) if _plain_int32(scales, len(plain)) else plain
     if _plain_int64(plain, exponents, scales):
         if null is None:
             return Inputs(_fast_rows(plain, exponents, scales), None, None)  # type: ignore[arg-type]

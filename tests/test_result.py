@@ -60,6 +60,23 @@ def test_keys_of_other_kinds(result):
             result[key]
 
 
+@pytest.mark.parametrize("key", [1.0, np.float64(1), "a", None, np.array([0.0, 1.0]), ["a"]])
+def test_keys_that_are_no_positions(result, key):
+    """A float, text or None is refused by name, not a RecursionError (its 0-d array was
+    taken for its item, which was the same float again) nor NumPy's words."""
+    with pytest.raises(TypeError, match="indexed by an int, a slice, a bool mask") as caught:
+        result[key]
+    assert type(key).__name__ in str(caught.value)
+
+
+def test_row_out_of_range(result):
+    with pytest.raises(IndexError, match=r"row 6 is out of range for a result of 6 rows"):
+        result[6]
+    with pytest.raises(IndexError, match=r"row -7 is out of range"):
+        result[-7]
+    assert result[-6] == TEXTS[0]
+
+
 def test_a_slice_is_a_view(result):
     """A slice shares the result's arrays (as NumPy's do); a mask or index array copies."""
     part = result[1:3]

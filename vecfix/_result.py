@@ -209,14 +209,23 @@ class Formatted:
                 "a Formatted is indexed by an int, a slice, a bool mask or an array of row"
                 f" numbers, not {type(key).__name__} {key!r}"
             )
+        given = key
         if not isinstance(key, (int, np.integer, slice, np.ndarray)):
             key = np.asarray(key)  # a list, a pandas or polars Series: positions or a mask
             if key.size == 0:  # [] is no rows (NumPy makes it a float array)
                 key = key.astype(np.intp)
+        if isinstance(key, np.ndarray) and key.dtype.kind not in "iub":  # (1.0, "a", None)
+            raise TypeError(
+                "a Formatted is indexed by an int, a slice, a bool mask or an array of row"
+                f" numbers, not {type(given).__name__}"
+                + (f" {given!r}" if key.ndim == 0 else f" of dtype {key.dtype}")
+            )
         if isinstance(key, np.ndarray) and key.ndim == 0:
             return self[key.item()]
         if isinstance(key, (int, np.integer)):
-            i = range(len(self))[key]  # IndexError and negative indices as for lists
+            if not -len(self) <= key < len(self):
+                raise IndexError(f"row {key} is out of range for a result of {len(self)} rows")
+            i = range(len(self))[key]  # negative indices as for lists
             if self.valid is not None and not self.valid[i]:
                 return None
             if self._matrix is None and self._offsets is not None and self._data is not None:

@@ -689,3 +689,17 @@ def test_csv_output_refuses_a_column_csv_cannot_hold(tmp_path, capsys):
     assert "column 'lst' (list<element: int64>)" in err and "Parquet" in err
     assert "Traceback" not in err
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["l.parquet"]
+
+
+def test_a_column_given_twice_is_named_whatever_its_options(tmp_path, capsys):
+    """A column given twice is refused as such (exit 2) even when one of its specs has an
+    --exponent: the CSV reader read it as text for the other spec, and the first spec's
+    check had said 'leave out --exponent' (exit 1), an option the user needed."""
+    src = tmp_path / "b.csv"
+    src.write_text("sym,px\nES,5000250000000\n")
+    out = tmp_path / "o.csv"
+    argv = ["format", str(src), "-o", str(out), "--quiet", "--column", "px", "--scale", "2"]
+    assert main([*argv, "--exponent", "-9", "--column", "px", "--scale", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "column 'px' is given twice" in err and "--exponent" not in err
+    assert not out.exists()

@@ -637,13 +637,14 @@ def _check_schema(pa: Any, schema: Any, columns: Sequence[ColumnSpec], where: st
     """Every column present, once, with a type that fits its spec; else :class:`DataError`."""
     seen: set[str] = set()
     targets: set[str] = set()
-    for spec in columns:
+    for spec in columns:  # first: a column given twice is read by one spec's rules only
         if spec.name in seen:
             raise UsageError(f"column {spec.name!r} is given twice")
         seen.add(spec.name)
         if spec.target in targets:
             raise UsageError(f"two formatted columns would be named {spec.target!r}")
         targets.add(spec.target)
+    for spec in columns:
         error = _missing(pa, schema, spec.name, where)
         if error is not None:
             raise error

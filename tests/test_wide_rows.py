@@ -56,6 +56,18 @@ def test_the_ways_out_give_every_row():
     assert rest == want
 
 
+def test_string_view_is_offered_the_arrow_layout_not_width():
+    """layout="string_view" takes no width=, so its refusal offers layout="arrow" (which
+    writes the text without a matrix) where the matrix's offers width=; both give every row."""
+    coef, exps = column_with_a_wide_row()
+    with pytest.raises(RowError) as info:
+        vecfix.format_fixed(coef, exps, 2, layout="string_view")
+    err = info.value
+    assert err.row == WIDE_ROW and 'layout="arrow"' in str(err) and "width=" not in str(err)
+    want = [reference_fixed(int(c), int(e), 2) for c, e in zip(coef, exps, strict=True)]
+    assert vecfix.format_fixed(coef, exps, 2, layout="arrow").to_list() == want
+
+
 def test_a_wide_row_beyond_int64_is_named_too():
     coef = [7] * 300 + [10**30] + [-7] * 300
     exps = [-2] * 300 + [4000] + [-2] * 300

@@ -275,7 +275,7 @@ def _format_read(
         if not measured:
             _measure(passes, lengths)
             measured = True
-        _refuse_few_wide_rows(rows, lengths, big_text, widest)
+        _refuse_few_wide_rows(rows, lengths, big_text, widest, views)
     matrix, flat = _output_matrix(rows.n, widest, width, out)
     if matrix.shape[1] < widest:
         if not measured:
@@ -1120,11 +1120,13 @@ def _fallback_rows(rows: Rows) -> list[bytes]:
 
 
 def _refuse_few_wide_rows(
-    rows: Rows, lengths: np.ndarray, big_text: list[bytes], widest: int
+    rows: Rows, lengths: np.ndarray, big_text: list[bytes], widest: int, views: bool = False
 ) -> None:
     """Refuse a matrix that a few wide rows would make many times the size of the text
     (one row at exponent 60,000 among 1M rows asks for 56 GiB): name the widest row, the
-    memory, and the ways to the text. ``lengths`` holds every row's length (big rows as 0)."""
+    memory, and the ways to the text. ``lengths`` holds every row's length (big rows as 0).
+    With ``views`` (``layout="string_view"``, which takes no ``width``) the way offered
+    instead of ``width=`` is ``layout="arrow"``, which writes the text without a matrix."""
     total = int(lengths.sum(dtype=np.int64)) + sum(map(len, big_text))
     size = rows.n * widest
     if size <= WIDE_MATRIX_RATIO * total:  # rows of about one width: the matrix is the text
@@ -1139,7 +1141,12 @@ def _refuse_few_wide_rows(
         f" the ({rows.n:,}, {widest:,}) byte matrix would take {size / 2**30:.1f} GiB for"
         f" {total / 2**20:.1f} MiB of text. Format the wide rows on their own"
         " (vecfix.string_fixed(coefficient, exponent, scale)) and leave them out of this call"
-        f" (a masked array, or null=), or pass width={widest} to accept the matrix",
+        f" (a masked array, or null=), or "
+        + (
+            'pass layout="arrow" (the text back to back, no matrix)'
+            if views
+            else f"pass width={widest} to accept the matrix"
+        ),
         argument="coefficients",
         row=i,
     )

@@ -361,3 +361,16 @@ class _CountingSink:
     def write(self, data) -> int:
         self.size += memoryview(data).nbytes
         return memoryview(data).nbytes
+
+
+@pytest.mark.parametrize("file", [None, 3, b"out.txt"])
+def test_a_file_that_is_no_path_nor_stream_is_refused_before_any_work(file):
+    """None, a file descriptor or a bytes path is refused by name before a row is formatted
+    (write_formatted had formatted the first chunk, then failed with AttributeError
+    "'NoneType' object has no attribute 'write'"), by Formatted.write too."""
+    for call in (
+        lambda: write_formatted(file, [1, 2], 0, 0),
+        lambda: format_fixed([1, 2], 0, 0).write(file),
+    ):
+        with pytest.raises(TypeError, match="file must be a path or a binary file"):
+            call()

@@ -70,6 +70,11 @@ def check_binary(file: object) -> None:
             'vecfix writes bytes: give a binary file (opened with "wb", io.BytesIO,'
             f" sys.stdout.buffer), not the text stream {type(file).__name__}"
         )
+    if not isinstance(file, (str, os.PathLike)) and not callable(getattr(file, "write", None)):
+        raise TypeError(
+            'file must be a path or a binary file (opened with "wb", io.BytesIO,'
+            f" sys.stdout.buffer), got {type(file).__name__} {file!r}"
+        )
 
 
 def _write_view(fileobj: IO[bytes], view: memoryview) -> int:

@@ -251,6 +251,14 @@ def test_bad_chunksize(chunksize, error):
 def test_out_is_refused():
     with pytest.raises(TypeError, match="out="):
         iter_format([1], 0, 0, out=np.zeros((1, 4), dtype=np.uint8))
+    with pytest.raises(
+        TypeError, match=r"iter_format\(\) got an unexpected keyword argument 'widht'"
+    ):
+        next(iter_format([1], 0, 0, widht=4))  # (a typo: named as the user's call)
+    assert [c.to_list() for c in iter_format([1, 2], 0, 0, layout="arrow", chunksize=1)] == [
+        ["1"],
+        ["2"],
+    ]
 
 
 @pytest.mark.parametrize("name", ["sep", "end", "null_text"])

@@ -615,6 +615,10 @@ def test_rjust_and_ljust():
         out.rjust(5)
     with pytest.raises(ValueError, match="one byte"):
         out.rjust(8, b"ab")
+    for width in ("25", 25.0, True):  # not a width (int() took the first two)
+        with pytest.raises(TypeError, match=r"width must be an int or None, got "):
+            out.ljust(width)
+    assert out.rjust(np.int32(8)).tobytes() == out.rjust(8).tobytes()
 
 
 def test_missing_optional_dependency_is_a_clear_error(monkeypatch):

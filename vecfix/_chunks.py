@@ -56,9 +56,10 @@ def iter_format(
     chunksize : int, default 1_000_000
         Rows per chunk (the last chunk may be shorter).
     **kwargs
-        ``width``, ``threads`` and ``null``, passed to :func:`vecfix.format_fixed` for
-        every chunk. Give ``width`` to make every chunk's matrix the same width. ``out``
-        is refused: each chunk gets a matrix of its own.
+        ``width``, ``threads``, ``null`` and ``layout``, passed to
+        :func:`vecfix.format_fixed` for every chunk. Give ``width`` to make every chunk's
+        matrix the same width. ``out`` is refused: each chunk gets a matrix of its own; so
+        is any other keyword.
 
     Yields
     ------
@@ -86,6 +87,12 @@ def iter_format(
     chunksize = rules.positive_int(chunksize, "chunksize")  # type: ignore[assignment]
     if "out" in kwargs:
         raise TypeError("iter_format does not take out=: every chunk gets a matrix of its own")
+    unknown = sorted(set(kwargs) - {"width", "threads", "null", "layout"})
+    if unknown:  # (not format_fixed's words: iter_format is the call the user made)
+        raise TypeError(
+            f"iter_format() got an unexpected keyword argument {unknown[0]!r}; it passes"
+            " width, threads, null and layout to format_fixed for every chunk"
+        )
     columns = (coefficients, exponents, scales)
     lengths = [_length(name, value) for name, value in zip(_NAMES, columns, strict=True)]
     if lengths[0] == -1:  # an iterator of coefficients

@@ -12,6 +12,7 @@ import numpy as np
 from . import _text_kernels as _pk
 from ._io import write_all
 from .columns.column import Identity
+from .columns.rules import is_int
 
 _new = object.__new__
 
@@ -335,6 +336,8 @@ class Formatted:
         if fill.size != 1:
             raise ValueError(f"fillchar must be exactly one byte, got {fillchar!r}")
         nul = _bytes_arg(null, "null")
+        if width is not None and not is_int(width):  # ("25" or 25.0: not a width)
+            raise TypeError(f"width must be an int or None, got {type(width).__name__} {width!r}")
         w = self.width if width is None else int(width)
         if w < 0:
             raise ValueError(f"width must be >= 0, got {width}")

@@ -435,7 +435,8 @@ def test_one_datetime_is_written_as_in_a_column(when, precision, time_only):
 @example(value=" ")
 def test_one_identifier_is_checked_as_a_column_is(value):
     """A header value (sender, target, begin string) is accepted exactly when the same
-    text in a column of identifiers is, with the same bytes and the same errors."""
+    text in a column of identifiers is, with the same bytes and the same errors (said of
+    one value: no row, no hint to mark a row null)."""
     from vecfix.fix import _columns
 
     try:
@@ -443,9 +444,28 @@ def test_one_identifier_is_checked_as_a_column_is(value):
     except (TypeError, ValueError) as exc:
         with pytest.raises(type(exc)) as one:
             _columns.identifier("sender", value)
-        assert str(one.value) == str(exc)
+        said = str(exc).replace("sender[0]", "sender").replace(": mark the row null instead", "")
+        assert str(one.value) == said
         return
     assert _columns.identifier("sender", value) == col.matrix[0, : col.lengths[0]].tobytes()
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("", "sender = b'' is empty (FIX forbids empty values)"),
+        ("é", "sender = 'é' is not ASCII"),
+        ("A=B", "sender = b'A=B' contains '='"),
+        ("A\x01", "sender = b'A\\x01' contains SOH"),
+    ],
+)
+def test_a_header_value_is_refused_as_one_value(value, says):
+    """A header value is one value: its error names it without a row, and without the
+    columns' hint to mark a row null."""
+    with pytest.raises(ValueError) as info:
+        fix.Header(value, "T")
+    assert str(info.value).startswith(says)
+    assert "[0]" not in str(info.value) and "null" not in str(info.value)
 
 
 def test_sending_time_defaults_to_now():

@@ -293,7 +293,11 @@ def identifier(name: str, value: object) -> bytes:
     if isinstance(value, str) and value.isascii() and value.isprintable() and value:
         if "=" not in value:  # (the common value, in a tenth of the column's checks)
             return value.encode("ascii")
-    col = text_column(name, [value])  # says what is wrong, if anything
+    try:
+        col = text_column(name, [value])  # says what is wrong, if anything
+    except ValueError as exc:  # one value: no row, and no column's hint about nulls
+        message = str(exc).replace(f"{name}[0]", name, 1)
+        raise ValueError(message.replace(": mark the row null instead", "")) from None
     return col.matrix[0, : col.lengths[0]].tobytes()
 
 

@@ -303,21 +303,17 @@ def _few_rows(
     steps for them (the lengths measured, the checks, the rows written) as two direct
     kernel calls. The passes' machinery (threads, null blocks, the widest-row passes) cost
     more than these rows: 8 rows of per-row scales took 17 us, the kernels 1.5 of them;
-    8 rows with a null, 32 us. Null rows (``valid`` False) are what :class:`_Passes`
-    makes of them: a placeholder zero (coefficient 0, and scale 0 where scales are per
-    row) measured and written, then blanked (length 0, zero bytes)."""
+    8 rows with a null, 32 us. Null rows (``valid`` False) are what the passes' null
+    blocks make of them (:func:`_null_block`: coefficient 0, and scale 0 where scales are
+    per row), measured and written, then blanked (length 0, zero bytes)."""
     n = rows.n
     nulls = None if valid is None else np.flatnonzero(~valid)
-    if nulls is not None and nulls.size:
-        coef = rows.coef.copy() if rows.cstep else np.zeros_like(rows.coef)  # (one: null)
-        coef[nulls if rows.cstep else slice(None)] = 0
-        scales = rows.scales
-        if rows.sstep:
-            scales = scales.copy()
-            scales[nulls] = 0
-        rows = rows._replace(coef=coef, scales=scales)
-    head: tuple = (readonly(rows.coef), rows.cstep, readonly(rows.exps), rows.estep)
-    head += (readonly(rows.scales), rows.sstep)
+    if nulls is not None and nulls.size:  # the zeroed copies of one null block
+        head: tuple = _null_block(rows, 0, n, nulls, *_null_rooms(rows, n))
+        rows = rows._replace(coef=head[0], scales=head[4])  # (the checks' messages read them)
+    else:
+        head = (readonly(rows.coef), rows.cstep, readonly(rows.exps), rows.estep)
+        head += (readonly(rows.scales), rows.sstep)
     lengths = np.empty(n, dtype=np.int32)
     widest, first = _format_rows(0, n, *head, _NO_BYTES, 0, lengths, MAX_ROW_LENGTH, MEASURE)
     if first >= 0:
@@ -635,11 +631,11 @@ class _Passes:
 
         def blocks(start: int, stop: int) -> list[tuple[int, Any]]:
             done = []
-            scratch = self.scratch(min(NULL_BLOCK, stop - start))  # reused: no page faults
+            rooms = _null_rooms(self.rows, min(NULL_BLOCK, stop - start))  # reused: no page faults
             for first in range(start, stop, NULL_BLOCK):
                 last = min(first + NULL_BLOCK, stop)
                 nulls = np.flatnonzero(~valid[first:last])
-                args = *self.block(first, last, nulls, *scratch), *tail(first)
+                args = *_null_block(self.rows, first, last, nulls, *rooms), *tail(first)
                 done.append((first, kernel(0, last - first, *args)))
                 if blank is not None:
                     blank(first + nulls)
@@ -675,36 +671,6 @@ class _Passes:
             matrix[nulls] = 0
 
         self.run(lambda r: (flat[r * w :], w, lengths[r:], _INT32_MAX, mode), blank)
-
-    def scratch(self, size: int) -> tuple[np.ndarray | None, np.ndarray | None]:
-        """Room for a block's copy of the per-row coefficients and scales (None: not per
-        row)."""
-        rows = self.rows
-        coef = np.empty(size, dtype=np.int64) if rows.cstep else None
-        scales = np.empty(size, dtype=np.int32) if rows.sstep else None
-        return coef, scales
-
-    def block(
-        self,
-        first: int,
-        last: int,
-        nulls: np.ndarray,
-        coef_room: np.ndarray | None,
-        scales_room: np.ndarray | None,
-    ) -> tuple:
-        """The kernel's first six arguments for rows ``first:last``, with the ``nulls``
-        among them (counted from ``first``) zeroed in copies made in the rooms given (a
-        block without nulls is passed as it is)."""
-        rows = self.rows
-        coef, scales = rows.coef, rows.scales
-        if rows.cstep:
-            coef = _zeroed(coef[first:last], nulls, coef_room)
-        elif nulls.size:  # one coefficient for every row: it is the null one
-            coef = np.zeros_like(coef)
-        if rows.sstep:
-            scales = _zeroed(scales[first:last], nulls, scales_room)
-        exps = rows.exps[first:] if rows.estep else rows.exps
-        return readonly(coef), rows.cstep, readonly(exps), rows.estep, readonly(scales), rows.sstep
 
     def uniform_widest(self) -> int | None:
         """The longest row when every row shares one exponent and scale, else None."""
@@ -859,11 +825,41 @@ def _for_kernels(rows: Rows) -> Rows:
     return rows
 
 
+def _null_rooms(rows: Rows, size: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Room for a block's copy of the per-row coefficients and scales (None: not per row)."""
+    coef = np.empty(size, dtype=np.int64) if rows.cstep else None
+    scales = np.empty(size, dtype=np.int32) if rows.sstep else None
+    return coef, scales
+
+
+def _null_block(
+    rows: Rows,
+    first: int,
+    last: int,
+    nulls: np.ndarray,
+    coef_room: np.ndarray | None,
+    scales_room: np.ndarray | None,
+) -> tuple:
+    """``format_rows``' first six arguments for rows ``first:last``, with the ``nulls``
+    among them (counted from ``first``) zeroed in copies made in the rooms given
+    (:func:`_null_rooms`; a block without nulls is passed as it is): each null row a
+    placeholder zero, never wider than a real row and never sent to the fallback."""
+    coef, scales = rows.coef, rows.scales
+    if rows.cstep:
+        coef = _zeroed(coef[first:last], nulls, coef_room)
+    elif nulls.size:  # one coefficient for every row: it is the null one
+        coef = np.zeros_like(coef)
+    if rows.sstep:
+        scales = _zeroed(scales[first:last], nulls, scales_room)
+    exps = rows.exps[first:] if rows.estep else rows.exps
+    return readonly(coef), rows.cstep, readonly(exps), rows.estep, readonly(scales), rows.sstep
+
+
 def _zeroed(values: np.ndarray, nulls: np.ndarray, room: np.ndarray | None) -> np.ndarray:
     """``values`` with the rows ``nulls`` set to 0: a copy in ``room`` if there are any."""
     if not nulls.size:
         return values
-    assert room is not None  # _Passes.scratch() makes one for every per-row column
+    assert room is not None  # _null_rooms() makes one for every per-row column
     copy = room[: values.size]
     np.copyto(copy, values)
     copy[nulls] = 0

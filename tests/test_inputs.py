@@ -651,7 +651,7 @@ def test_a_list_of_ints_reads_as_the_columns_reader_reads_it(
     """A list of Python ints (read without the columns' reader when every item is an int
     within int64: a few of one layout then take the small call) gives the rows,
     validity, text and errors the reader gives."""
-    from vecfix import _format, _inputs
+    from vecfix import _inputs
 
     def run():
         try:
@@ -661,8 +661,7 @@ def test_a_list_of_ints_reads_as_the_columns_reader_reads_it(
         return got.matrix.tobytes(), got.lengths.tolist(), got.to_list()
 
     quick = run()
-    for module in (_format, _inputs):  # format_fixed's small call, and read_inputs
-        monkeypatch.setattr(module, "_int_list", lambda values: None)  # the reader alone
+    monkeypatch.setattr(_inputs, "_int_list", lambda values: None)  # the reader alone
     assert quick == run()
     if len(quick) == 3 and exponents is not None:  # formatted (not refused)
         marks = set(null) if isinstance(null, list) else {null}

@@ -20,7 +20,7 @@ from typing import Any, Literal
 import numpy as np
 
 from . import _coldstart, _kernels, _tuning
-from ._inputs import _NATIVE_INT64, Rows, _int32_constant, _int_list, read_inputs
+from ._inputs import _NATIVE_INT64, Rows, _int32_constant, plain_list, read_inputs
 from ._jit import readonly, target_has
 from ._kernels import FILL, HINTED, MEASURE, PACK, PACK_AT
 from ._limits import INT32_MAX as _INT32_MAX
@@ -156,10 +156,8 @@ def format_fixed(
     >>> vecfix.format_fixed([15, 2**63 - 1], -1, 0, null=2**63 - 1).to_list()
     ['2', None]
     """
-    if type(coefficients) is list and type(exponents) is int and type(scales) is int:
-        # Python ints within int64: the array they make (then, a few: the small call)
-        plain = _int_list(coefficients)
-        coefficients = coefficients if plain is None else plain
+    if type(coefficients) is list:  # Python ints within int64: the array they make, once
+        coefficients = plain_list(coefficients, exponents, scales)  # (a few: the small call)
     if (  # the common call, recognised first and cheaply: an int64 column, no options
         type(coefficients) is np.ndarray
         and type(exponents) is int

@@ -59,15 +59,12 @@ def read_inputs(
     null: rules.NullLike = None,
 ) -> Inputs:
     """Read, check, coerce and broadcast the arguments of :func:`vecfix.format_fixed`."""
-    plain = coefficients
-    if type(plain) is list and _plain_int32(exponents, len(plain)):
-        plain = _int_list(plain) if _plain_int32(scales, len(plain)) else plain
-    if _plain_int64(plain, exponents, scales):
+    if _plain_int64(coefficients, exponents, scales):
         if null is None:
-            return Inputs(_fast_rows(plain, exponents, scales), None, None)  # type: ignore[arg-type]
+            return Inputs(_fast_rows(coefficients, exponents, scales), None, None)  # type: ignore[arg-type]
         # with a sentinel, checked in the general path's order: the sentinels, then the rest
-        hit = _sentinel_rows(plain, rules.sentinels(null))  # type: ignore[arg-type]
-        rows = _fast_rows(plain, exponents, scales)  # type: ignore[arg-type]
+        hit = _sentinel_rows(coefficients, rules.sentinels(null))  # type: ignore[arg-type]
+        rows = _fast_rows(coefficients, exponents, scales)  # type: ignore[arg-type]
         return Inputs(rows, None if hit is None else np.logical_not(hit, out=hit), None)
     col = read_column(coefficients, "coefficients")
     rules.require_scales(scales)
@@ -111,11 +108,24 @@ def _plain_int64(coefficients: object, exponents: object, scales: object) -> boo
     )
 
 
+def plain_list(coefficients: list, exponents: object, scales: object) -> ColumnLike:
+    """``coefficients``, a list, as the int64 array the columns' reader would make of it
+    when it holds Python ints within int64 and the exponents and scales are what
+    :func:`read_inputs` takes as they are (:func:`_plain_int32`), so that the call takes
+    the paths of an int64 array; else the list as it is (for the reader, and its rules
+    and messages)."""
+    n = len(coefficients)
+    if _plain_int32(exponents, n) and _plain_int32(scales, n):
+        plain = _int_list(coefficients)
+        if plain is not None:
+            return plain
+    return coefficients
+
+
 def _int_list(values: list) -> np.ndarray | None:
-    """A non-empty list of Python ints within int64 as the int64 array the columns'
-    reader makes of it, in a third of its time (a trading loop's call of a few values);
-    None for any other list (None, bools, NumPy scalars, text, ints beyond int64: the
-    reader's rules)."""
+    """A non-empty list of Python ints within int64 as an int64 array, in a third of the
+    columns' reader's time (a trading loop's call of a few values); None for any other
+    list (None, bools, NumPy scalars, text, ints beyond int64: the reader's rules)."""
     if not values or not all(type(v) is int for v in values):
         return None
     try:

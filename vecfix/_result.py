@@ -17,6 +17,14 @@ from .columns.rules import is_int
 _new = object.__new__
 
 
+def _key_error(shown: str) -> TypeError:
+    """The error for a key :meth:`Formatted.__getitem__` does not take (``shown``)."""
+    return TypeError(
+        "a Formatted is indexed by an int, a slice, a bool mask or an array of row numbers,"
+        f" not {shown}"
+    )
+
+
 class Formatted:
     """Formatted text for ``n`` rows, held as an ``(n, width)`` uint8 matrix.
 
@@ -206,21 +214,15 @@ class Formatted:
         """A row as ``str`` (``None`` if null) for an integer key; a :class:`Formatted` for
         a slice (a view of this result's arrays), a bool mask or an index array (copies)."""
         if isinstance(key, tuple) or isinstance(key, (bool, np.bool_)):
-            raise TypeError(
-                "a Formatted is indexed by an int, a slice, a bool mask or an array of row"
-                f" numbers, not {type(key).__name__} {key!r}"
-            )
+            raise _key_error(f"{type(key).__name__} {key!r}")
         given = key
         if not isinstance(key, (int, np.integer, slice, np.ndarray)):
             key = np.asarray(key)  # a list, a pandas or polars Series: positions or a mask
             if key.size == 0:  # [] is no rows (NumPy makes it a float array)
                 key = key.astype(np.intp)
         if isinstance(key, np.ndarray) and key.dtype.kind not in "iub":  # (1.0, "a", None)
-            raise TypeError(
-                "a Formatted is indexed by an int, a slice, a bool mask or an array of row"
-                f" numbers, not {type(given).__name__}"
-                + (f" {given!r}" if key.ndim == 0 else f" of dtype {key.dtype}")
-            )
+            shown = f"{given!r}" if key.ndim == 0 else f"of dtype {key.dtype}"
+            raise _key_error(f"{type(given).__name__} {shown}")
         if isinstance(key, np.ndarray) and key.ndim == 0:
             return self[key.item()]
         if isinstance(key, (int, np.integer)):

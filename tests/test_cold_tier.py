@@ -12,6 +12,7 @@ a fresh process with an empty cache run with ``VECFIX_SLOW_TESTS=1``.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -475,7 +476,11 @@ def test_format_fixed_switches_to_the_block_kernel_when_the_tier_ends(monkeypatc
 def test_a_worker_compiles_the_block_kernel_never_the_cold_one(monkeypatch):
     monkeypatch.setattr(_coldstart, "ENABLED", True)
     monkeypatch.setattr(_jit, "CACHE", True)
-    assert _warmup._worker(["nice=0"]) == 0
+    try:
+        assert _warmup._worker(["nice=0"]) == 0
+        assert not gc.isenabled()  # a worker compiles and ends: it never collects
+    finally:
+        gc.enable()
     assert _coldstart.ENABLED is False
 
 

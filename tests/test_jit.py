@@ -1,7 +1,10 @@
 """``vecfix._jit.kernel(vectorize=False)``: a kernel compiled without LLVM's loop
-vectorizer, and only that kernel (the kernel whose typing compiles it keeps its own)."""
+vectorizer, and only that kernel (the kernel whose typing compiles it keeps its own); every
+compile with the garbage collector paused."""
 
 from __future__ import annotations
+
+import gc
 
 import numba
 import numpy as np
@@ -34,7 +37,7 @@ def _caller(values):
 def _fresh(fn, vectorize=True):
     """``kernel(fn, vectorize=...)`` without the on-disk cache (the test reads the IR)."""
     dispatcher = numba.njit(**{**_jit._OPTIONS, "cache": False})(fn)
-    _jit._loop_vectorize(dispatcher, vectorize and _jit._LOOP_VECTORIZE)
+    _jit._compile_hooks(dispatcher, vectorize and _jit._LOOP_VECTORIZE)
     return dispatcher
 
 
@@ -111,3 +114,60 @@ def test_sources_that_cannot_be_read_compile_in_memory(monkeypatch):
         dispatcher = _jit._njit(_sum, **{**_jit._OPTIONS, "cache": True})
     assert int(dispatcher(np.arange(5))) == 10
     assert dispatcher.stats.cache_path is None  # no on-disk cache: nothing loaded or saved
+
+
+def _spied(fn, seen):
+    """``_fresh(fn)`` whose compiles record in ``seen`` whether the collector ran."""
+    dispatcher = numba.njit(**{**_jit._OPTIONS, "cache": False})(fn)
+    compile_ = dispatcher._compiler.compile
+
+    def spy(args, return_type):
+        seen.append(gc.isenabled())
+        return compile_(args, return_type)
+
+    dispatcher._compiler.compile = spy
+    _jit._compile_hooks(dispatcher, _jit._LOOP_VECTORIZE)
+    return dispatcher
+
+
+def test_a_compile_runs_with_the_garbage_collector_paused_and_turns_it_back_on():
+    global _CALLEE
+    seen: list[bool] = []
+    _CALLEE = _spied(_sum, seen)
+    caller = _spied(_caller, seen)
+    data = np.arange(50, dtype=np.uint8)
+    assert gc.isenabled()
+    assert caller(data) == 3 * int(data.astype(np.uint64).sum())
+    assert seen == [False, False]  # the caller's compile, then the callee's within it
+    assert gc.isenabled()
+
+
+def test_the_collector_is_back_on_when_a_compile_fails():
+    def bad(values):
+        return values.no_such_attribute
+
+    seen: list[bool] = []
+    broken = _spied(bad, seen)
+    with pytest.raises(numba.core.errors.TypingError):
+        broken(np.zeros(3))
+    assert seen == [False] and gc.isenabled()
+
+
+def test_a_collector_switched_off_by_the_program_stays_off():
+    seen: list[bool] = []
+    dispatcher = _spied(_sum, seen)
+    gc.disable()
+    try:
+        assert dispatcher(np.arange(4, dtype=np.uint8)) == 6
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert seen == [False]
+
+
+def test_gc_paused_nests():
+    with _jit.gc_paused():
+        with _jit.gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the inner block leaves it to the outer one
+    assert gc.isenabled()

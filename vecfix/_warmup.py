@@ -496,12 +496,17 @@ def _worker(args: Sequence[str]) -> int:
     """A worker process's work: the names of the groups to run, in order, and the options
     ``nice=N`` and ``claims=FOLDER`` (then only the groups it can :func:`claim` there; the
     cache must be on)."""
+    import gc
     import warnings
 
     from . import _coldstart, _jit
 
     if not _jit.CACHE:
         return 2
+    # It compiles, then ends: no need to collect the compiler's garbage cycles, which
+    # costs a tenth of a compile (a process that goes on pauses it only while it compiles:
+    # vecfix._jit.gc_paused), and none at exit while the collector is off.
+    gc.disable()
     _coldstart.ENABLED = False  # compile the block kernel here, never run the scalar one
     warnings.simplefilter("ignore")  # a cache warning here is the main process's to give
     options = dict(a.split("=", 1) for a in args if "=" in a)

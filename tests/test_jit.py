@@ -171,3 +171,23 @@ def test_gc_paused_nests():
             assert not gc.isenabled()
         assert not gc.isenabled()  # the inner block leaves it to the outer one
     assert gc.isenabled()
+
+
+def test_a_cache_load_runs_with_the_collector_paused(tmp_path, monkeypatch):
+    from numba.core import caching
+
+    seen: list[bool] = []
+    load = caching.Cache.load_overload
+
+    def spy(self, sig, target_context):
+        seen.append(gc.isenabled())
+        return load(self, sig, target_context)
+
+    monkeypatch.setattr(caching.Cache, "load_overload", spy)
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path))
+    first = _jit._njit(_sum, **{**_jit._OPTIONS, "cache": True})
+    assert first(np.arange(4, dtype=np.uint8)) == 6  # a miss: compiled and saved
+    again = _jit._njit(_sum, **{**_jit._OPTIONS, "cache": True})
+    assert again(np.arange(5, dtype=np.uint8)) == 10  # loaded
+    assert again.stats.cache_hits
+    assert seen == [False, False] and gc.isenabled()

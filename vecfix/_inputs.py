@@ -87,12 +87,6 @@ def read_inputs(
     return Inputs(rows, valid, col.identity)
 
 
-def prepare(coefficients: ColumnLike, exponents: ColumnLike, scales: ColumnLike) -> Rows:
-    """The :class:`Rows` of the three arguments (no nulls): :func:`read_inputs` less the
-    validity."""
-    return read_inputs(coefficients, exponents, scales).rows
-
-
 def _plain_int64(coefficients: object, exponents: object, scales: object) -> bool:
     """The common calls, recognised in a few microseconds: a native int64 column, and for
     the exponents and the scales an integer each or a native int32 column as long (what

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from vecfix import Formatted, _format, format_fixed
+from vecfix import MAX_ROW_LENGTH, Formatted, _format, format_fixed
 
 pa = pytest.importorskip("pyarrow")
 pd = pytest.importorskip("pandas")
@@ -176,6 +176,79 @@ def test_all_null_columns():
     assert out.to_list() == [None, None]
 
 
+ALL_NULL = {
+    "list, few rows": lambda: ([None] * 5, -2, 2, None),
+    "sentinel, few rows": lambda: (np.full(5, -1, dtype=np.int64), -2, 2, -1),
+    "sentinel, a column": lambda: (np.full(3000, INT64_MAX, dtype=np.int64), -9, 4, INT64_MAX),
+    "sentinel, per-row scales": lambda: (
+        np.full(3000, -1, dtype=np.int64),
+        np.full(3000, -9, dtype=np.int32),
+        np.arange(3000, dtype=np.int32) % 7,
+        -1,
+    ),
+    "pandas, all NA": lambda: (pd.Series([pd.NA] * 600, dtype="Int64"), 0, 3, None),
+}
+
+
+@pytest.mark.parametrize("case", ALL_NULL)
+def test_an_all_null_column_has_no_width_of_its_own(case):
+    """No row has text, so no row is measured: the placeholder a null row gets inside the
+    kernels (zero) neither widens the matrix nor is named by a width check, as a value
+    the user never gave (it was: width 4 for [None] * 5 at scale 2, and ``width=1``
+    refused as 'row 0 (coefficient=0 ...) needs 4 bytes')."""
+    values, exps, scales, null = ALL_NULL[case]()
+    n = len(values)
+    plain = format_fixed(values, exps, scales, null=null)
+    assert plain.matrix.shape == (n, 0)
+    assert plain.to_list() == [None] * n and plain.lengths.tolist() == [0] * n
+    assert not plain.valid.any()
+    for width in (0, 1, 3):
+        got = format_fixed(values, exps, scales, null=null, width=width)
+        assert got.matrix.shape == (n, width) and not got.matrix.any()
+        assert got.to_list() == [None] * n
+    out = np.full((n, 2), 55, dtype=np.uint8)  # stale bytes: zeroed, as null rows are
+    got = format_fixed(values, exps, scales, null=null, out=out)
+    assert got.matrix is out and not out.any() and got.to_list() == [None] * n
+    assert got.to_arrow().null_count == n and got.to_pandas().isna().all()
+    with pytest.raises(ValueError, match="width must be between 0"):
+        format_fixed(values, exps, scales, null=null, width=-1)
+
+
+@pytest.mark.parametrize("layout", ["matrix", "arrow", "string_view"])
+@pytest.mark.parametrize("n", [5, 3000])
+def test_an_all_null_column_in_every_layout(layout, n):
+    """Also at a scale no row could print (the placeholder's text would be too long:
+    it was named as 'row 0 (coefficient=0 ...)', or an IndexError with the arrow layout)."""
+    for scale in (2, MAX_ROW_LENGTH):
+        got = format_fixed(np.full(n, -7, dtype=np.int64), -2, scale, null=-7, layout=layout)
+        assert got.to_list() == [None] * n
+        assert got.to_arrow().null_count == n and got.to_polars().null_count() == n
+
+
+@pytest.mark.parametrize("n", [20, 3000])  # a few rows (one kernel call), the passes
+def test_errors_name_a_row_the_user_gave_never_a_null_one(n):
+    """The kernels measure a null row as a placeholder (zero at its layout); the width and
+    length checks named it (row 0, the sentinel as its coefficient, a length it never
+    has), before the first valid row that fails them."""
+    coef = np.full(n, -1, dtype=np.int64)
+    coef[n - 3 :] = [123456789, 5, 7]
+    got = format_fixed(coef, -9, 4, null=-1)
+    want = [None] * (n - 3) + [ref(c, -9, 4) for c in (123456789, 5, 7)]
+    assert got.to_list() == want
+    assert got.matrix.shape == (n, max(len(t) for t in want[-3:]))
+    row = n - 3
+    with pytest.raises(ValueError, match=rf"^row {row} \(coefficient=123456789, .* needs 6 bytes"):
+        format_fixed(coef, -9, 4, null=-1, width=3)
+    for layout in ("matrix", "arrow"):
+        with pytest.raises(
+            ValueError, match=rf"^row {row} \(coefficient=123456789, .* would print"
+        ):
+            format_fixed(coef, -9, MAX_ROW_LENGTH, null=-1, layout=layout)
+    scales = np.full(n, MAX_ROW_LENGTH, dtype=np.int32)  # per-row scales: nulls at scale 0
+    with pytest.raises(ValueError, match=rf"^row {row} \(coefficient=123456789, .* would print"):
+        format_fixed(coef, -9, scales, null=-1)
+
+
 def test_sentinels_compare_exactly_without_float_promotion():
     u = np.array([2**63 - 2, 2**63 - 1, 2**63, 2**64 - 1], dtype=np.uint64)
     assert format_fixed(u, 0, 0, null=INT64_MAX).to_list() == [
@@ -249,8 +322,8 @@ def test_null_rows_do_not_need_room_in_the_width():
 def test_sentinels_do_not_widen_a_large_column(threads, where, monkeypatch):
     """Past the size where the widest row of one layout comes from the column's extremes,
     a null row's sentinel (the longest int64) neither widens the matrix nor prints: the
-    width is the longest valid row's (a null row's placeholder, 0, where all are null), on
-    one thread and on parts of which some hold no null."""
+    width is the longest valid row's (0 where all are null), on one thread and on parts of
+    which some hold no null."""
     monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 7)
     rng = np.random.default_rng(len(where))
     n = 3000
@@ -262,8 +335,7 @@ def test_sentinels_do_not_widen_a_large_column(threads, where, monkeypatch):
     out = format_fixed(values, EXP, SCALE, null=INT64_MAX, threads=threads)
     want = [None if v == INT64_MAX else ref(v, EXP, SCALE) for v in values.tolist()]
     assert out.to_list() == want
-    texts = [w for w in want if w is not None] or [ref(0, EXP, SCALE)]
-    assert out.width == max(map(len, texts))
+    assert out.width == max((len(w) for w in want if w is not None), default=0)
 
 
 @pytest.mark.parametrize("cold", [False, True])

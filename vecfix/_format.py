@@ -125,7 +125,9 @@ def format_fixed(
     Formatted
         The ``(n, width)`` byte matrix and the row lengths, with ``to_list()`` and
         ``to_numpy()``. A 0-d input gives one row. A null row is never printed: its
-        length is 0, its matrix row zero, and ``valid`` is ``False`` there.
+        length is 0, its matrix row zero, and ``valid`` is ``False`` there; it never
+        widens the matrix, and a column of null rows only is 0 bytes wide (or
+        ``width``).
 
     Raises
     ------
@@ -248,6 +250,10 @@ def _format_read(
     rows, valid = _for_kernels(inputs.rows), inputs.valid
     count = _thread_count(rows.n, threads)  # (checks threads)
     if valid is not None:
+        if rows.n and not valid.any():
+            done = _all_null(rows.n, width, out, valid, inputs.identity)
+            done._threads = threads
+            return done
         rows = _without_null_big_rows(rows, valid)
     if rows.n < _MEASURE_BELOW and not rows.big_values:
         done = _few_rows(rows, width, out, inputs.identity, valid)
@@ -273,13 +279,13 @@ def _format_read(
         if not measured:
             _measure(passes, lengths)
             measured = True
-        _refuse_few_wide_rows(rows, lengths, big_text, widest, views)
+        _refuse_few_wide_rows(rows, lengths, big_text, widest, valid, views)
     matrix, flat = _output_matrix(rows.n, widest, width, out)
     if matrix.shape[1] < widest:
         if not measured:
             _measure(passes, lengths)
         lengths[rows.big_rows] = [len(t) for t in big_text]
-        _raise_too_narrow(rows, lengths, matrix.shape[1], widest)
+        _raise_too_narrow(rows, lengths, matrix.shape[1], widest, valid)
     passes.fill(matrix, flat, lengths, hinted and not measured)
     for i, text in zip(rows.big_rows.tolist() if big_text else (), big_text, strict=True):
         lengths[i] = len(text)
@@ -288,6 +294,18 @@ def _format_read(
     done = Formatted(matrix, lengths, valid, identity=inputs.identity)
     done._threads = threads
     return done
+
+
+def _all_null(
+    n: int, width: int | None, out: np.ndarray | None, valid: np.ndarray, identity: Any
+) -> Formatted:
+    """Every row null: no text, so no width of its own (the placeholder the passes write
+    for a null row, zero, is not a value the user gave: it must neither widen the matrix
+    nor be named by a width check): a matrix of ``width`` (or ``out``'s) bytes, else of 0,
+    all zero bytes, every length 0."""
+    matrix, _ = _output_matrix(n, 0, width, out)
+    matrix[...] = 0
+    return Formatted(matrix, np.zeros(n, dtype=np.int32), valid, identity=identity)
 
 
 def _few_rows(
@@ -314,13 +332,13 @@ def _few_rows(
         head += (readonly(rows.scales), rows.sstep)
     lengths = np.empty(n, dtype=np.int32)
     widest, first = _format_rows(0, n, *head, _NO_BYTES, 0, lengths, MAX_ROW_LENGTH, MEASURE)
-    if first >= 0:
-        _raise_too_long(rows, first)
+    if first >= 0:  # (a null row's placeholder only when every row is too long)
+        _raise_too_long(rows, first if valid is None else _first_valid(lengths == 0, valid))
     if width is None and out is None and n * widest > WIDE_MATRIX_BYTES:
-        _refuse_few_wide_rows(rows, lengths, [], widest)
+        _refuse_few_wide_rows(rows, lengths, [], widest, valid)
     matrix, flat = _output_matrix(n, widest, width, out)
     if matrix.shape[1] < widest:
-        _raise_too_narrow(rows, lengths, matrix.shape[1], widest)
+        _raise_too_narrow(rows, lengths, matrix.shape[1], widest, valid)
     _format_rows(0, n, *head, flat, matrix.shape[1], lengths, _INT32_MAX, FILL)
     if nulls is not None and nulls.size:
         lengths[nulls] = 0
@@ -338,9 +356,13 @@ def _format_packed(
     """``format_fixed(..., layout="arrow")``: the kernels write Arrow's layout directly."""
     inputs = read_inputs(coefficients, exponents, scales, null)
     rows, valid = _for_kernels(inputs.rows), inputs.valid
+    count = _thread_count(rows.n, threads)  # (checks threads)
     if valid is not None:
+        if rows.n and not valid.any():  # no text (see _all_null)
+            ends = np.zeros(rows.n + 1, dtype=np.int32)
+            return Formatted._packed(ends, np.empty(0, np.uint8), valid, inputs.identity)
         rows = _without_null_big_rows(rows, valid)
-    passes = _Passes(rows, valid, _thread_count(rows.n, threads))
+    passes = _Passes(rows, valid, count)
     widest = passes.uniform_widest()
     offsets = None  # the offsets, once they hold the layouts' hints (see _pack)
     if widest is None and rows.n >= _MEASURE_BELOW:
@@ -1025,7 +1047,10 @@ def _measure(passes: _Passes, lengths: np.ndarray) -> int:
     parts = passes.run(lambda r: (_NO_BYTES, 0, lengths[r:], MAX_ROW_LENGTH, MEASURE))
     too_long = [start + first for start, (_, first) in parts if first >= 0]
     if too_long:
-        _raise_too_long(passes.rows, min(too_long))
+        i = min(too_long)
+        if passes.valid is not None and not passes.valid[i]:  # a placeholder: see _first_valid
+            i = _first_valid(np.ones(passes.rows.n, dtype=bool), passes.valid)
+        _raise_too_long(passes.rows, i)
     return max((w for _, (w, _) in parts), default=0)
 
 
@@ -1114,7 +1139,12 @@ def _fallback_rows(rows: Rows) -> list[bytes]:
 
 
 def _refuse_few_wide_rows(
-    rows: Rows, lengths: np.ndarray, big_text: list[bytes], widest: int, views: bool = False
+    rows: Rows,
+    lengths: np.ndarray,
+    big_text: list[bytes],
+    widest: int,
+    valid: np.ndarray | None,
+    views: bool = False,
 ) -> None:
     """Refuse a matrix that a few wide rows would make many times the size of the text
     (one row at exponent 60,000 among 1M rows asks for 56 GiB): name the widest row, the
@@ -1127,8 +1157,8 @@ def _refuse_few_wide_rows(
         return
     if big_text and max(map(len, big_text)) == widest:
         i = int(rows.big_rows[[len(t) for t in big_text].index(widest)])
-    else:
-        i = int(np.argmax(lengths))
+    else:  # the first widest row that is not null (see _first_valid)
+        i = _first_valid(lengths == widest, valid)
     c, e, s = rows.row(i)
     raise RowError(
         f" (coefficient={show_int(c)}, exponent={e}, scale={s}) prints {widest:,} bytes, so"
@@ -1146,9 +1176,13 @@ def _refuse_few_wide_rows(
     )
 
 
-def _raise_too_narrow(rows: Rows, lengths: np.ndarray, width: int, widest: int) -> None:
-    """Refuse a ``width`` narrower than the ``widest`` row, naming the first such row."""
-    i = int(np.flatnonzero(lengths > width)[0])
+def _raise_too_narrow(
+    rows: Rows, lengths: np.ndarray, width: int, widest: int, valid: np.ndarray | None
+) -> None:
+    """Refuse a ``width`` narrower than the ``widest`` row, naming the first such row that
+    is not null (``lengths`` holds the null rows' placeholders too, never wider than the
+    other rows: see :func:`_first_valid`)."""
+    i = _first_valid(lengths > width, valid)
     c, e, s = rows.row(i)
     raise RowTooLongError(
         f" (coefficient={show_int(c)}, exponent={e}, scale={s}) needs {int(lengths[i])}"
@@ -1156,6 +1190,18 @@ def _raise_too_narrow(rows: Rows, lengths: np.ndarray, width: int, widest: int) 
         argument="coefficients",
         row=i,
     )
+
+
+def _first_valid(candidates: np.ndarray, valid: np.ndarray | None) -> int:
+    """The first row where ``candidates`` is True that is not null (``valid``: None when
+    none is). The kernels measure a null row as its placeholder, coefficient 0 at the
+    row's layout (scale 0 where scales are per row): a value the user never gave, so never
+    the row an error names. Its text is never longer than another row's at its layout, so
+    when a placeholder is a candidate, a valid row is one too (a column of nulls only
+    never gets here: :func:`_all_null`)."""
+    if valid is not None:
+        candidates = candidates & valid
+    return int(np.flatnonzero(candidates)[0])
 
 
 def _raise_too_long(rows: Rows, i: int) -> None:

@@ -92,6 +92,40 @@ def test_a_decimal_column_is_checked_as_arrays_are():
             format_fixed(vecfix.DecimalColumn(np.array([125, 5]), -2, valid), scales=1)
 
 
+@pytest.mark.parametrize(
+    "row, why",
+    [
+        (5.7, "float 5.7"),
+        (np.float64(2.5), "float"),
+        (Decimal("1.25"), "Decimal values"),
+        (True, "bool"),
+        ("5", "row 1 holds str '5'"),
+        ("5.7", "row 1 holds str '5.7'"),
+    ],
+)
+def test_a_decimal_column_of_python_objects_is_checked_row_by_row(row, why):
+    """Object coefficients (Python ints, how a DecimalColumn holds ints beyond int64) are
+    checked as an object array's are: a float, a Decimal, a bool or text among them is
+    refused naming it (they went through int(): 5.7 printed as 0.05, Decimal("1.25") at
+    exponent 0 as 1.00)."""
+    col = vecfix.DecimalColumn(np.array([7, row], dtype=object), -2, None)
+    with pytest.raises(TypeError, match=why):
+        format_fixed(col, scales=2)
+
+
+def test_a_decimal_column_of_python_ints_with_none_rows():
+    big = 2**70
+    col = vecfix.DecimalColumn(np.array([big, None, -3], dtype=object), -2, None)
+    want = [reference_fixed(big, -2, 2), None, reference_fixed(-3, -2, 2)]
+    assert format_fixed(col, scales=2).to_list() == want  # None: a null row, as anywhere
+    masked = vecfix.DecimalColumn(
+        np.array([big, 4, None], dtype=object), -2, np.array([1, 0, 1], bool)
+    )
+    assert format_fixed(masked, scales=2).to_list() == [reference_fixed(big, -2, 2), None, None]
+    nulls = vecfix.DecimalColumn(np.array([None, None], dtype=object), -2, None)
+    assert format_fixed(nulls, scales=2).to_list() == [None, None]
+
+
 def test_identity_follows_slices_and_chunks():
     s = pd.Series(PRICES, index=[40, 30, 20, 10], name="px")
     out = format_fixed(s, -9, 2)

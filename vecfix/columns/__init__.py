@@ -91,6 +91,16 @@ def _from_decimal_column(values: DecimalColumn, argument: str) -> Column:
                 f"{argument}: a DecimalColumn's valid must be None or a bool array of one row"
                 f" per coefficient, shape {coef.shape}; got {valid.dtype} of shape {valid.shape}"
             )
+    if coef.dtype.kind == "O":  # Python objects: each row checked as in an object array
+        read = read_objects(coef.tolist(), argument)  # (int() truncated floats, Decimals)
+        if read.kind not in ("integers", "empty"):  # ("empty": every row None)
+            raise TypeError(
+                f"{argument}: a DecimalColumn's coefficients must be integers, got"
+                f" {read.described()}"
+            )
+        coef = read.coefficients
+        if read.valid is not None:  # a None row: a null row, as in any column
+            valid = read.valid if valid is None else valid & read.valid
     kind: Kind = "integers" if exps is None else "decimals"
     return Column(kind, coef, exps, valid, "a DecimalColumn")
 

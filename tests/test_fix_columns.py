@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -177,6 +178,39 @@ def test_masks_combine_with_container_nulls_and_hide_what_they_mask():
     pairs = pairs_of(msgs[0])
     assert [v for t, v in pairs if t == 270] == [b"5000.25"]
     assert [v for t, v in pairs if t == 271] == [b"1", b"3", b"4"]
+
+
+TEXT_WITH_JUNK = {  # row 1 is masked, and holds what the parser refuses
+    "list of str": lambda: ["1.005", "N/A", "-2.5"],
+    "list of Decimal": lambda: [Decimal("1.005"), "junk", Decimal("-2.5")],
+    "numpy S": lambda: np.array([b"1.005", b"N/A", b"-2.5"]),
+    "numpy U": lambda: np.array(["1.005", "", "-2.5"]),
+    "numpy object": lambda: np.array([Decimal("1.005"), "x", Decimal("-2.5")], dtype=object),
+    "pandas object": lambda: pd.Series(["1.005", "N/A", "-2.5"], index=[7, 3, 5]),
+    "pandas string[pyarrow]": lambda: pd.Series(["1.005", "N/A", "-2.5"], dtype="string[pyarrow]"),
+    "arrow string": lambda: pa.array(["1.005", "N/A", "-2.5"]),
+    "arrow large_string, chunked": lambda: pa.chunked_array(
+        [["1.005"], ["N/A", "-2.5"]], pa.large_string()
+    ),
+    "polars String": lambda: pl.Series("px", ["1.005", "N/A", "-2.5"]),
+}
+
+
+@pytest.mark.parametrize("kind", TEXT_WITH_JUNK)
+def test_a_mask_hides_what_text_rows_hold(kind):
+    """A masked row is never read, whatever the container: a text column's hidden row may
+    hold "N/A" or "" (it was parsed, or replaced by a 0 that text refuses: '' in a bytes
+    array, an int among str). The message leaves it out, as for ints."""
+    values = TEXT_WITH_JUNK[kind]()
+    args = dict(quote_ids=["a", "b", "c"], price_scale=2, size_exponent=0, size_scale=0)
+    msgs = fix.quotes(
+        ["X", "X", "X"], values, ["1.5"] * 3, [1, 2, 3], [1, 2, 3],
+        bid_px_valid=[True, False, True], **args, **HEAD,
+    )  # fmt: skip
+    bids = [[v for t, v in pairs_of(m) if t == 132] for m in msgs]
+    assert bids == [[ref_fixed(Decimal("1.005"), 0, 2).encode()], [], [b"-2.50"]]
+    if isinstance(values, pl.Series):
+        assert values.to_list()[1] == "N/A"  # the caller's column is left as it was
 
 
 # ---------------------------------------------------------------------------------------

@@ -342,8 +342,7 @@ def number_column(
 
     ``prefix`` names the builder's arguments (``price`` for ``price_exponent`` and
     ``price_scale``). ``valid`` (the builder's ``*_valid`` mask) is combined with the
-    column's own nulls; masked rows are zeroed before formatting, so what they hide is
-    never read.
+    column's own nulls; what masked rows hide is never read as text (:func:`_hide_masked`).
     """
     if has_formatted_shape(values):
         if exponent is not None or scale is not None:
@@ -375,7 +374,7 @@ def number_column(
         mask = ~hidden if mask is None else mask & ~hidden
         values = values.data
     if mask is not None:
-        values = _zero_masked(values, mask)
+        values = _hide_masked(values, mask)
     try:
         out = format_fixed(values, exponent, scale, null=null)
     except RowError as exc:  # keep the row (and the type) for the caller
@@ -397,16 +396,44 @@ def builder_words(message: str, prefix: str) -> str:
     return re.sub(r"\bscales\b", f"{prefix}_scale", message)
 
 
-def _zero_masked(values: ColumnLike, mask: np.ndarray) -> ColumnLike:
-    """Masked rows set to 0 (NumPy arrays, lists); other containers are formatted as they
-    are (their masked rows are formatted, then left out)."""
+def _hide_masked(values: ColumnLike, mask: np.ndarray) -> ColumnLike:
+    """``values`` with the rows where ``mask`` is False made harmless before they are read:
+    0 in integer arrays ("0" in text arrays), a null (None) in lists, object arrays and
+    text columns of pandas, polars and Arrow, whose hidden rows may hold anything ("N/A",
+    "") that the parser would refuse. Typed columns (integers, decimals) are formatted as
+    they are, their masked rows left out after."""
+    col: Any = values
     if mask.all():
-        return values
-    if isinstance(values, np.ndarray):
-        return np.where(mask, values, values.dtype.type(0))
-    if isinstance(values, (list, tuple)):
-        return [v if ok else 0 for v, ok in zip(values, mask.tolist(), strict=True)]
-    return values
+        return col
+    if isinstance(col, np.ndarray):
+        kind = col.dtype.kind
+        if kind in "iu":
+            return np.where(mask, col, col.dtype.type(0))
+        if kind in "SU":
+            return np.where(mask, col, col.dtype.type("0"))
+        if kind == "O":
+            return np.where(mask, col, np.array(None))
+        return col  # (floats, bools: refused whatever they hold)
+    if isinstance(col, (list, tuple)):
+        return [v if ok else None for v, ok in zip(col, mask.tolist(), strict=True)]
+    module = type(col).__module__.partition(".")[0]
+    if module == "pandas" and getattr(col, "ndim", 0) == 1:
+        if col.dtype.kind in "OU" or str(col.dtype).startswith("string"):
+            return col.where(mask, None)
+    elif module == "polars" and hasattr(col, "scatter"):
+        import polars as pl
+
+        if col.dtype in (pl.String, pl.Object):
+            return col.clone().scatter(np.flatnonzero(~mask), None)
+    elif module == "pyarrow" and hasattr(col, "type"):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        t = pa.types
+        text = (t.is_string, t.is_large_string, t.is_string_view, t.is_binary, t.is_large_binary)
+        if any(is_text(col.type) for is_text in text):
+            return pc.if_else(pa.array(mask), col, pa.scalar(None, col.type))
+    return col
 
 
 # ---------------------------------------------------------------------------------------

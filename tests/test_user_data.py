@@ -413,3 +413,16 @@ def test_pandas_series_accessor():
 
 def test_namespaces_are_registered_only_on_import():
     assert "vecfix.pandas" not in sys.modules or hasattr(pd.Series([1]), "vecfix")
+
+
+def test_coefficients_left_as_none_are_refused():
+    """``None`` as the whole argument is a forgotten argument, not one null row (as it was
+    read); ``[None]`` is a null row."""
+    for call in (
+        lambda: format_fixed(None, -2, 2),
+        lambda: format_fixed(None, -2, 2, layout="arrow"),
+        lambda: list(iter_format(None, -2, 2)),
+    ):
+        with pytest.raises(TypeError, match=r"^coefficients is None: pass the values"):
+            call()
+    assert format_fixed([None], -2, 2).to_list() == [None]

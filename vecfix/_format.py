@@ -160,6 +160,11 @@ def format_fixed(
     """
     if type(coefficients) is list:  # Python ints within int64: the array they make, once
         coefficients = plain_list(coefficients, exponents, scales)  # (a few: the small call)
+    elif coefficients is None:  # (read as a column, it was one null row)
+        raise TypeError(
+            "coefficients is None: pass the values to format (a null row is None within"
+            " them, e.g. [None])"
+        )
     if (  # the common call, recognised first and cheaply: an int64 column, no options
         type(coefficients) is np.ndarray
         and type(exponents) is int

@@ -692,3 +692,33 @@ def test_string_fixed_refuses_one_value_in_its_own_words(value, kwargs, error, w
     assert words in message
     assert "row" not in message
     assert not re.search(r"\b(coefficients|exponents|scales)\b", message)
+
+
+@pytest.mark.parametrize("argument", ["exponents", "scales"])
+@pytest.mark.parametrize(
+    "values, row, held",
+    [
+        ([1, decimal.Decimal(2), 0], 1, "Decimal Decimal('2')"),
+        ([decimal.Decimal(1), 2, 0], 0, "Decimal Decimal('1')"),
+        (["1", 2, 0], 0, "str '1'"),
+        ((1, b"2", 0), 1, "bytes b'2'"),
+    ],
+)
+def test_exponents_and_scales_mixing_ints_name_the_row_that_is_not_one(argument, values, row, held):
+    """They take integers only: the row to name is the Decimal or text one (read as a
+    column of Decimals or text, the message named an int row and told to pass every row
+    as Decimal values)."""
+    args = {"exponents": (values, 2), "scales": (1, values)}[argument]
+    with pytest.raises(
+        TypeError, match=rf"^{argument} must be integers; row {row} holds {re.escape(held)}$"
+    ):
+        format_fixed(np.arange(3), *args)
+
+
+@pytest.mark.parametrize("argument", ["exponents", "scales"])
+def test_time_typed_exponents_and_scales_are_not_told_about_prices(argument):
+    times = np.array([1, 2, 3], dtype="m8[s]")
+    args = {"exponents": (times, 2), "scales": (1, times)}[argument]
+    with pytest.raises(TypeError, match=f"^{argument} must be integers, got .*timedelta64") as err:
+        format_fixed(np.arange(3), *args)
+    assert "prices" not in str(err.value) and "coefficients" not in str(err.value)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import decimal
 import functools
 from typing import NamedTuple
 
@@ -267,7 +268,14 @@ def _int32_column(value: ColumnLike, name: str) -> tuple[np.ndarray, int | None]
         rules.check_1d(name, value.shape)
         col = Column("integers", value)
     else:
-        col = read_column(value, name)
+        try:
+            col = read_column(value, name)
+        except rules.RowTypeError:
+            if isinstance(value, (list, tuple)):  # ints mixed with a Decimal or text: the
+                for i, v in enumerate(value):  # reader named an int as the odd row out
+                    if isinstance(v, (decimal.Decimal, str, bytes)):
+                        raise rules.row_type_error(name, i, v) from None
+            raise
     if col.kind == "empty" and len(col) == 0:
         return np.empty(0, dtype=np.int32), 0
     if col.kind != "integers":

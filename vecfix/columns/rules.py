@@ -282,6 +282,8 @@ def kind_error(argument: str, dtype_kind: str, source: str) -> TypeError:
         "M": " Datetimes are not prices: pass integer coefficients.",
         "m": " Timedeltas are not prices: pass integer coefficients.",
     }.get(dtype_kind, "")
+    if dtype_kind in "Mm" and argument not in ("coefficients", "coefficient", "values"):
+        hint = f" {argument.capitalize()} count powers of ten, not times."
     return TypeError(f"{argument} must be integers, got {source}.{hint}")
 
 

@@ -722,3 +722,13 @@ def test_time_typed_exponents_and_scales_are_not_told_about_prices(argument):
     with pytest.raises(TypeError, match=f"^{argument} must be integers, got .*timedelta64") as err:
         format_fixed(np.arange(3), *args)
     assert "prices" not in str(err.value) and "coefficients" not in str(err.value)
+
+
+def test_a_memoryview_of_numbers_is_an_array_and_one_of_bytes_is_text():
+    coef = np.array([125, -5, 2**40], dtype=np.int64)
+    want = [reference_fixed(int(c), -2, 1) for c in coef]
+    assert format_fixed(memoryview(coef), -2, 1).to_list() == want  # was read as text
+    assert format_fixed(memoryview(coef.astype(np.int32)[:2]), -2, 1).to_list() == want[:2]
+    assert format_fixed(memoryview(b"1.25"), scales=1).to_list() == ["1.3"]
+    with pytest.raises(TypeError, match="float64"):
+        format_fixed(memoryview(np.array([1.5])), -2, 1)

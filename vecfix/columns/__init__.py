@@ -118,6 +118,11 @@ def _from_anything(values: object, argument: str) -> Column:
     return read_array(arr, argument)
 
 
+def _typed_buffer(values: object) -> bool:
+    """A memoryview of numbers (of an int64 array, say): an array, not bytes of text."""
+    return isinstance(values, memoryview) and values.format not in ("B", "b", "c")
+
+
 #: ``(test, adapter)``: the first adapter whose test accepts the input reads it.
 ADAPTERS: list[tuple[Callable[[object], bool], Callable[[Any, str], Column]]] = [
     (_is(Column), lambda values, _: values),
@@ -127,6 +132,7 @@ ADAPTERS: list[tuple[Callable[[object], bool], Callable[[Any, str], Column]]] = 
     (_module_is("pyarrow"), read_arrow),
     (_module_is("pandas"), read_pandas),
     (_module_is("polars"), read_polars),
+    (_typed_buffer, lambda values, argument: read_array(np.asarray(values), argument)),
     (_is(decimal.Decimal, *TEXT_TYPES, *BYTES_TYPES), read_scalar),
     (_is(list, tuple), read_objects),
     (lambda _: True, _from_anything),

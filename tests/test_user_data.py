@@ -400,6 +400,17 @@ def test_polars_expression_namespace():
     assert df["bid_px"].vecfix.fixed(-9, 2).name == "bid_px"
 
 
+@pytest.mark.parametrize("name", ["exponent", "scale"])
+def test_the_polars_namespace_says_which_argument_cannot_be_an_expression(name):
+    """It failed inside the query with "cannot format a polars Expr: pass one column",
+    which named neither the argument nor what to do."""
+    import vecfix.polars  # noqa: F401
+
+    args = {"exponent": -9, "scale": 2, name: pl.col("e")}
+    with pytest.raises(TypeError, match=f"^{name} must be an int, not a polars expression"):
+        pl.col("bid_px").vecfix.fixed(**args)
+
+
 def test_pandas_series_accessor():
     import vecfix.pandas  # noqa: F401
 

@@ -67,6 +67,12 @@ class VecfixExpr:
         >>> df.select(pl.col("px").vecfix.fixed(scale=2))["px"].to_list()
         ['1.01', '2.68']
         """
+        for name, value in (("exponent", exponent), ("scale", scale)):
+            if isinstance(value, pl.Expr):  # (it failed inside the query, naming the column)
+                raise TypeError(
+                    f"{name} must be an int, not a polars expression: for one {name} per"
+                    " row, pass the columns (Series) to vecfix.format_fixed"
+                )
         return self._expr.map_batches(
             lambda s: _fixed(s, exponent, scale, null, threads),
             return_dtype=pl.String,

@@ -732,3 +732,14 @@ def test_a_memoryview_of_numbers_is_an_array_and_one_of_bytes_is_text():
     assert format_fixed(memoryview(b"1.25"), scales=1).to_list() == ["1.3"]
     with pytest.raises(TypeError, match="float64"):
         format_fixed(memoryview(np.array([1.5])), -2, 1)
+
+
+def test_float_exponents_get_the_cast_of_their_own_library():
+    pa = pytest.importorskip("pyarrow")
+    for floats, cast in (
+        (pa.array([1.0, 2.0]), ".cast(pa.int32())"),
+        (pa.chunked_array([[1.0], [2.0]]), ".cast(pa.int32())"),
+        (np.array([1.0, 2.0]), ".astype(np.int32)"),
+    ):
+        with pytest.raises(TypeError, match=re.escape(f"convert whole numbers with {cast}")):
+            format_fixed(np.arange(2), floats, 2)

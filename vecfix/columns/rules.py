@@ -262,7 +262,8 @@ def float_error(
     if argument in ("coefficients", "coefficient", "values"):
         advice = _FLOAT_ADVICE
     else:
-        advice = f": {argument} count powers of ten; convert whole numbers with .astype(np.int32)"
+        cast = ".cast(pa.int32())" if source.startswith("an Arrow") else ".astype(np.int32)"
+        advice = f": {argument} count powers of ten; convert whole numbers with {cast}"
     if row is None:
         return TypeError(f"{argument} must be integers, got {source}{advice}")
     return RowTypeError(

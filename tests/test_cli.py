@@ -147,6 +147,7 @@ def write_inputs(d: Path) -> None:
         "symbol,decimals\n" + "".join(f"{k},{v}\n" for k, v in TICKS.items())
     )
     (d / "ticks.json").write_text(json.dumps(TICKS))
+    (d / "beyond.csv").write_text("px\n5\n10000000000000000000\n")  # an ITCH u64 price
     (d / "ticks_no_s3.json").write_text(json.dumps({k: v for k, v in TICKS.items() if k != "S3"}))
     bad = (d / "in.csv").read_text().splitlines()
     bad[2001] = bad[2001].rsplit(",", 1)[0] + ",12.5.5"  # data row 2000: not a decimal
@@ -231,6 +232,10 @@ COMMANDS: dict[str, list[str]] = {
     "text_with_exponent": ["format", "in.csv", "-o", "x.csv", "--column", "px_text",
                            "--exponent", "-3", "--scale", "2"],
     "no_command": [],
+    "as_empty": ["format", "in.parquet", "-o", "x.csv", "--column", "qty", "--scale", "2",
+                 "--as", ""],
+    "int_beyond_int64_in_csv": ["format", "beyond.csv", "-o", "x.csv", "--column", "px",
+                                "--exponent", "-8", "--scale", "4"],
 }  # fmt: skip
 
 
@@ -406,6 +411,13 @@ ERRORS = {
     "scales_by_no_equals": (2, ["--scales-by", "SYMBOL_COLUMN=FILE", "'symbol'"]),
     "scale_and_scale_column": (2, ["'px_e9'", "--scale", "--scale-column", "not both"]),
     "as_before_column": (2, ["--as", "after its --column"]),
+    # (it wrote a second column named 'qty', which readers refuse)
+    "as_empty": (2, ["'qty'", "(--as) must be a non-empty str", "''"]),
+    # (it advised leaving out --exponent, which would print the value 10**8 times too big)
+    "int_beyond_int64_in_csv": (
+        1,
+        ["'px'", "10000000000000000000", "beyond it", "uint64", "format_fixed"],
+    ),
 }
 
 
@@ -419,6 +431,12 @@ def test_errors_are_one_clear_line(runs, name):
     for w in words:
         assert w in r.stderr, f"{name}: {w!r} not in {r.stderr!r}"
     assert not (d / "x.csv").exists() and not (d / "x.txt").exists()
+
+
+def test_an_integer_beyond_int64_is_not_told_to_drop_its_exponent(runs):
+    """Read without --exponent it would be a count of units: 10**8 times too big here."""
+    r = runs[1]["int_beyond_int64_in_csv"]
+    assert "leave out --exponent" not in r.stderr and len(r.stderr.splitlines()) == 1
 
 
 def expected_by_symbol() -> list[str | None]:

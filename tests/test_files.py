@@ -738,3 +738,11 @@ def test_compressed_csv_input_is_read_whole(tmp_path, codec):
     with open(out, newline="") as f:
         got = [r["px"] for r in csv.DictReader(f)]
     assert got == [reference_fixed(c, -6, 2) for c in px]
+
+
+def test_an_empty_output_name_is_refused():
+    """It added a second column of the input's name (a file readers then refuse)."""
+    for bad in ("", b"px", 3):
+        with pytest.raises(UsageError, match=r"name .*must be a non-empty str"):
+            ColumnSpec("px", 2, output_name=bad)
+    assert ColumnSpec("px", 2, output_name="p2").target == "p2"

@@ -165,6 +165,13 @@ class ColumnSpec:
             _check_int(owner, "exponent", self.exponent)
         for v in self.null:
             _check_int(owner, "null", v, *_SENTINEL_RANGE)
+        if self.output_name is not None and (
+            not isinstance(self.output_name, str) or not self.output_name
+        ):
+            raise UsageError(
+                f"{owner}: the formatted column's name (--as) must be a non-empty str,"
+                f" got {self.output_name!r}"
+            )
         if self.scale_column is not None and self.scales_by is not None:
             raise UsageError(f"{owner}: give a scale column or a scale map, not both")
         if self.scale_column is not None and self.scale is not None:
@@ -1793,6 +1800,14 @@ def _read_error(
     at = re.search(r"In column '([^']*)'", text)
     if at is not None and at.group(1) in {c.scale_column for c in columns}:
         hint = ". A --scale-column holds each row's number of decimals, as integers"
+    elif re.search(r"invalid value '[-+]?\d+'", text):  # an integer, beyond int64
+        hint = (
+            ". Columns given --exponent are read from CSV as int64: an integer beyond it is"
+            " not read there (leaving out --exponent would read it as a number of units,"
+            " not of 10**exponent); write the column to Parquet or Arrow as uint64 or as a"
+            " decimal, or format it with vecfix.format_fixed, which takes Python ints"
+        )
+        return DataError(f"cannot read {shown} as {fmt}: {text}{hint}")
     else:
         hint = (
             ". Columns given --exponent are read as integers; leave out --exponent to read"

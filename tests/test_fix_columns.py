@@ -621,3 +621,35 @@ def test_sending_time_keeps_a_columns_name_and_index():
     assert out.tolist() == ["20240102-03:04:05.678", pd.NA]
     s = fix.sending_time(pl.Series("t52", [dt.datetime(2024, 1, 2, 3, 4, 5)])).to_polars()
     assert s.name == "t52" and s.to_list() == ["20240102-03:04:05.000"]
+
+
+def _misaligned(builder):
+    """``builder``'s call with one pandas column of another frame's rows (an unfiltered
+    column beside filtered ones), and with all of them from the filtered frame."""
+    df = pd.DataFrame({"sym": ["A", "B", "C"], "px": [1, 2, 3], "sz": [4, 5, 6]})
+    sub = df[df.px > 1]
+    wrong, right = df.sz.iloc[:2], sub.sz
+    kw = {**NUMBERS, **HEAD, "price_exponent": 0, "price_scale": 0}
+    calls = {
+        "quotes": lambda s: fix.quotes(
+            sub.sym, sub.px, sub.px, s, sub.sz, quote_ids=["a", "b"], **kw
+        ),
+        "mass_quotes": lambda s: fix.mass_quotes(sub.sym, sub.px, sub.px, s, sub.sz, **kw),
+        "incremental": lambda s: fix.incremental(0, 0, sub.sym, sub.px, s, **kw),
+        "snapshots": lambda s: fix.snapshots(["X"], [2], [0, 1], sub.px, s, **kw),
+    }
+    return calls[builder], wrong, right
+
+
+@pytest.mark.parametrize("builder", ["quotes", "mass_quotes", "incremental", "snapshots"])
+def test_pandas_columns_of_one_kind_of_row_must_share_an_index(builder):
+    """Paired by position, a size column of the unfiltered frame put row A's size in row
+    B's entry, in messages framed right (from an edge walk)."""
+    call, wrong, right = _misaligned(builder)
+    with pytest.raises(
+        ValueError, match=r"is a pandas Series whose index is not .* align it first"
+    ):
+        call(wrong)
+    sizes = [v for m in call(right) for t, v in pairs_of(m) if t in (134, 271)]
+    assert sizes == [b"5", b"6"]
+    assert len(call(wrong.to_numpy())) > 0  # by position, as asked

@@ -16,7 +16,9 @@ message until you ask for one.
 Prices and sizes go through :func:`vecfix.format_fixed`, so a ``270`` field holds exactly
 the text of shopspring/decimal's ``StringFixed``; a null leaves its field out. BodyLength
 (``9``) and CheckSum (``10``) are computed by the kernels over the bytes actually written.
-Below, ``|`` stands for SOH.
+Columns are paired by position; pandas Series given for one kind of row (entries, or
+instruments) must share an index, as in :func:`vecfix.format_fixed`. Below, ``|`` stands
+for SOH.
 
 >>> import vecfix.fix as fix
 >>> head = fix.Header("VECFIX", "CLIENT")

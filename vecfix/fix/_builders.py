@@ -20,6 +20,7 @@ from ._buffers import FieldBuffer, Messages
 from ._columns import (
     Null,
     all_valid,
+    check_aligned,
     check_rows,
     codes,
     has_formatted_shape,
@@ -353,6 +354,9 @@ def snapshots(
     8=FIX.4.4|9=85|35=W|49=MD|56=C|34=7|52=20240102-14:30:00.000|55=AAPL|268=1|269=2|270=189.98|271=100|10=036|
     8=FIX.4.4|9=95|35=W|49=MD|56=C|34=8|52=20240102-14:30:00.001|55=MSFT|268=2|269=0|270=402.12|271=5|269=1|271=7|10=235|
     """
+    check_aligned({"symbols": symbols, "entry_counts": entry_counts})
+    check_aligned({"entry_types": entry_types, "prices": prices, "sizes": sizes,
+                   "price_valid": price_valid, "size_valid": size_valid})  # fmt: skip
     head = resolve_header(header, sender, target, seq_start, begin_string)
     syms = text_column("symbols", symbols)
     require_all("symbols", syms, "every message needs one")
@@ -465,6 +469,12 @@ def quotes(
     >>> print(msgs[0].replace(b"\\x01", b"|").decode())
     8=FIX.4.4|9=82|35=S|49=S|56=T|34=1|52=20240102-03:04:05|117=Q1|55=EURUSD|132=1.08215|134=1000000|10=252|
     """
+    check_aligned({
+        "symbols": symbols, "quote_ids": quote_ids, "bid_px": bid_px, "offer_px": offer_px,
+        "bid_size": bid_size, "offer_size": offer_size, "bid_px_valid": bid_px_valid,
+        "offer_px_valid": offer_px_valid, "bid_size_valid": bid_size_valid,
+        "offer_size_valid": offer_size_valid,
+    })  # fmt: skip
     head = resolve_header(header, sender, target, seq_start, begin_string)
     syms = text_column("symbols", symbols)
     n = len(syms)

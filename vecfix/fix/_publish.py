@@ -27,6 +27,7 @@ from ._builders import (
 from ._columns import (
     Null,
     all_valid,
+    check_aligned,
     check_rows,
     codes,
     identifier,
@@ -227,6 +228,10 @@ def mass_quotes(
     >>> [m.split(b"\\x01")[7:10] for m in msgs]
     [[b'117=MQ-6', b'296=1', b'302=1'], [b'117=MQ-7', b'296=1', b'302=2']]
     """
+    check_aligned({
+        "symbols": symbols, "bid_px": bid_px, "offer_px": offer_px, "bid_size": bid_size,
+        "offer_size": offer_size, "quote_entry_ids": quote_entry_ids,
+    })  # fmt: skip
     head = resolve_header(header, sender, target, seq_start, begin_string)
     syms = text_column("symbols", symbols)
     require_all("symbols", syms, "every quote entry needs one")
@@ -406,6 +411,10 @@ def incremental(
     >>> print(msgs[0].replace(b"\\x01", b"|").decode())
     8=FIX.4.4|9=110|35=X|49=MD|56=C|34=1|52=20240102-14:30:00.000|268=2|279=0|269=0|55=ESZ4|270=5000.25|271=7|279=2|269=1|55=ESZ4|10=010|
     """
+    check_aligned({
+        "actions": actions, "entry_types": entry_types, "symbols": symbols, "prices": prices,
+        "sizes": sizes, "entry_times": entry_times, "position_nos": position_nos,
+    })  # fmt: skip
     head = resolve_header(header, sender, target, seq_start, begin_string)
     syms = text_column("symbols", symbols)
     require_all("symbols", syms, "every entry needs one")

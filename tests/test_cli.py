@@ -430,6 +430,9 @@ def test_errors_are_one_clear_line(runs, name):
     assert "Traceback" not in r.stderr
     for w in words:
         assert w in r.stderr, f"{name}: {w!r} not in {r.stderr!r}"
+    if name != "no_command":  # (then the usage lists the commands)
+        lines = [line for line in r.stderr.splitlines() if ": warning: " not in line]
+        assert len(lines) == 1, r.stderr  # (argparse's printed the usage block first)
     assert not (d / "x.csv").exists() and not (d / "x.txt").exists()
 
 

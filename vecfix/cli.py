@@ -25,7 +25,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from ._limits import INT32_MAX, INT32_MIN, INT64_MIN, UINT64_MAX
 from .files import (
@@ -400,6 +400,17 @@ examples:
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors in a command (``vecfix format ...``) are one line,
+    as vecfix's own are, pointing at ``--help`` rather than printing the usage block; with
+    no command, the usage lists the commands."""
+
+    def error(self, message: str) -> NoReturn:
+        if " " not in self.prog:  # no command chosen: the usage says what there is
+            super().error(message)
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``vecfix`` argument parser, with one sub-parser per command (``demo``, ``format``).
 
@@ -414,7 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
     """
     from . import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="vecfix",
         description="Format prices and quantities in bulk, exactly as FIX engines print them.",
     )

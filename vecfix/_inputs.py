@@ -193,7 +193,7 @@ def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> Rows:
     lengths: list[int | None] = [None if col.coefficients.ndim == 0 else coef.size]
     columns = []
     for name, value in (("exponents", exponents), ("scales", scales)):
-        _check_same_index(col.identity, value, name)
+        check_same_index(col.identity, value, name)
         column, length = _int32_column(value, name)
         columns.append(column)
         lengths.append(length)
@@ -214,17 +214,20 @@ def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> Rows:
     )
 
 
-def _check_same_index(identity: Identity | None, value: object, name: str) -> None:
-    """Refuse per-row ``value`` (a pandas Series) whose index is not the coefficients':
-    its rows would be paired with the coefficients by position, not by label."""
+def check_same_index(
+    identity: Identity | None, value: object, name: str, owner: str = "coefficients"
+) -> None:
+    """Refuse per-row ``value`` (a pandas Series) whose index is not that of ``owner``
+    (``identity``): its rows would be paired with the owner's by position, not by label."""
     if identity is None or identity.index is None:
         return
     other = Identity.of(value)
     if other is None or other.index is None or other.index.equals(identity.index):
         return
+    whose = owner + ("'" if owner.endswith("s") else "'s")
     raise ValueError(
-        f"{name} is a pandas Series whose index is not the coefficients': vecfix pairs rows"
-        f" by position, so align it first ({name}.reindex(coefficients.index)), or pass"
+        f"{name} is a pandas Series whose index is not the {whose}: vecfix pairs rows"
+        f" by position, so align it first ({name}.reindex({owner}.index)), or pass"
         f" {name}.to_numpy() to pair them by position"
     )
 

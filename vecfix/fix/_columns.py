@@ -21,8 +21,9 @@ import numpy as np
 
 from .. import _fix_kernels as _k
 from .._format import format_fixed
+from .._inputs import check_same_index
 from .._result import Formatted
-from ..columns import ColumnLike
+from ..columns import ColumnLike, Identity
 from ..columns.rules import RowError
 
 _EQUALS = ord("=")
@@ -329,23 +330,18 @@ def _rows(values: object) -> int:
 
 def check_aligned(columns: dict[str, object]) -> None:
     """Refuse pandas Series among ``columns`` (one builder's columns of one kind of row:
-    its entries, or its instruments) whose indexes differ. The builders pair rows by
-    position, as :func:`vecfix.format_fixed` does; a filtered frame's column beside an
-    unfiltered one would put another row's value in an entry, in messages framed right."""
-    first: tuple[str, Any] | None = None
+    its entries, or its instruments) whose indexes differ (:func:`check_same_index`, as
+    :func:`vecfix.format_fixed` asks of exponents and scales). The builders pair rows by
+    position; a filtered frame's column beside an unfiltered one would put another row's
+    value in an entry, in messages framed right."""
+    first: tuple[str, Identity] | None = None
     for name, values in columns.items():
-        if type(values).__name__ != "Series" or type(values).__module__.split(".")[0] != "pandas":
-            continue
-        index = values.index  # type: ignore[attr-defined]
-        if first is None:
-            first = (name, index)
-        elif not index.equals(first[1]):
-            owner = first[0] + ("'" if first[0].endswith("s") else "'s")
-            raise ValueError(
-                f"{name} is a pandas Series whose index is not {owner}: the builders pair"
-                f" rows by position, so align it first ({name}.reindex({first[0]}.index)), or"
-                f" pass {name}.to_numpy() to pair them by position"
-            )
+        if first is not None:
+            check_same_index(first[1], values, name, first[0])
+        else:
+            identity = Identity.of(values)
+            if identity is not None and identity.index is not None:
+                first = (name, identity)
 
 
 def number_column(

@@ -1798,8 +1798,9 @@ def _read_error(
     if "conversion error to int64" not in text:
         return DataError(f"cannot read {shown} as {fmt}: {text}")
     at = re.search(r"In column '([^']*)'", text)
+    nulls = "; a missing value written as text (NA, NULL) is read as null with --csv-null"
     if at is not None and at.group(1) in {c.scale_column for c in columns}:
-        hint = ". A --scale-column holds each row's number of decimals, as integers"
+        hint = ". A --scale-column holds each row's number of decimals, as integers" + nulls
     elif re.search(r"invalid value '[-+]?\d+'", text):  # an integer, beyond int64
         hint = (
             ". Columns given --exponent are read from CSV as int64: an integer beyond it is"
@@ -1807,13 +1808,11 @@ def _read_error(
             " not of 10**exponent); write the column to Parquet or Arrow as uint64 or as a"
             " decimal, or format it with vecfix.format_fixed, which takes Python ints"
         )
-        return DataError(f"cannot read {shown} as {fmt}: {text}{hint}")
     else:
         hint = (
             ". Columns given --exponent are read as integers; leave out --exponent to read"
             " decimal text such as 5000.25"
-        )
-    hint += "; a missing value written as text (NA, NULL) is read as null with --csv-null"
+        ) + nulls
     return DataError(f"cannot read {shown} as {fmt}: {text}{hint}")
 
 

@@ -74,8 +74,8 @@ def _by_group(compiles: list) -> dict[str, float]:
     from vecfix import _warmup
 
     owner = {(f"vecfix.{g.module}", k): g.name for g in _warmup._GROUPS for k in g.kernels}
-    owner.update({("vecfix._fix_kernels", k): "framing" for k in _warmup._FRAMING})
-    owner.update({("vecfix._kernels", k): "format" for k in _warmup._FORMAT_KERNELS})
+    owner.update({("vecfix._kernels.fix", k): "framing" for k in _warmup._FRAMING})
+    owner.update({("vecfix._kernels.fixed", k): "format" for k in _warmup._FORMAT_KERNELS})
     groups: dict[str, float] = defaultdict(float)
     for name, _at, incl, _own, depth in compiles:
         module, _, kernel = name.rpartition(".")

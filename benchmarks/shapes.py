@@ -75,7 +75,8 @@ def shapes(n: int, seed: int = 7) -> dict[str, tuple[np.ndarray, object, object]
 
 def _force(kernel: str) -> None:
     """Make ``format_fixed`` use the block or the row kernel (as the benchmarks do)."""
-    from vecfix import _format, _kernels, _row_kernels
+    from vecfix import _format, _row_kernels
+    from vecfix._kernels import fixed as _kernels
 
     _format._kernel = {"block": _kernels, "rows": _row_kernels}[kernel].format_rows
     _format._small_entry = None

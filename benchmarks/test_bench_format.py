@@ -375,7 +375,8 @@ def test_kernel_price9(benchmark, kernel: str, price9: np.ndarray, monkeypatch) 
     ``NUMBA_CACHE_DIR`` of its own) for the SSE2 figures; the ISA is in the JSON."""
     from conftest import cpu_isa
 
-    from vecfix import _format, _kernels, _row_kernels
+    from vecfix import _format, _row_kernels
+    from vecfix._kernels import fixed as _kernels
 
     chosen = {"block": _kernels, "rows": _row_kernels}[kernel].format_rows
     monkeypatch.setattr(_format, "_kernel", chosen)
@@ -400,7 +401,8 @@ def test_kernel_mixed(benchmark, kernel: str, order: str, mixed, monkeypatch) ->
     at each of the run's many short lean turns)."""
     from conftest import cpu_isa
 
-    from vecfix import _format, _kernels, _row_kernels
+    from vecfix import _format, _row_kernels
+    from vecfix._kernels import fixed as _kernels
 
     coef, exp, scale, expected = mixed
     if order == "runs":

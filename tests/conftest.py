@@ -161,7 +161,8 @@ def each_kernel(request):
     """Run a module's tests once with each ``format_rows`` kernel that ``format_fixed`` may
     choose (``vecfix._format._row_kernel``): the block kernel, and the row-at-a-time one
     a CPU without AVX2 runs. Module-scoped, so Hypothesis tests may use it."""
-    from vecfix import _format, _kernels, _row_kernels
+    from vecfix import _format, _row_kernels
+    from vecfix._kernels import fixed as _kernels
 
     saved = _format._kernel, _format._small_entry
     _format._kernel = {"block": _kernels, "rows": _row_kernels}[request.param].format_rows

@@ -398,9 +398,10 @@ def test_a_parts_stores_stay_within_the_tail_rows(kernel, e, s):
     """What ``_pack_two`` relies on: written in Arrow's layout with the whole buffer as
     room, rows spill no further past the text than the first part's tail rows (written
     after) cover, however long those are: a byte each at least."""
-    from vecfix import _kernels, _row_kernels
+    from vecfix import _row_kernels
     from vecfix._jit import readonly
-    from vecfix._kernels import PACK
+    from vecfix._kernels import fixed as _kernels
+    from vecfix._kernels.fixed import PACK
 
     format_rows = {"block": _kernels, "rows": _row_kernels}[kernel].format_rows
     rng = np.random.default_rng(abs(e) + s)

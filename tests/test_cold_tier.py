@@ -30,8 +30,9 @@ from hypothesis import given
 from reference import reference_fixed
 
 import vecfix
-from vecfix import _cold_kernels, _coldstart, _format, _jit, _kernels, _warmup
-from vecfix._kernels import FILL, MEASURE, PACK, PACK_AT
+from vecfix import _cold_kernels, _coldstart, _format, _jit, _warmup
+from vecfix._kernels import fixed as _kernels
+from vecfix._kernels.fixed import FILL, MEASURE, PACK, PACK_AT
 from vecfix._tuning import MEASURE_BELOW
 
 NOJIT = bool(numba.config.DISABLE_JIT)
@@ -503,7 +504,8 @@ FIRST_CALLS = textwrap.dedent(
     import json, sys
     import numpy as np
     import vecfix
-    from vecfix import _coldstart, _format, _kernels
+    from vecfix import _coldstart, _format
+    from vecfix._kernels import fixed as _kernels
     px = (np.arange(100_000, dtype=np.int64) - 50_000) * 1_234_567
     first = vecfix.format_fixed(px, -9, 4)
     cold = _format._kernel is None

@@ -107,7 +107,9 @@ def test_any_thread_count_gives_the_same_bytes(n, monkeypatch):
 
 @pytest.mark.skipif(NOJIT, reason="plain Python functions have no GIL option")
 def test_every_kernel_releases_the_gil():
-    from vecfix import _fix_kernels, _kernels, _text_kernels
+    from vecfix._kernels import fix as _fix_kernels
+    from vecfix._kernels import fixed as _kernels
+    from vecfix._kernels import text as _text_kernels
 
     dispatchers = [
         obj
@@ -131,7 +133,7 @@ SCRIPT = textwrap.dedent(
     import numpy as np
     from reference import reference_fixed
     import vecfix
-    from vecfix import _kernels as k
+    from vecfix._kernels import fixed as k
 
     mode, order, home = sys.argv[1], sys.argv[2], sys.argv[3]
     assert vecfix.__file__.startswith(home), (vecfix.__file__, home)
@@ -255,7 +257,8 @@ def _package_without_cache_dirs(tmp_path: Path) -> tuple[Path, dict]:
     """
     home = tmp_path / "pkg"
     shutil.copytree(ROOT / "vecfix", home / "vecfix", ignore=shutil.ignore_patterns("__pycache__"))
-    (home / "vecfix" / "__pycache__").write_bytes(b"")  # the in-tree cache: a file
+    for package in (home / "vecfix", home / "vecfix" / "_kernels"):  # the in-tree caches:
+        (package / "__pycache__").write_bytes(b"")  # files
     blocker = tmp_path / "blocker"
     blocker.write_bytes(b"")
     env = {

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
-from vecfix import _kernels
+from vecfix._kernels import fixed as _kernels
 from vecfix._scalar import row_length
 from vecfix._tuning import BLOCK
 

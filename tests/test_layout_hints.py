@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
-from vecfix import _format, _kernels
+from vecfix import _format
+from vecfix._kernels import fixed as _kernels
 from vecfix._tuning import BLOCK
 
 NOJIT = bool(numba.config.DISABLE_JIT)

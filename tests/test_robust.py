@@ -388,7 +388,8 @@ WARMUP_SCRIPT = """
 import importlib, json, pkgutil
 from numba.core.registry import CPUDispatcher
 import vecfix
-from vecfix import _cold_kernels, _format, _kernels, _row_kernels
+from vecfix import _cold_kernels, _format, _row_kernels
+from vecfix._kernels import fixed as _kernels
 vecfix.warmup()
 # the format_rows of the kernel format_fixed did not choose for this CPU is never called,
 # nor the cold tier's (vecfix._coldstart), which warmup() ends

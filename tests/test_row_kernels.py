@@ -1,6 +1,6 @@
 """The row-at-a-time kernel (``vecfix._row_kernels.format_rows``) against the block kernel
 it stands in for on CPUs without AVX2: the golden vectors, the reference, and the same
-bytes, lengths and results as ``vecfix._kernels.format_rows`` for every part of their
+bytes, lengths and results as ``vecfix._kernels.fixed.format_rows`` for every part of their
 shared contract (measuring, limits, automatic width, spills, ranges of rows); and the
 choice between the two."""
 
@@ -16,8 +16,9 @@ from hypothesis import given
 from reference import reference_fixed
 
 import vecfix
-from vecfix import _format, _kernels, _row_kernels
-from vecfix._kernels import FILL, MEASURE
+from vecfix import _format, _row_kernels
+from vecfix._kernels import fixed as _kernels
+from vecfix._kernels.fixed import FILL, MEASURE
 
 NOJIT = bool(numba.config.DISABLE_JIT)
 NO_LIMIT = 2**31 - 1

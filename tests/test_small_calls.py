@@ -2,7 +2,7 @@
 errors and the compiled signatures are those of the general path, whatever the column's
 flags (writeable, read-only, not aligned) and whichever thread calls.
 
-Up to ``FEW_ROWS`` rows the call runs one scalar pass (``vecfix._kernels.format_few``);
+Up to ``FEW_ROWS`` rows the call runs one scalar pass (``vecfix._kernels.fixed.format_few``);
 beyond, up to ``MEASURE_BELOW``, one call of the block kernel that measures, then fills.
 Each test runs on both sizes: "few" and "block" columns.
 
@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
-from vecfix import _format, _kernels
+from vecfix import _format
+from vecfix._kernels import fixed as _kernels
 from vecfix._tuning import FEW_ROWS, MEASURE_BELOW
 
 NOJIT = bool(numba.config.DISABLE_JIT)

@@ -111,12 +111,12 @@ def test_the_named_kernels_exist():
     """Every kernel a group or the format estimate names is a kernel of its module (a
     renamed one would count as cold for ever, and start workers for nothing)."""
     named = [(g.module, k) for g in _GROUPS for k in g.kernels]
-    named += [("_fix_kernels", k) for k in _FRAMING]
-    named += [("_kernels", k) for k in _warmup._FORMAT_KERNELS]
+    named += [("_kernels.fix", k) for k in _FRAMING]
+    named += [("_kernels.fixed", k) for k in _warmup._FORMAT_KERNELS]
     for module, name in named:
         (kernel,) = _warmup._dispatchers(module, [name])
         assert callable(kernel), f"{module}.{name}"
-    assert _warmup._dispatchers("_kernels", ["no_such_kernel"]) == [None]
+    assert _warmup._dispatchers("_kernels.fixed", ["no_such_kernel"]) == [None]
 
 
 @pytest.mark.parametrize(
@@ -335,7 +335,7 @@ def test_no_worker_when_numba_cannot_cache(monkeypatch):
     monkeypatch.setattr(_warmup, "_cold", lambda group: True)
     real = _warmup._dispatchers
     uncached = lambda module, names: (  # noqa: E731
-        [object() for _ in names] if module == "_kernels" else real(module, names)
+        [object() for _ in names] if module == "_kernels.fixed" else real(module, names)
     )
     monkeypatch.setattr(_warmup, "_dispatchers", uncached)
     assert _warmup.warmup() >= 0
@@ -351,7 +351,7 @@ PRELUDE = textwrap.dedent(
     import vecfix
     import vecfix._warmup as w
 
-    MODULES = ("_kernels", "_fix_kernels", "_text_kernels", "_arrow", "_csv", "_measure")
+    MODULES = ("_kernels.fixed", "_kernels.fix", "_kernels.text", "_arrow", "_csv", "_measure")
 
     def kernels():
         for m in MODULES:
@@ -426,8 +426,8 @@ def test_each_group_compiles_its_own_kernels_and_the_public_calls_nothing_more()
         inner = {k for k in got["groups"][g.name] if k.split(".")[1].startswith("_")}
         assert set(got["groups"][g.name]) - inner <= named, g.name
         assert set(got["groups"][g.name]) >= {f"{g.module}.{k}" for k in g.kernels}, g.name
-    assert {k.split(".")[0] for k in got["public"]} == {"_kernels"}
-    assert "_kernels.format_rows" in got["public"]
+    assert {k.rsplit(".", 1)[0] for k in got["public"]} == {"_kernels.fixed"}
+    assert "_kernels.fixed.format_rows" in got["public"]
     # _row_length and _write_row are called only from inside format_rows
     assert not [k for k in got["left"] if not k.split(".")[1].startswith("_")]
 
@@ -449,7 +449,7 @@ def test_workers_fill_the_cache_and_this_process_loads_their_kernels(tmp_path):
     theirs = {f"{g.module}.{k}" for g in _GROUPS if g.name in by_worker for k in g.kernels}
     assert theirs and theirs <= set(got["hits"])  # loaded from what the workers wrote
     assert not theirs & set(got["misses"])  # not compiled here
-    assert "_kernels.format_rows" in got["misses"]  # this process compiled its own share
+    assert "_kernels.fixed.format_rows" in got["misses"]  # this process compiled its own share
     # A fresh process loads everything and starts no worker.
     again = run(
         """
@@ -459,7 +459,7 @@ def test_workers_fill_the_cache_and_this_process_loads_their_kernels(tmp_path):
         env,
     )
     assert again["misses"] == [] and again["workers"] == 0
-    assert set(again["hits"]) >= theirs | {"_kernels.format_rows"}
+    assert set(again["hits"]) >= theirs | {"_kernels.fixed.format_rows"}
 
 
 @slow

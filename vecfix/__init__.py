@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
     from . import fix
     from ._chunks import iter_format, write_formatted
     from ._format import format_fixed
+    from ._number_format import NumberFormat
     from ._result import Formatted
     from ._scalar import MAX_ROW_LENGTH, RowTooLongError, string_fixed
     from ._warmup import warmup
@@ -24,6 +25,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
 
 _LAZY = {
     "MAX_ROW_LENGTH": "._scalar",
+    "NumberFormat": "._number_format",
     "DecimalColumn": ".columns",
     "Formatted": "._result",
     "RowError": ".columns",
@@ -42,6 +44,7 @@ __all__ = [
     "MAX_ROW_LENGTH",
     "DecimalColumn",
     "Formatted",
+    "NumberFormat",
     "RowError",
     "RowTooLongError",
     "__version__",

@@ -1,11 +1,11 @@
 """The cold tier: :func:`format_rows_cold`, a scalar twin of
-:func:`vecfix._kernels.format_rows` that compiles in a fraction of its time.
+:func:`vecfix._kernels.fixed.format_rows` that compiles in a fraction of its time.
 
 The block kernel's passes take seconds to compile (Numba's on-disk cache keeps them for
 later processes). While a worker process compiles them into that cache,
 :mod:`vecfix._format` runs a call through this kernel instead (:mod:`vecfix._coldstart`
 says when): one loop over the rows, each through the general path of
-:mod:`vecfix._kernels` (:func:`~vecfix._kernels._row_length`,
+:mod:`vecfix._kernels.fixed` (:func:`~vecfix._kernels._row_length`,
 :func:`~vecfix._kernels._write_row`, which ``format_few`` compiles too), exact for any
 int64 row, with the same arguments (less the staging arrays), contract and result. It is
 slower a row than the block kernel (tens of nanoseconds), which does not matter for the
@@ -17,17 +17,17 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import helper, kernel
-from ._kernels import _phase, _row_length, _write_row
+from ._kernels.fixed import _phase, _row_length, _write_row
 
 _I64 = np.int64
-#: ``mode`` of :func:`format_rows_cold`, as :mod:`vecfix._kernels` numbers them.
+#: ``mode`` of :func:`format_rows_cold`, as :mod:`vecfix._kernels.fixed` numbers them.
 FILL, MEASURE, PACK, PACK_AT = 0, 1, 2, 3
 
 
 @kernel(vectorize=False)
 def format_rows_cold(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengths,
                      limit, mode):  # fmt: skip
-    """:func:`vecfix._kernels.format_rows` (see it for the arguments, the modes and the
+    """:func:`vecfix._kernels.fixed.format_rows` (see it for the arguments, the modes and the
     result) without its staging arrays, a row at a time through the general path.
 
     Examples

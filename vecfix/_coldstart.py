@@ -4,7 +4,7 @@ from waiting for the block kernel's compile.
 
 The cold tier
 -------------
-The block kernel (:func:`vecfix._kernels.format_rows` and its passes) takes seconds to
+The block kernel (:func:`vecfix._kernels.fixed.format_rows` and its passes) takes seconds to
 compile; the scalar :func:`vecfix._cold_kernels.format_rows_cold` takes under one and
 writes the same bytes (tens of nanoseconds a row slower). When a call of
 :func:`vecfix.format_fixed` finds the block kernel with no compiled code in this process

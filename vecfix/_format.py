@@ -19,10 +19,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from . import _coldstart, _kernels, _tuning
+from . import _coldstart, _tuning
 from ._inputs import _NATIVE_INT64, Rows, _int32_constant, plain_list, read_inputs
 from ._jit import readonly, target_has
-from ._kernels import FILL, HINTED, MEASURE, PACK, PACK_AT
+from ._kernels import fixed as _kernels
+from ._kernels.fixed import FILL, HINTED, MEASURE, PACK, PACK_AT
 from ._limits import INT32_MAX as _INT32_MAX
 from ._limits import INT32_MIN as _INT32_MIN
 from ._limits import INT64_MAX, INT64_MIN
@@ -187,7 +188,7 @@ def format_fixed(
                     coef = coefficients if flags.aligned else coefficients.copy()  # one signature
                     if n > _FEW_ROWS:
                         return _format_small(coef, known)
-                    # one scalar pass (vecfix._kernels.format_few), called here: the call of
+                    # one scalar pass (vecfix._kernels.fixed.format_few), called here: the call of
                     # a trading loop, where every step costs (a function call is 5% of it)
                     lengths = np.empty(n, _INT32)
                     flat = np.empty(n * known[2] + _SLACK, _UINT8)
@@ -618,7 +619,7 @@ def _pack_moved(
 
 
 class _Passes:
-    """Runs :func:`vecfix._kernels.format_rows` over every row, split over threads.
+    """Runs :func:`vecfix._kernels.fixed.format_rows` over every row, split over threads.
 
     The kernel is called as ``format_rows(start, stop, coef, cstep, exps, estep, scales,
     sstep, *tail, *staging)``. Without null rows it sees the whole columns. With them, it
@@ -717,8 +718,8 @@ class _Passes:
         the cold kernel then, rather than compile this kernel).
 
         ``hints``, an int32 array of a slot a row, gets the hints of
-        :func:`vecfix._kernels.widest_of_layouts` for each kernel call :meth:`run` makes:
-        passed as the ``lengths`` of a fill with the :data:`~vecfix._kernels.HINTED` flag
+        :func:`vecfix._kernels.fixed.widest_of_layouts` for each kernel call :meth:`run` makes:
+        passed as the ``lengths`` of a fill with the :data:`~vecfix._kernels.fixed.HINTED` flag
         (the same calls), they spare the fill reading the exponents and scales of
         stretches of one layout."""
         if _cold_now(self.rows.n):
@@ -732,13 +733,13 @@ class _Passes:
 
 
 def _widest_of_layouts(start: int, stop: int, *args: object) -> int:
-    """:func:`vecfix._kernels.widest_of_layouts` with a table of its own."""
+    """:func:`vecfix._kernels.fixed.widest_of_layouts` with a table of its own."""
     table = np.empty((_kernels.TABLE_ROWS, 2), dtype=np.int64)
     return _kernels.widest_of_layouts(start, stop, *args, table)
 
 
 def _staging() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """This thread's staging arrays for :func:`vecfix._kernels.format_rows`."""
+    """This thread's staging arrays for :func:`vecfix._kernels.fixed.format_rows`."""
     try:
         return _LOCAL.staging
     except AttributeError:  # this thread's first call
@@ -766,7 +767,7 @@ def _row_kernel() -> Any:
 
 
 def _chosen() -> Any:
-    """The block kernel (:mod:`vecfix._kernels`) where Numba compiles for AVX2, else the
+    """The block kernel (:mod:`vecfix._kernels.fixed`) where Numba compiles for AVX2, else the
     row-at-a-time one (:mod:`vecfix._row_kernels`), as the block kernel's vector passes
     run 3-4x slower than a plain row loop with SSE2 alone (``NUMBA_CPU_NAME=generic``, a
     cache built to load on any x86-64). On an AVX2 host nothing else is imported or
@@ -956,7 +957,7 @@ def _small_layout(exponent: int, scale: int) -> tuple[np.ndarray, np.ndarray, in
 def _format_small(coef: np.ndarray, layout: tuple[np.ndarray, np.ndarray, int]) -> Formatted:
     """A few rows (over :data:`FEW_ROWS`, under :data:`MEASURE_BELOW`) of one layout in
     one kernel call that measures, then fills (fewer rows take one scalar pass,
-    :func:`vecfix._kernels.format_few`, called from ``format_fixed`` itself).
+    :func:`vecfix._kernels.fixed.format_few`, called from ``format_fixed`` itself).
 
     ``coef`` is a C-contiguous, aligned int64 column; ``layout`` comes from
     :func:`_small_layout`. Once the kernel has run once through Numba's dispatcher, its
@@ -985,7 +986,7 @@ def _format_small(coef: np.ndarray, layout: tuple[np.ndarray, np.ndarray, int]) 
 
 
 def _few_first(coef: np.ndarray, *args: Any) -> int:
-    """:func:`vecfix._kernels.format_few` for ``format_fixed``'s first call of up to
+    """:func:`vecfix._kernels.fixed.format_few` for ``format_fixed``'s first call of up to
     :data:`FEW_ROWS` rows: Numba compiles (or loads) the kernel; later calls run its
     compiled code directly (:func:`_entry_point`), as :func:`_format_small` does.
 
@@ -1002,11 +1003,11 @@ def _few_first(coef: np.ndarray, *args: Any) -> int:
 
 
 def _few_dispatched(coef: np.ndarray, *args: Any) -> int:
-    """:func:`vecfix._kernels.format_few` through Numba's dispatcher, ``coef`` read-only."""
+    """:func:`vecfix._kernels.fixed.format_few` through Numba's dispatcher, ``coef`` read-only."""
     return _kernels.format_few(readonly(coef), *args)
 
 
-#: What ``format_fixed`` calls to run :func:`vecfix._kernels.format_few`: its compiled
+#: What ``format_fixed`` calls to run :func:`vecfix._kernels.fixed.format_few`: its compiled
 #: code once :func:`_few_first` has found it.
 _few_entry: Callable[..., int] = _few_first
 _INT32 = np.dtype(np.int32)

@@ -19,7 +19,7 @@ asked for (two processes compiling different signatures at once can leave the in
 pointing at the other one's code) is ignored and compiled afresh.
 
 Numba keys a cache entry on the kernel's own source file and bytecode only, so a change
-to a helper it inlines from another module (``_phase`` of :mod:`vecfix._kernels` in the
+to a helper it inlines from another module (``_phase`` of :mod:`vecfix._kernels.fixed` in the
 row kernel) would leave the old code in use. vecfix adds a digest of the package's
 source files (:func:`cache_digest`), taken when each kernel is defined, to the key: any
 change to them (an upgrade over a cache left behind, an edit) compiles afresh, and a

@@ -2,7 +2,7 @@
 
 Under one exponent ``e`` and scale ``s`` a row's length only depends on how many of a few
 thresholds ``|c|`` reaches. With ``d = e + s`` and ``M`` the rounded integer (see
-:mod:`vecfix._kernels`), the text of a row is ``base`` bytes, plus ``w0`` once ``M >= 1``
+:mod:`vecfix._kernels.fixed`), the text of a row is ``base`` bytes, plus ``w0`` once ``M >= 1``
 (the zeros that follow ``M`` beyond the scale's ``s + 1`` digits), plus one for each power
 ``10**k`` (``k >= k0``) that ``M`` reaches, plus one for the sign when ``c < 0`` and ``M
 >= 1``. ``M >= m`` exactly when ``|c| >= T(m)``, the smallest magnitude that rounds (half

@@ -9,8 +9,8 @@ from typing import IO, Any
 
 import numpy as np
 
-from . import _text_kernels as _pk
 from ._io import write_all
+from ._kernels import text as _pk
 from .columns.column import Identity
 from .columns.rules import is_int
 

@@ -1,4 +1,4 @@
-"""A row-at-a-time twin of :func:`vecfix._kernels.format_rows`, for CPUs without AVX2.
+"""A row-at-a-time twin of :func:`vecfix._kernels.fixed.format_rows`, for CPUs without AVX2.
 
 The block kernel's passes are written for vector units: on a CPU that LLVM compiles for
 without AVX2 (``NUMBA_CPU_NAME=generic``: SSE2 only) they stay scalar and run 3-4x slower
@@ -6,7 +6,7 @@ than a plain loop over rows. :func:`format_rows` here is that plain loop, with t
 arguments, contract and result, so that :mod:`vecfix._format` can run either
 (:func:`vecfix._format._row_kernel` chooses).
 
-A row ``(c, e, s)`` (see :mod:`vecfix._kernels` for ``M``, ``d = e + s`` and ``k = -d``)
+A row ``(c, e, s)`` (see :mod:`vecfix._kernels.fixed` for ``M``, ``d = e + s`` and ``k = -d``)
 is taken here when ``0 <= s <= 15`` and either ``-18 <= d <= 15`` with ``M < 10**16``, or
 ``d <= -20`` (``M = 0``). Then, in registers (:func:`_rows`; a layout's constants come
 from a table of ``d`` (:data:`LAYOUTS`), once for one exponent and scale, every row,
@@ -29,7 +29,7 @@ chooses, called from an outer loop so that the rows' loop keeps its registers. O
 rows the layout takes go through :func:`_put_row` (the integer part, the point, the
 fraction: four to six stores), in every mode.
 
-Other rows go through :mod:`vecfix._kernels`' general path (``_row_length``,
+Other rows go through :mod:`vecfix._kernels.fixed`' general path (``_row_length``,
 ``_write_row``). Nothing here wraps around, so the plain-Python twins
 (``NUMBA_DISABLE_JIT=1``) raise no overflow warnings.
 """
@@ -43,13 +43,13 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ._jit import helper, kernel, store8
-from ._kernels import _phase, _row_length, _write_row
+from ._kernels.fixed import _phase, _row_length, _write_row
 
 _U64 = np.uint64
 _I64 = np.int64
 _DOT = _U64(46)  # b"."
 _MINUS = _U64(45)  # b"-"
-#: ``mode`` of :func:`format_rows`, as :mod:`vecfix._kernels` numbers them.
+#: ``mode`` of :func:`format_rows`, as :mod:`vecfix._kernels.fixed` numbers them.
 FILL, MEASURE, PACK, PACK_AT = 0, 1, 2, 3
 
 _E7 = _U64(10_000_000)
@@ -688,7 +688,7 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     """Measure or write rows ``start:stop``, a row at a time; return ``(widest, first)``.
 
     The arguments, the result and what is written are those of
-    :func:`vecfix._kernels.format_rows` (see there), byte for byte: ``mode`` is
+    :func:`vecfix._kernels.fixed.format_rows` (see there), byte for byte: ``mode`` is
     :data:`FILL` (or ``False``), :data:`MEASURE` (or ``True``), :data:`PACK` or
     :data:`PACK_AT` (Arrow's layout: rows back to back, ``lengths`` their ends). The
     staging arrays ``wide``, ``real`` and ``narrow`` are taken and left alone, so that
@@ -697,7 +697,7 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     Examples
     --------
     >>> import numpy as np
-    >>> from vecfix import _kernels
+    >>> from vecfix._kernels import fixed as _kernels
     >>> coef = np.array([5000_250000000, -4_000050000, 7], dtype=np.int64)
     >>> e, s = np.array([-9], dtype=np.int32), np.array([4], dtype=np.int32)
     >>> for a in coef, e, s:  # read-only, as format_fixed passes them: one signature

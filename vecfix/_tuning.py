@@ -7,7 +7,7 @@ paths large inputs take.
 
 from __future__ import annotations
 
-#: Rows a block of the kernel (:func:`vecfix._kernels.format_rows`): its staging arrays
+#: Rows a block of the kernel (:func:`vecfix._kernels.fixed.format_rows`): its staging arrays
 #: (about 100 bytes a row) stay in the L1/L2 cache, and the loops over a block are long
 #: enough for the vector units.
 BLOCK = 1024
@@ -22,7 +22,7 @@ MIN_ROWS_PER_THREAD = 65_536
 
 #: The time :func:`vecfix._measure.count_past` takes to count a row's bytes, and the second
 #: thread to add its part's start to the row's offset, as a share of the time
-#: :func:`vecfix._kernels.format_rows` takes to write the row in Arrow's layout (0.25 and
+#: :func:`vecfix._kernels.fixed.format_rows` takes to write the row in Arrow's layout (0.25 and
 #: 7.8 ns a row on 1M PRICE9 rows, 2-vCPU AVX-512 EPYC). ``format_fixed(layout="arrow")``
 #: on two threads gives the first thread that much more of the rows, as the second one
 #: counts the first part's text before it writes its own (``vecfix._format._pack_two``).
@@ -40,7 +40,7 @@ WIDE_MATRIX_RATIO = 4
 MEASURE_BELOW = 512
 
 #: Up to this many rows, a column of one exponent and scale (``format_fixed``'s common call)
-#: is written in one scalar pass (``vecfix._kernels.format_few``) rather than by the block
+#: is written in one scalar pass (``vecfix._kernels.fixed.format_few``) rather than by the block
 #: kernel, whose passes and arguments cost more than a handful of rows.
 FEW_ROWS = 32
 

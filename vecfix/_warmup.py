@@ -177,12 +177,12 @@ def _counts() -> None:
     text_size(0, 2, readonly(np.array([5, -15], dtype=np.int64)), thresholds(-1, 0))
 
 
-_FIX = "_fix_kernels"
+_FIX = "_kernels.fix"
 _MESSAGES = ("snapshots", "quotes", "mass_quotes", "incremental")
 _FIELDS = ("first_bad_byte", "check_disjoint", "rows_to_matrix", "write_fields")
 _GROUPS = (
-    _Group("layouts", _layouts, "_kernels", ("widest_of_layouts",), 1.2),
-    _Group("text", _text, "_text_kernels", ("parse_decimal", "join", "justify"), 0.8),
+    _Group("layouts", _layouts, "_kernels.fixed", ("widest_of_layouts",), 1.2),
+    _Group("text", _text, "_kernels.text", ("parse_decimal", "join", "justify"), 0.8),
     _Group("arrow", _arrow, "_arrow", ("pack_rows", "string_views"), 0.6, "pyarrow"),
     _Group("unpack", _unpack, "_arrow", ("unpack_rows",), 0.1),
     _Group("csv", _csv, "_csv", ("place_csv_column",), 0.2),
@@ -198,7 +198,7 @@ _GROUPS = (
 #: first; the process switches once both are done). :func:`warmup` compiles the "format"
 #: group in its own process, with the few-rows kernel.
 _TIER_GROUPS = (
-    _Group("format", _format, "_kernels", ("format_rows", "extremes"), 4.8),
+    _Group("format", _format, "_kernels.fixed", ("format_rows", "extremes"), 4.8),
     *(g for g in _GROUPS if g.name == "layouts"),
 )
 _BY_NAME = {g.name: g for g in (*_GROUPS, *_TIER_GROUPS)}
@@ -591,7 +591,7 @@ def warmup(*, everything: bool = True) -> float:
     folder: str | None = None
     try:
         if _jit.CACHE and not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
-            kernels = _dispatchers("_kernels", _FORMAT_KERNELS)
+            kernels = _dispatchers("_kernels.fixed", _FORMAT_KERNELS)
             on_disk = all(hasattr(getattr(k, "_cache", None), "_cache_file") for k in kernels)
             cold = [g for g in groups if _cold(g)] if on_disk else []  # else none to share
             count = worker_count(sample) if cold else 0

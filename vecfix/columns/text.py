@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _text_kernels as _pk
 from .._jit import readonly
+from .._kernels import text as _pk
 from .column import DecimalColumn
 from .rules import RowError
 

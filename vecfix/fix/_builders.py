@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _fix_kernels as _k
+from .._kernels import fix as _k
 from .._limits import INT32_MAX
 from .._result import Formatted
 from ..columns import ColumnLike

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import _fix_kernels as _k
 from .._format import format_fixed
 from .._inputs import check_same_index
+from .._kernels import fix as _k
 from .._result import Formatted
 from ..columns import ColumnLike, Identity
 from ..columns.rules import RowError

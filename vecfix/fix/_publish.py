@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import _fix_kernels as _k
 from .._format import format_fixed
+from .._kernels import fix as _k
 from .._result import Formatted
 from ..columns import ColumnLike
 from ._buffers import Messages

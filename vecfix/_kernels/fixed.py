@@ -43,8 +43,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import bits, double, funnel, helper, kernel, store8, target_has
-from ._tuning import BLOCK
+from .._jit import bits, double, funnel, helper, kernel, store8, target_has
+from .._tuning import BLOCK
 
 _U64 = np.uint64
 _U32 = np.uint32

@@ -1,6 +1,6 @@
 """Numba kernels for text in and out: parse decimal text, join and justify rows.
 
-Like :mod:`vecfix._kernels`, every kernel is a plain loop with arrays in and arrays out;
+Like :mod:`vecfix._kernels.fixed`, every kernel is a plain loop with arrays in and arrays out;
 nothing is allocated inside (the caller passes every output buffer).
 
 Decimal text grammar (ASCII only, no surrounding whitespace)::
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import helper, kernel
-from ._limits import INT32_MAX, INT32_MIN
+from .._jit import helper, kernel
+from .._limits import INT32_MAX, INT32_MIN
 
 _U64 = np.uint64
 

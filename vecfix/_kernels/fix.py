@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import helper, kernel
+from .._jit import helper, kernel
 
 SOH = 1
 _ZERO = 48  # b"0"

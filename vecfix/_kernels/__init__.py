@@ -1,0 +1,9 @@
+"""vecfix's Numba kernels, all of them, one module per concern.
+
+* :mod:`~vecfix._kernels.fixed`: rounding and writing ``format_fixed``'s rows;
+* :mod:`~vecfix._kernels.text`: decimal text in, rows of text copied and justified out;
+* :mod:`~vecfix._kernels.fix`: FIX fields and messages.
+
+Nothing is imported here: importing one module compiles (or loads) only its own kernels,
+on their first call. Every Numba option is decided in :mod:`vecfix._jit`.
+"""

@@ -1,0 +1,91 @@
+""":class:`NumberFormat`: how one column of numbers is printed, said once.
+
+``format_fixed`` takes a column's exponents, scales and null sentinels as three arguments;
+everything that formats *named* columns (the polars and pandas namespaces, ``vecfix
+format``, :mod:`vecfix.dask`, the FIX builders) takes them together, as one
+:class:`NumberFormat` per column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .columns.rules import check_int32, is_int, sentinels
+
+__all__ = ["NumberFormat"]
+
+
+def _numpy_scalar(value: object) -> bool:
+    """A NumPy scalar (an int one is taken before this is asked)."""
+    return type(value).__module__ == "numpy" and getattr(value, "ndim", 1) == 0
+
+
+@dataclass(frozen=True)
+class NumberFormat:
+    """How one column of numbers is printed: its exponent, its scale, its null sentinels.
+
+    Parameters
+    ----------
+    exponent : int, str or per-row values, optional
+        The power of ten of integer coefficients (``-9`` for CME PRICE9, ``0`` for whole
+        numbers). Leave it out (``None``) for values that carry their own exponent
+        (``Decimal``, decimal text, Arrow/pandas/polars decimals). Where columns have
+        names, a ``str`` names the column that holds each row's exponent (a polars
+        expression too, in the polars namespace); where they do not (the FIX builders),
+        an array of one exponent a row.
+    scale : int, str or per-row values, optional
+        Decimal places to print, as ``exponent``: one for every row, a column's name, or
+        one a row. ``None``: the consumer's default (the FIX builders print whole-number
+        sizes at scale 0; elsewhere a scale is required).
+    null : int or sequence of int, optional
+        Sentinel coefficients that mean "no value" (``2**63 - 1``: CME ``PRICENULL9``,
+        Databento ``UNDEF_PRICE``); rows equal to one of them are null. Integer columns
+        only: decimal columns mark missing values with their own nulls.
+
+    Raises
+    ------
+    TypeError
+        A bool, a float or an empty name as ``exponent`` or ``scale``; a ``null`` that is
+        not an int or a sequence of ints.
+    ValueError
+        An ``exponent`` or ``scale`` outside int32.
+
+    Examples
+    --------
+    >>> from vecfix import NumberFormat
+    >>> PRICE9 = NumberFormat(-9, 2, null=2**63 - 1)
+    >>> PRICE9
+    NumberFormat(exponent=-9, scale=2, null=9223372036854775807)
+    >>> NumberFormat(scale=2).exponent is None  # decimals carry their own exponent
+    True
+    >>> NumberFormat(-9, scale="tick_decimals").scale  # one scale a row, from a column
+    'tick_decimals'
+    """
+
+    exponent: Any = None
+    scale: Any = None
+    null: int | Sequence[int] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("exponent", "scale"):
+            value = getattr(self, name)
+            if is_int(value):
+                check_int32(int(value), name)
+                object.__setattr__(self, name, int(value))
+            elif isinstance(value, (bool, float)) or _numpy_scalar(value):
+                raise TypeError(
+                    f"NumberFormat: {name} must be an int, a column name or per-row values,"
+                    f" got {type(value).__name__} {value!r}"
+                )
+            elif isinstance(value, str) and not value:
+                raise TypeError(f"NumberFormat: {name} names no column (an empty string)")
+        if self.null is not None:
+            found = sentinels(self.null)
+            object.__setattr__(self, "null", found[0] if len(found) == 1 else tuple(found))
+
+    @property
+    def per_row(self) -> bool:
+        """Whether the exponent or the scale varies by row (a column name or values)."""
+        return not all(v is None or is_int(v) for v in (self.exponent, self.scale))

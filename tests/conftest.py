@@ -27,7 +27,14 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from vecfix import _coldstart
+# The suite runs every call on the compiled kernels unless told otherwise
+# (``VECFIX_ENGINE=python python -m pytest`` runs it in plain Python): the choice a
+# process makes by itself (vecfix._engine) depends on the work it did before, which in a
+# test session is the tests before. tests/test_engine.py tests that choice, and the
+# ``each_engine`` fixture runs a module through both engines.
+os.environ.setdefault("VECFIX_ENGINE", "kernels")
+
+from vecfix import _engine
 
 settings.register_profile(
     "default",
@@ -42,11 +49,6 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
-
-# The suite's calls compile format_fixed's kernels in this process, as its tests of the
-# kernels and of what compiles expect: no cold tier (vecfix._coldstart), whose worker
-# would compile them in the background. tests/test_cold_tier.py turns it on for its own.
-_coldstart.ENABLED = False
 
 
 def any_rows(max_size: int) -> st.SearchStrategy[list[tuple[int, int, int]]]:
@@ -156,16 +158,10 @@ def golden() -> dict[str, Vectors]:
     return {name: load_vectors(name) for name in VECTOR_FILES}
 
 
-@pytest.fixture(scope="module", params=["block", "rows"])
-def each_kernel(request):
-    """Run a module's tests once with each ``format_rows`` kernel that ``format_fixed`` may
-    choose (``vecfix._format._row_kernel``): the block kernel, and the row-at-a-time one
-    a CPU without AVX2 runs. Module-scoped, so Hypothesis tests may use it."""
-    from vecfix import _format, _row_kernels
-    from vecfix._kernels import fixed as _kernels
-
-    saved = _format._kernel, _format._small_entry
-    _format._kernel = {"block": _kernels, "rows": _row_kernels}[request.param].format_rows
-    _format._small_entry = None
-    yield request.param
-    _format._kernel, _format._small_entry = saved
+@pytest.fixture(scope="module", params=["kernels", "python"])
+def each_engine(request):
+    """Run a module's tests once with each engine ``format_fixed`` may choose
+    (``vecfix._engine``): the compiled kernels, and plain Python. Module-scoped, so
+    Hypothesis tests may use it."""
+    with _engine.forced(request.param):
+        yield request.param

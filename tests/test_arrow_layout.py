@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
-import vecfix._format as fmt
 import vecfix._tuning
 
 pa = pytest.importorskip("pyarrow")
@@ -65,8 +64,8 @@ def test_golden_vectors(golden, name):
 def test_threads_and_null_blocks(monkeypatch, threads, nulls):
     """Parts of a thread and blocks with nulls write from where their rows would start
     in a matrix; the text is then moved together, whatever the cut."""
-    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
-    monkeypatch.setattr(fmt, "NULL_BLOCK", 5)
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 7)
+    monkeypatch.setattr(vecfix._tuning, "NULL_BLOCK", 5)
     rng = np.random.default_rng(7)
     n = 61 if JIT else 23
     coef = rng.integers(-(10**12), 10**12, size=n) // rng.integers(1, 10**9, size=n)
@@ -105,7 +104,7 @@ def test_values_beyond_int64_take_the_matrix_path():
 def test_past_the_int32_offsets_the_matrix_path_packs(monkeypatch):
     """Text that could pass int32 offsets (simulated with a small limit) is laid out as a
     matrix and packed by to_arrow (large_string when it does pass the limit)."""
-    monkeypatch.setattr(fmt, "_PACK_LIMIT", 20)
+    monkeypatch.setattr(vecfix._passes, "_PACK_LIMIT", 20)
     coef = np.arange(-5, 5, dtype=np.int64) * 123_456
     out = vecfix.format_fixed(coef, -4, 3, layout="arrow")
     assert out._offsets is None  # a matrix result
@@ -211,10 +210,10 @@ def test_wide_rows_take_the_texts_size(monkeypatch, threads, nulls):
     """Past WIDE_MATRIX_BYTES (shrunk here) with rows wider than the block rows, the rows
     are measured first and the buffer is the text's size, not rows x widest: one row at
     exponent 3,000 among short ones."""
-    monkeypatch.setattr(fmt, "WIDE_MATRIX_BYTES", 1_000)
+    monkeypatch.setattr(vecfix._tuning, "WIDE_MATRIX_BYTES", 1_000)
     monkeypatch.setattr(vecfix._tuning, "WIDE_MATRIX_BYTES", 1_000)  # .matrix reads it
-    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
-    monkeypatch.setattr(fmt, "NULL_BLOCK", 11)
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 7)
+    monkeypatch.setattr(vecfix._tuning, "NULL_BLOCK", 11)
     n = 80
     rng = np.random.default_rng(threads)
     coef = rng.integers(-(10**6), 10**6, size=n)
@@ -237,7 +236,7 @@ def test_wide_rows_take_the_texts_size(monkeypatch, threads, nulls):
 
 
 def test_wide_rows_matrix_layout_still_refused(monkeypatch):
-    monkeypatch.setattr(fmt, "WIDE_MATRIX_BYTES", 1_000)
+    monkeypatch.setattr(vecfix._tuning, "WIDE_MATRIX_BYTES", 1_000)
     coef = np.arange(80, dtype=np.int64)
     exps = np.full(80, -2, dtype=np.int32)
     exps[5] = 3_000
@@ -245,19 +244,13 @@ def test_wide_rows_matrix_layout_still_refused(monkeypatch):
         vecfix.format_fixed(coef, exps, 2)
 
 
-# --- one layout over threads: each part written where it ends up (fmt._pack_split) ------
+# --- over threads: each part written where it ends up ----------------------------------
 
 
 @pytest.fixture
 def split_only(monkeypatch):
-    """Small inputs over threads, packed by ``_pack_split`` alone: the other way (the
-    text written at matrix rows, then moved) raises."""
-    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
-
-    def moved(*_):
-        raise AssertionError("moved: a part's text did not end where it was counted to")
-
-    monkeypatch.setattr(fmt, "_pack_moved", moved)
+    """Small inputs over threads."""
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 7)
 
 
 def one_layout_groups(golden, name: str, rows: int | None = None):
@@ -312,8 +305,7 @@ def test_split_edge_values(split_only, threads, e, s):
 )
 def test_split_any_rows(rows, e, s, threads):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
-        mp.setattr(fmt, "_TAIL_ROWS", 32)  # the 2-thread tail path from 66 rows on
+        mp.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 7)
         coef = np.array(rows, dtype=np.int64)
         out = vecfix.format_fixed(coef, e, s, threads=threads, layout="arrow")
         check(out, reference(coef, e, s))
@@ -328,57 +320,12 @@ def test_split_sliced_inputs(split_only, threads):
         check(out, reference(coef.astype(np.int64), -9, 4))
 
 
-@pytest.mark.parametrize("cost", [0.0, 0.3])
-def test_two_threads_split_anywhere_the_learned_cost_puts_it(split_only, monkeypatch, cost):
-    """The split of ``_pack_two`` follows the counting cost the calls before measured
-    (``_learn_count_cost``): at either end of its range the text is the same."""
-    monkeypatch.setattr(fmt, "_count_cost", [cost])
-    monkeypatch.setattr(fmt, "_learn_count_cost", lambda *_: None)  # keep it there
-    coef = np.random.default_rng(5).integers(-(10**13), 10**13, size=500 if JIT else 120)
-    out = vecfix.format_fixed(coef, -9, 4, threads=2, layout="arrow")
-    check(out, reference(coef, -9, 4))
-
-
-@pytest.mark.parametrize(
-    ("times", "moved_to"),
-    [
-        ((1.0, 100, 10.0, 100), 0.05),  # counting a tenth of writing: halfway from 0
-        ((5.0, 100, 1.0, 100), 0.15),  # 5x writing: kept at _COUNT_COST_MAX (0.3)
-        ((1.0, 100, 0.0, 100), 0.0),  # no time measured: unchanged
-        ((1.0, 0, 1.0, 100), 0.0),  # no rows counted: unchanged
-    ],
-)
-def test_the_counting_cost_learned(monkeypatch, times, moved_to):
-    monkeypatch.setattr(fmt, "_count_cost", [0.0])
-    fmt._learn_count_cost(*times)
-    assert fmt._count_cost[0] == pytest.approx(moved_to)
-
-
-@pytest.mark.parametrize(
-    ("threads", "miss"),
-    [(2, -1), (2, 1), (2, 10**6), (3, 1), (3, 10**6)]
-    + [(3, -1)] * JIT,  # plain Python refuses the store past the part (IndexError)
-)
-def test_a_miscount_is_caught_and_the_rows_packed_the_other_way(monkeypatch, threads, miss):
-    """Should a part's count be wrong, nothing is written outside the data buffer, the
-    check of where each part ended catches it, and the rows are packed by moving the text
-    instead. (With 2 threads the first part's tail is counted before it is written.)"""
-    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
-    monkeypatch.setattr(fmt, "_TAIL_ROWS", 32)
-    counted = fmt._text_size
-    first_part = lambda lo, hi, *a: counted(lo, hi, *a) + miss * (lo == 0)  # noqa: E731
-    monkeypatch.setattr(fmt, "_text_size", first_part)
-    coef = np.random.default_rng(3).integers(-(10**12), 10**12, size=300 if JIT else 80)
-    out = vecfix.format_fixed(coef, -6, 2, threads=threads, layout="arrow")
-    check(out, reference(coef, -6, 2))
-
-
 @pytest.mark.parametrize("threads", [1, 2])
 def test_to_polars_of_the_arrow_layout(monkeypatch, threads):
     """polars gets string_view records made from the Arrow layout: rows short enough to
     sit in their record and longer ones read from the data, with nulls, over threads."""
     pl = pytest.importorskip("polars")
-    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 7)
     rng = np.random.default_rng(5)
     n = 90
     coef = rng.integers(-(2**63), 2**63 - 1, size=n, dtype=np.int64) >> rng.integers(0, 63, n)
@@ -390,30 +337,3 @@ def test_to_polars_of_the_arrow_layout(monkeypatch, threads):
         want = reference(coef, -4, 3, valid)
         assert series.to_list() == want
         assert {len(t) for t in want if t} >= {5, 12, 13, 20}  # both kinds of record
-
-
-@pytest.mark.parametrize("kernel", ["block", "rows"])
-@pytest.mark.parametrize(("e", "s"), [(-9, 4), (0, 0), (-2, 9), (3, -2), (-30, 1)])
-def test_a_parts_stores_stay_within_the_tail_rows(kernel, e, s):
-    """What ``_pack_two`` relies on: written in Arrow's layout with the whole buffer as
-    room, rows spill no further past the text than the first part's tail rows (written
-    after) cover, however long those are: a byte each at least."""
-    from vecfix import _row_kernels
-    from vecfix._jit import readonly
-    from vecfix._kernels import fixed as _kernels
-    from vecfix._kernels.fixed import PACK
-
-    format_rows = {"block": _kernels, "rows": _row_kernels}[kernel].format_rows
-    rng = np.random.default_rng(abs(e) + s)
-    coef = rng.integers(-(2**63), 2**63 - 1, size=200, dtype=np.int64) >> rng.integers(0, 63, 200)
-    coef[::7] = 0  # the shortest rows too
-    exps, scales = readonly(np.array([e], np.int32)), readonly(np.array([s], np.int32))
-    coef = readonly(coef)  # as format_fixed passes them: no other compiled signature
-    for rows in (1, 2, 17, 200):
-        buf = np.full(200 * 64 + 64, 0xAB, dtype=np.uint8)
-        ends = np.empty(rows, dtype=np.int32)
-        args = (coef[:rows], 1, exps, 0, scales, 0, buf, 64, ends, 2**31 - 1, PACK)
-        format_rows(0, rows, *args, *_kernels.scratch())
-        text = int(ends[-1])
-        assert text == sum(map(len, reference(coef[:rows], e, s)))
-        assert (buf[text + fmt._TAIL_ROWS :] == 0xAB).all()

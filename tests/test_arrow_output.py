@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
+import vecfix._plan
+import vecfix._tuning
 from vecfix._arrow import arrow_strings
 
 pa = pytest.importorskip("pyarrow")
@@ -179,9 +181,8 @@ def test_arrow_layout_result_hands_its_buffers_over_without_lengths(valid):
 @pytest.fixture
 def small_parts(monkeypatch):
     """A thread for every 7 rows, so that small inputs are cut into parts."""
-    import vecfix._format as fmt
 
-    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 7)
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 7)
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)

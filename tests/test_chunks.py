@@ -14,7 +14,10 @@ import pytest
 from conftest import INT64_MAX, INT64_MIN
 from reference import reference_fixed
 
-from vecfix import DecimalColumn, RowTooLongError, _chunks, _format, format_fixed
+import vecfix
+import vecfix._plan
+import vecfix._tuning
+from vecfix import DecimalColumn, RowTooLongError, _chunks, format_fixed
 from vecfix._chunks import iter_format, write_formatted
 
 NOJIT = bool(numba.config.DISABLE_JIT)
@@ -53,7 +56,7 @@ CHUNKSIZES = [1, 7, 1000, N]
 @pytest.mark.parametrize("chunksize", CHUNKSIZES)
 @pytest.mark.parametrize("threads", [1, 2, None])
 def test_chunks_and_threads_give_the_same_text(chunksize, threads, monkeypatch):
-    monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 3)  # so that small chunks split too
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 3)  # so that small chunks split too
     coef, exps, scales, want = _rows()
     chunks = list(iter_format(_objects(coef), exps, scales, chunksize=chunksize, threads=threads))
     assert [len(c) for c in chunks] == [min(chunksize, N - lo) for lo in range(0, N, chunksize)]

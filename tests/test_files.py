@@ -405,26 +405,15 @@ def test_unknown_attribute_is_an_attribute_error():
     assert vecfix.cli.format_file is format_file  # the old home of the file formatter
 
 
-def test_cache_is_cold_with_an_empty_numba_cache(tmp_path):
-    import numba
-
-    code = "from vecfix._coldstart import cache_is_cold; print(cache_is_cold())"
-    env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path))
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    # With the JIT disabled nothing compiles, so nothing is said.
-    assert r.stdout.strip() == str(not numba.config.DISABLE_JIT)
-
-
 def test_cold_compile_line_comes_before_the_work(monkeypatch, capsys):
-    import vecfix._coldstart as cold
+    from vecfix import _engine
     from vecfix.cli import _say_if_cold
 
-    monkeypatch.setattr(cold, "cache_is_cold", lambda: True)
+    monkeypatch.setattr(_engine, "ready", lambda: False)
     _say_if_cold(quiet=False)
-    assert "compiling kernels, first run only" in capsys.readouterr().err
+    assert "first run on this machine" in capsys.readouterr().err
     _say_if_cold(quiet=True)
-    monkeypatch.setattr(cold, "cache_is_cold", lambda: False)
+    monkeypatch.setattr(_engine, "ready", lambda: True)
     _say_if_cold(quiet=False)
     assert capsys.readouterr().err == ""
 

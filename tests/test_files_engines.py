@@ -115,7 +115,7 @@ def test_auto_is_polars_for_parquet_and_pyarrow_without_polars(tmp_path, monkeyp
     pytest.importorskip("polars")
     import vecfix._format
 
-    monkeypatch.setattr(vecfix._format, "usable_cores", lambda: 2)  # as on a 1-core CI box
+    monkeypatch.setattr(vecfix._plan, "usable_cores", lambda: 2)  # as on a 1-core CI box
     src = source(tmp_path, "parquet")
     format_file(src, tmp_path / "auto.parquet", SPECS)
     assert writer(tmp_path / "auto.parquet") == "polars"
@@ -303,7 +303,7 @@ def test_auto_keeps_pyarrows_writer_on_one_core(tmp_path, monkeypatch):
     pytest.importorskip("polars")
     import vecfix._format
 
-    monkeypatch.setattr(vecfix._format, "usable_cores", lambda: 1)
+    monkeypatch.setattr(vecfix._plan, "usable_cores", lambda: 1)
     src = source(tmp_path, "parquet")
     format_file(src, tmp_path / "auto.parquet", SPECS)
     assert writer(tmp_path / "auto.parquet") == "pyarrow"

@@ -15,6 +15,9 @@ from conftest import INT64_MAX, INT64_MIN
 from reference import reference_fixed
 
 import vecfix
+import vecfix._passes
+import vecfix._plan
+import vecfix._tuning
 from vecfix import MAX_ROW_LENGTH, RowTooLongError, format_fixed
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -126,13 +129,13 @@ def test_integer_dtypes_for_exponents_and_scales(dtype):
 
 def test_uint64_beyond_int64_goes_to_the_fallback(monkeypatch):
     calls = []
-    real = vecfix._format.string_fixed
+    real = vecfix._passes.string_fixed
 
     def spy(c, e, s):
         calls.append(c)
         return real(c, e, s)
 
-    monkeypatch.setattr(vecfix._format, "string_fixed", spy)
+    monkeypatch.setattr(vecfix._passes, "string_fixed", spy)
     values = [0, INT64_MAX, INT64_MAX + 1, 2**64 - 1, 12345, 2**63 + 5 * 10**18]
     coef = np.array(values, dtype=np.uint64)
     got = format_fixed(coef, -19, 2).to_list()
@@ -145,7 +148,7 @@ def test_int64_stays_off_the_fallback(monkeypatch):
     def refuse(*args):
         raise AssertionError(f"fallback called with {args}")
 
-    monkeypatch.setattr(vecfix._format, "string_fixed", refuse)
+    monkeypatch.setattr(vecfix._passes, "string_fixed", refuse)
     got = format_fixed(np.array(COEF, dtype=np.int64), np.array(EXPS), np.array(SCALES))
     assert got.to_list() == expected(COEF, EXPS, SCALES)
     got = format_fixed(np.array([INT64_MAX, 0], dtype=np.uint64), -3, 1)
@@ -598,8 +601,6 @@ def test_inputs_are_not_modified():
 def test_read_only_and_writeable_inputs_share_one_compiled_kernel():
     """A read-only array (np.load(mmap_mode="r"), Arrow buffers) must not cost a recompile:
     the kernels only ever see read-only inputs, so both kinds share one signature."""
-    from vecfix import _format
-
     writeable = np.array([12345, -678], dtype=np.int64)
     read_only = writeable.copy()
     read_only.flags.writeable = False
@@ -607,7 +608,8 @@ def test_read_only_and_writeable_inputs_share_one_compiled_kernel():
     assert format_fixed(read_only, exps, 1).to_list() == format_fixed(writeable, exps, 1).to_list()
     # The one-call path for a few rows of one layout: the same rule for its coefficients.
     assert format_fixed(read_only, -2, 1).to_list() == format_fixed(writeable, -2, 1).to_list()
-    kernel = _format._kernel or _format._row_kernel()  # the block or the row kernel
+    from vecfix._kernels.fixed import format_rows as kernel
+
     assert len(kernel.signatures) == 1
     for signature in kernel.signatures:
         coef, exps_type, scales_type = signature[2], signature[4], signature[6]

@@ -17,19 +17,19 @@ from reference import reference_fixed
 
 import vecfix
 from vecfix._kernels import fixed as _kernels
+from vecfix._kernels import rows as row_kernels
 from vecfix._scalar import row_length
 from vecfix._tuning import BLOCK
 
 NOJIT = bool(numba.config.DISABLE_JIT)
 NO_HINTS = np.empty(0, dtype=np.int32)
 
-#: Every test here runs with each format_rows kernel format_fixed may choose (conftest).
-pytestmark = pytest.mark.usefixtures("each_kernel")
+#: The format_fixed calls here run on the kernels (the suite's default, conftest).
 
 
 @pytest.mark.parametrize("name", ["grid", "prices"])
 def test_kernel_length_formula_agrees_with_decimal_and_golden(golden, name):
-    """``_kernels._row_length`` (the kernels' one formula, through ``_text_length``) and
+    """``row_kernels.row_length`` (the kernels' one formula, through ``_text_length``) and
     ``_scalar.row_length`` give each golden row's length."""
     rows = list(golden[name].rows())
     if NOJIT:
@@ -37,7 +37,7 @@ def test_kernel_length_formula_agrees_with_decimal_and_golden(golden, name):
     bad = []
     for c, e, s, text in rows:
         if INT64_MIN <= c <= INT64_MAX:
-            got = (_kernels._row_length(c, e, s), row_length(c, e, s))
+            got = (row_kernels.row_length(c, e, s), row_length(c, e, s))
             if got != (len(text), len(text)):
                 bad.append((c, e, s, text, got))
     assert bad[:5] == []
@@ -230,7 +230,7 @@ def test_widest_of_interleaved_layouts(seed):
 )
 @settings(max_examples=60 if NOJIT else 200, deadline=None)
 def test_widest_of_layouts_is_the_longest_row(rows, n, order):
-    """:func:`_kernels.widest_of_layouts` gives the longest row's length (rows of ``n``
+    """:func:`row_kernels.widest_of_layouts` gives the longest row's length (rows of ``n``
     drawn from a few layouts and coefficients: row to row, in runs of one layout, or in
     ascending order, where every row is a new extreme of its layout)."""
     rng = np.random.default_rng(n)
@@ -240,9 +240,9 @@ def test_widest_of_layouts_is_the_longest_row(rows, n, order):
     elif order == "sorted":
         picked.sort()
     c, e, s = (np.array(col) for col in zip(*picked, strict=True))
-    table = np.empty((_kernels.TABLE_ROWS, 2), dtype=np.int64)
+    table = np.empty((row_kernels.TABLE_ROWS, 2), dtype=np.int64)
     coef, exps, scales = c.astype(np.int64), e.astype(np.int32), s.astype(np.int32)
-    got = _kernels.widest_of_layouts(0, n, coef, 1, exps, 1, scales, 1, 10**6, NO_HINTS, table)
+    got = row_kernels.widest_of_layouts(0, n, coef, 1, exps, 1, scales, 1, 10**6, NO_HINTS, table)
     assert got == max(len(reference_fixed(*map(int, row))) for row in picked)
 
 
@@ -419,7 +419,7 @@ def test_extremes_with_a_validity_mask(share):
         values = rng.integers(-(2**62), 2**62, n) + 2**40  # mostly positive: 0 matters
         valid = rng.random(n) >= share
         zeroed = np.where(valid, values, 0)
-        got = _kernels.extremes(values, valid)
+        got = row_kernels.extremes(values, valid)
         assert (int(got[0]), int(got[1])) == (int(zeroed.min()), int(zeroed.max()))
-        got = _kernels.extremes(values, np.empty(0, dtype=np.bool_))
+        got = row_kernels.extremes(values, np.empty(0, dtype=np.bool_))
         assert (int(got[0]), int(got[1])) == (int(values.min()), int(values.max()))

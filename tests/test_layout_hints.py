@@ -21,12 +21,14 @@ from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
-from vecfix import _format
+import vecfix._plan
+import vecfix._tuning
 from vecfix._kernels import fixed as _kernels
+from vecfix._kernels import rows as row_kernels
 from vecfix._tuning import BLOCK
 
 NOJIT = bool(numba.config.DISABLE_JIT)
-STRETCH = _kernels._RUN
+STRETCH = row_kernels._RUN
 NULL = 2**63 - 1
 #: Layouts of the runs: PRICE9 at tick decimals, one with digits padded (d > 0), one
 #: outside the hints' table (scale 20: the general path), one dropping every digit.
@@ -85,8 +87,8 @@ def test_hints_name_each_stretch(start, cuts):
     n = 3 * BLOCK + 77
     coef, exps, scales = read_only(*runs_of_layouts(cuts, n, len(cuts)))
     hints = np.full(n, slot(-9, 4), dtype=np.int32)  # a plausible wrong hint everywhere
-    table = np.empty((_kernels.TABLE_ROWS, 2), dtype=np.int64)
-    _kernels.widest_of_layouts(start, n, coef, 1, exps, 1, scales, 1, 10**6, hints, table)
+    table = np.empty((row_kernels.TABLE_ROWS, 2), dtype=np.int64)
+    row_kernels.widest_of_layouts(start, n, coef, 1, exps, 1, scales, 1, 10**6, hints, table)
     for first in range(start, n, STRETCH):
         last = min(first + STRETCH, n)
         layouts = set(zip(exps[first:last].tolist(), scales[first:last].tolist(), strict=True))
@@ -94,30 +96,25 @@ def test_hints_name_each_stretch(start, cuts):
         assert hints[first] == want, first
 
 
-@pytest.mark.parametrize("mode", ["FILL", "PACK"])
 @pytest.mark.parametrize("start", [0, 1, STRETCH + 3])
 @pytest.mark.parametrize("cuts", CUTS)
-def test_hinted_fill_is_exact(mode, start, cuts):
+def test_hinted_fill_is_exact(start, cuts):
     """``format_rows`` with the hints of a widest-row pass over the same rows writes what
-    the reference prints, as a matrix and in Arrow's layout."""
+    the reference prints."""
     n = 3 * BLOCK + 77
     coef, exps, scales = read_only(*runs_of_layouts(cuts, n, 7 + len(cuts)))
     want = expected(coef, exps, scales)[start:]
     lengths = np.full(n, slot(-9, 4), dtype=np.int32)
-    table = np.empty((_kernels.TABLE_ROWS, 2), dtype=np.int64)
+    table = np.empty((row_kernels.TABLE_ROWS, 2), dtype=np.int64)
     args = (coef, 1, exps, 1, scales, 1)
-    widest = _kernels.widest_of_layouts(start, n, *args, 10**6, lengths, table)
+    widest = row_kernels.widest_of_layouts(start, n, *args, 10**6, lengths, table)
     assert widest == max(map(len, want))
     buf = np.zeros(n * widest + 64, dtype=np.uint8)
-    flag = getattr(_kernels, mode) | _kernels.HINTED
+    flag = _kernels.FILL | _kernels.HINTED
     _kernels.format_rows(start, n, *args, buf, widest, lengths, 10**6, flag, *_kernels.scratch())
-    if mode == "FILL":
-        rows = buf[: n * widest].reshape(n, widest)[start:]
-        got = [bytes(r[:k]).decode() for r, k in zip(rows, lengths[start:], strict=True)]
-        assert not any(r[k:].any() for r, k in zip(rows, lengths[start:], strict=True))
-    else:
-        ends = [start * widest, *lengths[start:].tolist()]
-        got = [bytes(buf[a:b]).decode() for a, b in itertools.pairwise(ends)]
+    rows = buf[: n * widest].reshape(n, widest)[start:]
+    got = [bytes(r[:k]).decode() for r, k in zip(rows, lengths[start:], strict=True)]
+    assert not any(r[k:].any() for r, k in zip(rows, lengths[start:], strict=True))
     assert got == want
 
 
@@ -127,7 +124,7 @@ def test_hinted_fill_is_exact(mode, start, cuts):
 def test_format_fixed_runs_of_layouts(layout, threads, nulls, monkeypatch):
     """``format_fixed`` over runs of layouts, in every output layout, on one and three
     threads (parts that start off the stretches' grid), with and without null rows."""
-    monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 7)
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 7)
     n = 5 * BLOCK + 11 if not NOJIT else 3 * BLOCK + 11
     coef, exps, scales = runs_of_layouts([*CUTS[0], 4 * BLOCK - 2, 4 * BLOCK + 400], n, 3)
     if layout == "string_view":  # rows of at most 12 bytes (no wider layout, no sign)
@@ -139,12 +136,14 @@ def test_format_fixed_runs_of_layouts(layout, threads, nulls, monkeypatch):
 
 @pytest.mark.parametrize("layout", ["matrix", "arrow", "string_view"])
 @pytest.mark.parametrize("threads", [1, 3])
-@pytest.mark.parametrize("n", [_format._MEASURE_BELOW - 1, _format._MEASURE_BELOW, 2 * BLOCK + 5])
+@pytest.mark.parametrize(
+    "n", [vecfix._tuning.MEASURE_BELOW - 1, vecfix._tuning.MEASURE_BELOW, 2 * BLOCK + 5]
+)
 def test_arrays_of_one_layout(layout, threads, n, monkeypatch):
     """Exponent and scale arrays whose values are all one layout (taken as arrays, not
     as that layout: one run over every row), below and from the size where the widest-row
     pass runs, with null rows: every row as the reference prints it."""
-    monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 7)
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 7)
     rng = np.random.default_rng(n)
     coef = rng.integers(0, 10**9 if layout == "string_view" else 10**15, n, dtype=np.int64)
     exps, scales = np.full(n, -9, dtype=np.int32), np.full(n, 2, dtype=np.int32)
@@ -177,13 +176,13 @@ def test_runs_of_any_length(runs, threads, layout):
     cuts = np.cumsum(runs).tolist()
     n = cuts.pop()
     coef, exps, scales = runs_of_layouts(cuts, n, n)
-    old = _format.MIN_ROWS_PER_THREAD
-    _format.MIN_ROWS_PER_THREAD = 7  # (hypothesis runs the test many times per fixture)
+    old = vecfix._tuning.MIN_ROWS_PER_THREAD
+    vecfix._tuning.MIN_ROWS_PER_THREAD = 7  # (hypothesis runs the test many times per fixture)
     try:
         kwargs = {} if layout == "matrix" else {"layout": layout}
         got = vecfix.format_fixed(coef, exps, scales, threads=threads, **kwargs)
     finally:
-        _format.MIN_ROWS_PER_THREAD = old
+        vecfix._tuning.MIN_ROWS_PER_THREAD = old
     assert got.to_list() == expected(coef, exps, scales)
 
 
@@ -202,15 +201,15 @@ def test_hinted_blocks_of_large_coefficients(layout):
 
 
 def test_the_flag_is_ignored_where_lengths_are_the_callers():
-    """``PACK_AT`` takes the rows' ends in ``lengths``: with the flag added it still reads
-    them as ends, never as hints (the kernel takes the flag on FILL and PACK only). One
-    stretch of rows: its first end (a row's length) would read as a layout's slot."""
+    """``PACK`` takes the rows' ends in ``lengths``: with the flag added it still reads
+    them as ends, never as hints (the kernel takes the flag on FILL only). One stretch of
+    rows: its first end (a row's length) would read as a layout's slot."""
     n = STRETCH - 56
     coef, exps, scales = read_only(*runs_of_layouts([], n, 5))
     want = expected(coef, exps, scales)
     ends = np.cumsum([len(t) for t in want]).astype(np.int32)
     buf = np.zeros(int(ends[-1]) + 64, dtype=np.uint8)
     args = (0, n, coef, 1, exps, 1, scales, 1, buf, 32, ends, 10**6)
-    _kernels.format_rows(*args, _kernels.PACK_AT | _kernels.HINTED, *_kernels.scratch())
+    _kernels.format_rows(*args, _kernels.PACK | _kernels.HINTED, *_kernels.scratch())
     starts = [0, *ends[:-1].tolist()]
     assert [bytes(buf[a:b]).decode() for a, b in zip(starts, ends, strict=True)] == want

@@ -16,7 +16,11 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from vecfix import MAX_ROW_LENGTH, Formatted, _format, format_fixed
+import vecfix
+import vecfix._passes
+import vecfix._plan
+import vecfix._tuning
+from vecfix import MAX_ROW_LENGTH, Formatted, format_fixed
 
 pa = pytest.importorskip("pyarrow")
 pd = pytest.importorskip("pandas")
@@ -324,7 +328,7 @@ def test_sentinels_do_not_widen_a_large_column(threads, where, monkeypatch):
     a null row's sentinel (the longest int64) neither widens the matrix nor prints: the
     width is the longest valid row's (0 where all are null), on one thread and on parts of
     which some hold no null."""
-    monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 7)
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 7)
     rng = np.random.default_rng(len(where))
     n = 3000
     values = rng.integers(-(10**9), 10**9, n)
@@ -338,17 +342,15 @@ def test_sentinels_do_not_widen_a_large_column(threads, where, monkeypatch):
     assert out.width == max((len(w) for w in want if w is not None), default=0)
 
 
-@pytest.mark.parametrize("cold", [False, True])
 @pytest.mark.parametrize("share", [0.0, 0.3, 1.0])
-def test_extremes_count_null_rows_as_zero(cold, share, monkeypatch):
-    """The widest-row pass's extremes with a validity mask, by the kernel and in the cold
-    tier (NumPy), equal those of a copy with the null rows zeroed."""
-    monkeypatch.setattr(_format, "_cold_now", lambda rows: cold)
+def test_extremes_count_null_rows_as_zero(share):
+    """The widest-row pass's extremes with a validity mask equal those of a copy with the
+    null rows zeroed."""
     rng = np.random.default_rng(int(share * 10))
     values = rng.integers(10**6, 10**12, 2000)  # all positive: a null's 0 is the minimum
     valid = rng.random(2000) >= share
     zeroed = np.where(valid, values, 0)
-    assert _format._extremes(100, 1900, values, valid) == (
+    assert vecfix._passes._extremes(100, 1900, values, valid) == (
         int(zeroed[100:1900].min()),
         int(zeroed[100:1900].max()),
     )
@@ -417,9 +419,9 @@ def test_null_rows_block_by_block(column, block, threads):
     rows = zip(values, nulls, e_row, s_row, strict=True)
     want = [None if null else ref(c, e, s) for c, null, e, s in rows]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_format, "NULL_BLOCK", block)
-        mp.setattr(_format, "MIN_ROWS_PER_THREAD", 1)
-        mp.setattr(_format, "_MEASURE_BELOW", 0)  # one layout: the extremes, by block
+        mp.setattr(vecfix._tuning, "NULL_BLOCK", block)
+        mp.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 1)
+        mp.setattr(vecfix._tuning, "MEASURE_BELOW", 0)  # one layout: the extremes, by block
         out = format_fixed(np.array(values, dtype=np.int64), exps, scales, null=INT64_MAX,
                            threads=threads)  # fmt: skip
     assert out.to_list() == want
@@ -461,7 +463,7 @@ def test_null_rows_cost_no_copy_of_the_column():
 
 
 def test_a_row_too_long_is_named_by_its_row_in_a_later_block(monkeypatch):
-    monkeypatch.setattr(_format, "NULL_BLOCK", 2)
+    monkeypatch.setattr(vecfix._tuning, "NULL_BLOCK", 2)
     exps = [0, 0, 0, 0, 0, 10**6, 0]
     with pytest.raises(ValueError, match=r"row 5 \(coefficient=6, exponent=1000000"):
         format_fixed(np.arange(1, 8), exps, 0, null=3)

@@ -19,7 +19,7 @@ from reference import reference_fixed
 import vecfix
 
 #: Every test here runs with each format_rows kernel format_fixed may choose (conftest).
-pytestmark = pytest.mark.usefixtures("each_kernel")
+pytestmark = pytest.mark.usefixtures("each_engine")
 
 EXPS = st.integers(-40, 40)
 SCALES = st.integers(-10, 30)

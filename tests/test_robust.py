@@ -27,7 +27,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import reference_fixed
 
-from vecfix import MAX_ROW_LENGTH, RowTooLongError, _format, format_fixed, string_fixed
+import vecfix._passes
+import vecfix._plan
+import vecfix._tuning
+from vecfix import MAX_ROW_LENGTH, RowTooLongError, format_fixed, string_fixed
 
 NOJIT = bool(numba.config.DISABLE_JIT)
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -163,7 +166,7 @@ def test_out_inside_a_larger_buffer_is_not_overrun(threads, monkeypatch):
     The kernels write with 8-byte stores that spill past a row; this checks they never
     spill past the caller's buffer, nor across thread boundaries.
     """
-    monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 1)
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 1)
     rng = np.random.default_rng(7)
     n = 37
     coef = rng.integers(INT64_MIN, INT64_MAX, n, endpoint=True, dtype=np.int64)
@@ -242,12 +245,12 @@ def test_fast_and_fallback_rows_at_random_positions(seed, n_big, per_row, thread
     want = [reference_fixed(c, x, y) for c, x, y in zip(values, eb, sb, strict=True)]
     obj = np.empty(n, dtype=object)
     obj[:] = values
-    old = _format.MIN_ROWS_PER_THREAD
-    _format.MIN_ROWS_PER_THREAD = 1
+    old = vecfix._tuning.MIN_ROWS_PER_THREAD
+    vecfix._tuning.MIN_ROWS_PER_THREAD = 1
     try:
         got = format_fixed(obj, e, s, threads=threads)
     finally:
-        _format.MIN_ROWS_PER_THREAD = old
+        vecfix._tuning.MIN_ROWS_PER_THREAD = old
     assert got.to_list() == want
     assert got.lengths.tolist() == [len(w) for w in want]
 
@@ -352,7 +355,7 @@ def _one_batch(rng: np.random.Generator) -> None:
 
 def test_soak_random_batches_against_the_reference(monkeypatch):
     """Random batches, bounded in count and time; a failure names the batch's seed."""
-    monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 64)  # split even small batches
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 64)  # split even small batches
     deadline = time.monotonic() + SOAK_SECONDS
     done = 0
     for batch in range(SOAK_BATCHES):
@@ -388,27 +391,16 @@ WARMUP_SCRIPT = """
 import importlib, json, pkgutil
 from numba.core.registry import CPUDispatcher
 import vecfix
-from vecfix import _cold_kernels, _format, _row_kernels
-from vecfix._kernels import fixed as _kernels
 vecfix.warmup()
-# the format_rows of the kernel format_fixed did not choose for this CPU is never called,
-# nor the cold tier's (vecfix._coldstart), which warmup() ends
-unused = {_kernels.format_rows, _row_kernels.format_rows} - {_format._kernel}
-unused.add(_cold_kernels.format_rows_cold)
 idle = []
-for info in pkgutil.iter_modules(vecfix.__path__):
-    if info.name == "__main__":
-        continue
-    try:
-        module = importlib.import_module("vecfix." + info.name)
-    except ImportError:  # an optional dependency is missing
-        continue
+for info in pkgutil.iter_modules(vecfix._kernels.__path__):
+    module = importlib.import_module("vecfix._kernels." + info.name)
     for name, obj in vars(module).items():
         if not (isinstance(obj, CPUDispatcher) and obj.__module__ == module.__name__):
             continue
         inlined = obj.targetoptions.get("inline") == "always"
-        called_from_python = not name.startswith("_")  # _fill_row: only from the kernels
-        if not inlined and called_from_python and not obj.signatures and obj not in unused:
+        called_from_python = not name.startswith("_")  # _place: only from the kernels
+        if not inlined and called_from_python and not obj.signatures:
             idle.append(module.__name__ + "." + name)
 print(json.dumps(idle))
 """

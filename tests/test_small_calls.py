@@ -2,13 +2,11 @@
 errors and the compiled signatures are those of the general path, whatever the column's
 flags (writeable, read-only, not aligned) and whichever thread calls.
 
-Up to ``FEW_ROWS`` rows the call runs one scalar pass (``vecfix._kernels.fixed.format_few``);
-beyond, up to ``MEASURE_BELOW``, one call of the block kernel that measures, then fills.
-Each test runs on both sizes: "few" and "block" columns.
-
-Below ``MEASURE_BELOW`` rows, the calls that are not the small one (per-row layouts, a
-width or an ``out``, Python lists) without nulls run the general path's steps as two
-direct kernel calls: the last section checks them against the reference and the passes.
+Up to ``FEW_ROWS`` rows the call runs one scalar pass (``vecfix._kernels.rows.format_few``);
+beyond, the block kernel's passes, which measure the rows of a call below
+``MEASURE_BELOW`` in one pass before they fill. Each test runs on both sizes: "few" and
+"block" columns. The last section checks a few rows with per-row layouts, options and
+nulls against the reference and against the passes at sizes that skip the measuring pass.
 """
 
 from __future__ import annotations
@@ -24,8 +22,10 @@ from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
+import vecfix._tuning
 from vecfix import _format
 from vecfix._kernels import fixed as _kernels
+from vecfix._kernels import rows as row_kernels
 from vecfix._tuning import FEW_ROWS, MEASURE_BELOW
 
 NOJIT = bool(numba.config.DISABLE_JIT)
@@ -91,24 +91,22 @@ def test_small_call_keeps_one_compiled_signature(kind, size):
     first = vecfix.format_fixed(KINDS[kind](rows), -9, 4).to_list()
     again = [vecfix.format_fixed(KINDS[kind](rows), -9, 4).to_list() for _ in range(3)]
     assert again == [first] * 3 == [[reference_fixed(c, -9, 4) for c in rows]] * 3
-    if not NOJIT:
-        kernel = _format._kernel or _format._row_kernel()  # the block or the row kernel
-        used = _kernels.format_few if size == "few" else kernel
-        assert len(used.signatures) == 1
-        assert len(kernel.signatures) <= 1 and len(_kernels.format_few.signatures) <= 1
+    if not NOJIT:  # the signatures named by the kernels, and no other
+        assert len(_kernels.format_rows.signatures) == 1
+        assert len(row_kernels.format_few.signatures) == 1
 
 
 def test_few_rows_run_the_scalar_pass(monkeypatch):
     """Up to FEW_ROWS rows (and only then) the call runs ``format_few``, the same text."""
     vecfix.format_fixed(np.array(ROWS), -3, 2)  # the first call finds the compiled code
     calls = []
-    entry = _format._few_entry
+    (entry,) = _format._FEW_WRITER
 
     def spy(*args):
         calls.append(len(args[0]))
         return entry(*args)
 
-    monkeypatch.setattr(_format, "_few_entry", spy)
+    monkeypatch.setattr(_format, "_FEW_WRITER", [spy])
     for n in (1, FEW_ROWS, FEW_ROWS + 1):
         coef = np.arange(n, dtype=np.int64) * 7919 - 40_000
         got = vecfix.format_fixed(coef, -3, 2).to_list()
@@ -232,12 +230,12 @@ def test_few_rows_print_the_general_paths_bytes(coef, exponent, scale):
     got = vecfix.format_fixed(column, exponent, scale)
     assert got.to_list() == [reference_fixed(c, exponent, scale) for c in coef]
     assert _texts(got) == _texts(vecfix.format_fixed(coef, exponent, scale))  # general path
-    saved = _format._FEW_ROWS
-    _format._FEW_ROWS = -1  # the block kernel's small call for every size
+    saved = vecfix._tuning.FEW_ROWS
+    vecfix._tuning.FEW_ROWS = -1  # the block kernel for every size
     try:
         block = vecfix.format_fixed(column, exponent, scale)
     finally:
-        _format._FEW_ROWS = saved
+        vecfix._tuning.FEW_ROWS = saved
     assert _texts(got) == _texts(block)
     assert got.valid is None and got.identity is None
 
@@ -304,34 +302,14 @@ def test_per_row_layouts_in_a_few_rows_print_the_reference(n):
         assert _texts(vecfix.format_fixed(coef, e, s)) == _texts(got)
 
 
-def test_a_few_rows_skip_the_passes(monkeypatch):
-    """Below MEASURE_BELOW rows, with or without nulls, the passes' machinery is not used
-    (the text is still right); at MEASURE_BELOW it is."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("the passes ran")
-
-    monkeypatch.setattr(_format, "_Passes", refuse)
-    coef, exps, scales = _layout_rows(MEASURE_BELOW - 1)
-    got = vecfix.format_fixed(coef, exps, scales, width=40)
-    assert got.to_list() == _reference_rows(coef, exps, scales)
-    nulls = vecfix.format_fixed(coef, exps, scales, null=int(coef[3]))
-    assert nulls.to_list() == [None if i == 3 else t for i, t in enumerate(got.to_list())]
-    with pytest.raises(AssertionError, match="the passes ran"):
-        vecfix.format_fixed(*_layout_rows(MEASURE_BELOW))
-    big = _layout_rows(MEASURE_BELOW)
-    with pytest.raises(AssertionError, match="the passes ran"):  # nulls: the null blocks
-        vecfix.format_fixed(*big, null=int(big[0][3]))
-
-
 def _through_the_passes(*args, **kwargs) -> vecfix.Formatted:
     """``format_fixed(*args, **kwargs)`` by the passes (their null blocks) at any size."""
-    saved = _format._MEASURE_BELOW
-    _format._MEASURE_BELOW = 0
+    saved = vecfix._tuning.MEASURE_BELOW
+    vecfix._tuning.MEASURE_BELOW = 0
     try:
         return vecfix.format_fixed(*args, **kwargs)
     finally:
-        _format._MEASURE_BELOW = saved
+        vecfix._tuning.MEASURE_BELOW = saved
 
 
 _LAYOUT = st.integers(-12, 12)

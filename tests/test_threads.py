@@ -8,6 +8,9 @@ import time
 
 import pytest
 
+import vecfix._passes
+import vecfix._plan
+import vecfix._tuning
 from vecfix._threads import run_split
 
 
@@ -75,18 +78,16 @@ def test_many_callers_at_once():
 def thread_counts(monkeypatch):
     """The thread counts format_fixed hands to run_split, on a 4-core machine where a
     thread takes at least 8 rows (so that small arrays count as large)."""
-    import vecfix._format as fmt
-
     seen: list[int] = []
-    real = fmt._run
+    real = vecfix._passes.run_split
 
     def spy(kernel, n, threads, *args):
         seen.append(threads)
         return real(kernel, n, threads, *args)
 
-    monkeypatch.setattr(fmt, "_run", spy)
-    monkeypatch.setattr(fmt, "usable_cores", lambda: 4)
-    monkeypatch.setattr(fmt, "MIN_ROWS_PER_THREAD", 8)
+    monkeypatch.setattr(vecfix._passes, "run_split", spy)
+    monkeypatch.setattr(vecfix._plan, "usable_cores", lambda: 4)
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 8)
     return seen
 
 

@@ -11,6 +11,9 @@ from conftest import INT64_MAX, INT64_MIN, VECTOR_FILES, Vectors
 from reference import reference_fixed
 
 import vecfix
+import vecfix._passes
+import vecfix._plan
+import vecfix._tuning
 from vecfix._tuning import BLOCK
 
 # The examples of SPEC.md "The rules, with examples", copied as literal data:
@@ -214,7 +217,7 @@ def test_format_fixed_runs_of_layouts(golden, threads):
     layouts = sorted(by_layout)
     lengths = [1, 2, 15, 16, 17, 64, 300, BLOCK - 1, BLOCK + 1, 2000]
     rows: list[tuple] = []
-    while len(rows) < 2 * vecfix._format.MIN_ROWS_PER_THREAD + 10_000:
+    while len(rows) < 2 * vecfix._tuning.MIN_ROWS_PER_THREAD + 10_000:
         pool = by_layout[rng.choice(layouts)]
         rows += rng.choices(pool, k=rng.choice(lengths))
     c, e, s, want = (list(col) for col in zip(*rows, strict=True))
@@ -244,7 +247,7 @@ def test_prices_take_only_the_fast_path(golden, monkeypatch):
     def refuse(*args):
         raise AssertionError(f"fallback called with {args}")
 
-    monkeypatch.setattr(vecfix._format, "string_fixed", refuse)
+    monkeypatch.setattr(vecfix._passes, "string_fixed", refuse)
     v = golden["prices"]
     result = vecfix.format_fixed(np.array(v.coef, dtype=np.int64), v.exp_array(), v.scale_array())
     assert first_mismatches(result.to_list(), v.expected, v) == []

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from reference import reference_fixed
 
 import vecfix
-from vecfix import _format
-from vecfix._format import VIEW_INLINE
+import vecfix._plan
+import vecfix._tuning
+from vecfix._passes import VIEW_INLINE
 
 pa = pytest.importorskip("pyarrow")
 
@@ -81,20 +82,20 @@ def golden_short(golden) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]
 
 
 @pytest.mark.parametrize("threads", [1, 3])
-def test_golden_prices_of_varying_layouts(golden, each_kernel, monkeypatch, threads):
+def test_golden_prices_of_varying_layouts(golden, monkeypatch, threads):
     """Per-row exponents and scales (the widest row measured from the layouts), cut into
     parts on threads at any row."""
-    monkeypatch.setattr(_format, "MIN_ROWS_PER_THREAD", 97)
+    monkeypatch.setattr(vecfix._tuning, "MIN_ROWS_PER_THREAD", 97)
     coef, exps, scales, want = golden_short(golden)
     assert len(want) > 600
     check(views(coef, exps, scales, threads=threads), want)
 
 
 @pytest.mark.parametrize("scale", [0, 2, 4, 7])
-def test_one_layout_with_nulls(each_kernel, monkeypatch, scale):
+def test_one_layout_with_nulls(monkeypatch, scale):
     """One exponent and scale (the widest row from the extremes) and null sentinels, in
     the blocks the null rows are handled by (small here)."""
-    monkeypatch.setattr(_format, "NULL_BLOCK", 64)
+    monkeypatch.setattr(vecfix._tuning, "NULL_BLOCK", 64)
     rng = np.random.default_rng(scale)
     top = min(10 ** (18 - scale), 10**18)  # a sign, the digits and the point: 12 bytes
     coef = rng.integers(-top, top, size=1000, dtype=np.int64)

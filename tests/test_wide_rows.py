@@ -12,7 +12,8 @@ import pytest
 from reference import reference_fixed
 
 import vecfix
-import vecfix._format as fmt
+import vecfix._plan
+import vecfix._tuning
 from vecfix import RowError
 
 N = 2000
@@ -21,7 +22,7 @@ WIDE_ROW = 1234
 
 @pytest.fixture(autouse=True)
 def small_limit(monkeypatch):
-    monkeypatch.setattr(fmt, "WIDE_MATRIX_BYTES", 1 << 20)  # 1 MiB
+    monkeypatch.setattr(vecfix._tuning, "WIDE_MATRIX_BYTES", 1 << 20)  # 1 MiB
 
 
 def column_with_a_wide_row(exponent: int = 3000) -> tuple[np.ndarray, np.ndarray]:

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
     from . import fix
     from ._chunks import iter_format, write_formatted
+    from ._engine import warmup
     from ._format import format_fixed
     from ._number_format import NumberFormat
     from ._result import Formatted
     from ._scalar import MAX_ROW_LENGTH, RowTooLongError, string_fixed
-    from ._warmup import warmup
     from .columns import DecimalColumn, RowError, decimal_column, parse_decimal_text
 
 _LAZY = {
@@ -36,7 +36,7 @@ _LAZY = {
     "iter_format": "._chunks",
     "parse_decimal_text": ".columns",
     "string_fixed": "._scalar",
-    "warmup": "._warmup",
+    "warmup": "._engine",
     "write_formatted": "._chunks",
 }
 

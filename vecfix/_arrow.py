@@ -26,12 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from ._jit import kernel, load8, store8
 from ._limits import INT32_MAX
 
 INT32_LIMIT = INT32_MAX
-_U64 = np.uint64
-_ALL = _U64(0xFFFFFFFFFFFFFFFF)
 
 
 def check_view(large: bool | None) -> None:
@@ -49,86 +46,6 @@ def large_offsets(total: int, large: bool | None, offset_limit: int = INT32_LIMI
     if not large and total > offset_limit:
         raise ValueError(f"{total} bytes of text do not fit pa.string(); pass large=True")
     return large
-
-
-@kernel
-def string_views(start, stop, flat, width, lengths, rows_per_buffer, out):
-    """Write the Arrow ``string_view`` record of each row ``i`` of ``start:stop`` into
-    ``out[i]`` (two uint64).
-
-    ``flat`` is the matrix's buffer (row ``i`` at ``i * width``), split into data buffers
-    of ``rows_per_buffer`` rows for the rows longer than 12 bytes. Rows are independent:
-    threads may take parts of them.
-    """
-    quick = stop  # rows whose 12 bytes can be read with two 8-byte loads
-    while quick > start and (quick - 1) * width + 12 > flat.shape[0]:
-        quick -= 1
-    for i in range(start, stop):
-        k = _U64(lengths[i])
-        base = i * width
-        if i < quick:
-            head, tail = load8(flat, base), load8(flat, base + 4)
-        else:  # the last rows of a buffer without slack: byte by byte
-            head, tail = _U64(0), _U64(0)
-            for j in range(min(lengths[i], 12)):
-                byte = _U64(flat[base + j])
-                if j < 8:
-                    head |= byte << _U64(8 * j)
-                if j >= 4:
-                    tail |= byte << _U64(8 * (j - 4))
-        shown = min(k, _U64(4))  # the bytes after the text are not the row's: mask them
-        lo = k | ((head & ((_U64(1) << (_U64(8) * shown)) - _U64(1))) << _U64(32))
-        if k <= _U64(12):
-            rest = max(k, _U64(4)) - _U64(4)
-            hi = (_ALL >> (_U64(64) - _U64(8) * rest)) & tail if rest else _U64(0)
-        else:
-            b = i // rows_per_buffer
-            hi = _U64(b) | (_U64((i - b * rows_per_buffer) * width) << _U64(32))
-        out[i, 0] = lo
-        out[i, 1] = hi
-
-
-@kernel(vectorize=False)
-def pack_rows(start, stop, flat, width, lengths, offsets, data, given):
-    """Copy the text of rows ``start:stop`` to ``data`` back to back, eight bytes a store;
-    return where it ends.
-
-    Without ``given`` (one call for all rows, ``start`` 0), ``offsets`` (``n + 1``) gets
-    the bounds as the rows are copied, and ``data`` has 8 bytes of slack after the text.
-    With ``given`` (a thread's part), ``offsets`` holds them already and the part's text
-    goes to ``data[offsets[start]:offsets[stop]]`` with nothing stored past it (another
-    thread writes there), except into the slack after the last part.
-    """
-    quick = stop  # rows that can be read eight bytes at a time without passing the buffer
-    while quick > start and (quick - 1) * width + ((width + 7) // 8) * 8 > flat.shape[0]:
-        quick -= 1
-    if not given:
-        offsets[start] = 0
-    pos = offsets[start]
-    end = data.shape[0] if stop == lengths.shape[0] or not given else offsets[stop]
-    for i in range(start, stop):
-        k = lengths[i]
-        base = i * width
-        if i < quick and pos + (k + 7) // 8 * 8 <= end:
-            for j in range(0, k, 8):  # the bytes past the text are overwritten next
-                store8(data, pos + j, load8(flat, base + j))
-        else:
-            for j in range(k):
-                data[pos + j] = flat[base + j]
-        pos += k
-        if not given:
-            offsets[i + 1] = pos
-    return pos
-
-
-@kernel
-def unpack_rows(data, offsets, lengths, matrix):
-    """Copy row ``i``'s ``lengths[i]`` bytes from ``data[offsets[i]:]`` into ``matrix[i]``
-    (zeroed by the caller): the byte matrix of a result made in Arrow's layout."""
-    for i in range(lengths.shape[0]):
-        base = offsets[i]
-        for j in range(lengths[i]):
-            matrix[i, j] = data[base + j]
 
 
 def validity(valid: np.ndarray | None, nulls: int) -> Any:
@@ -174,11 +91,12 @@ def arrow_strings(
     """
     import pyarrow as pa
 
-    from ._format import _thread_count
+    from ._kernels.text import copy_rows, string_views
+    from ._plan import thread_count
     from ._threads import run_split
 
     n, width = matrix.shape
-    parts = _thread_count(n, threads)
+    parts = thread_count(n, threads)
     flat = flat_buffer(matrix)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
     nulls = 0 if valid is None else int(n - np.count_nonzero(valid))
@@ -196,16 +114,25 @@ def arrow_strings(
     total = int(lengths.sum(dtype=np.int64))
     large = large_offsets(total, large, offset_limit)
     offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)
-    packed = np.empty(total + 8, dtype=np.uint8)  # 8 bytes of slack for the last store
-    if parts > 1:  # the bounds first, then each part's text where it ends up
-        offsets[0] = 0
-        np.cumsum(lengths, out=offsets[1:])
-        run_split(pack_rows, n, parts, flat, width, lengths, offsets, packed, True)
-    else:
-        pack_rows(0, n, flat, width, lengths, offsets, packed, False)
+    offsets[0] = 0
+    np.cumsum(lengths, out=offsets[1:])
+    packed = np.empty(total, dtype=np.uint8)
+
+    def pack(lo: int, hi: int) -> int:
+        # the text of a part of the matrix where it ends up; no store past the part's end,
+        # which another thread writes
+        room = packed[: int(offsets[hi])]
+        return copy_rows(
+            flat[lo * width :], _NO_STARTS, width, lengths[lo:hi], room, offsets[lo:hi]
+        )
+
+    run_split(pack, n, parts)
     return pa.Array.from_buffers(
         pa.large_string() if large else pa.string(),
         n,
-        [bitmap, pa.py_buffer(offsets), pa.py_buffer(packed[:total])],
+        [bitmap, pa.py_buffer(offsets), pa.py_buffer(packed)],
         null_count=nulls,
     )
+
+
+_NO_STARTS = np.empty(0, dtype=np.int64)

@@ -21,7 +21,7 @@ def demo(args: argparse.Namespace) -> int:
     """Run ``vecfix demo`` with its parsed ``args``; returns the exit status."""
     import numpy as np
 
-    from . import _format, format_fixed
+    from . import _engine, format_fixed
     from ._sample import PRICE_EXPONENT, PRICENULL9, sample_snapshot
     from .cli import _say_if_cold
 
@@ -36,7 +36,7 @@ def demo(args: argparse.Namespace) -> int:
         took = time.perf_counter() - start
         first = took if attempt == 0 else first  # with the compile (or the cache's load)
         if took / n < fast:  # ran by the cold tier's scalar kernel while nothing is chosen
-            fast, cold = took / n, _format._kernel is None
+            fast, cold = took / n, not _engine.loaded()
 
     # The same work, value by value, through decimal, on evenly spaced rows.
     k = min(n, args.sample)

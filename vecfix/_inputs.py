@@ -42,6 +42,18 @@ class Rows(NamedTuple):
         c = self.big_values[where[0]] if where.size else int(self.coef[i * self.cstep])
         return c, int(self.exps[i * self.estep]), int(self.scales[i * self.sstep])
 
+    def values(self) -> tuple[list[int], list[int], list[int]]:
+        """Every row's coefficient, exponent and scale as lists of Python ints (broadcast
+        values repeated; coefficients beyond int64 in their rows)."""
+        columns = []
+        for values, step in ((self.coef, self.cstep), (self.exps, self.estep)):
+            columns.append(values.tolist() if step else [int(values[0])] * self.n)
+        scales = self.scales.tolist() if self.sstep else [int(self.scales[0])] * self.n
+        coef, exps = columns
+        for i, v in zip(self.big_rows.tolist(), self.big_values, strict=True):
+            coef[i] = v
+        return coef, exps, scales
+
 
 class Inputs(NamedTuple):
     """What :func:`read_inputs` hands :func:`vecfix.format_fixed`: the rows, their
@@ -97,7 +109,7 @@ def _plain_int64(coefficients: object, exponents: object, scales: object) -> boo
         type(coefficients) is np.ndarray
         and coefficients.dtype == _NATIVE_INT64
         and coefficients.ndim == 1
-        and coefficients.flags.c_contiguous
+        and _kernel_ready(coefficients)
         and _plain_int32(exponents, coefficients.shape[0])
         and _plain_int32(scales, coefficients.shape[0])
     )
@@ -136,9 +148,21 @@ def _plain_int32(value: object, n: int) -> bool:
             value.dtype == _NATIVE_INT32
             and value.ndim == 1
             and value.shape[0] == n
-            and value.flags.c_contiguous
+            and _kernel_ready(value)
         )
     return is_int(value)
+
+
+def _kernel_ready(array: np.ndarray) -> bool:
+    """Whether the kernels take ``array`` as it is: C-contiguous and aligned."""
+    flags = array.flags
+    return bool(flags.c_contiguous and flags.aligned)
+
+
+def _as_kernel_input(values: np.ndarray, dtype: type) -> np.ndarray:
+    """``values`` as a native, C-contiguous, aligned array of ``dtype`` (a copy only if
+    it is not one: an unaligned column, a field of a packed record, say)."""
+    return np.require(values, dtype, ["C_CONTIGUOUS", "ALIGNED"])
 
 
 def _fast_rows(coefficients: np.ndarray, exponents: object, scales: object) -> Rows:
@@ -240,10 +264,10 @@ def coerce_coefficients(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[i
     """
     flat = arr.reshape(-1)
     if arr.dtype.kind == "i":
-        return np.ascontiguousarray(flat, dtype=np.int64), _NO_ROWS, []
+        return _as_kernel_input(flat, np.int64), _NO_ROWS, []
     if arr.dtype.kind == "u":
         if arr.dtype.itemsize < 8:
-            return np.ascontiguousarray(flat, dtype=np.int64), _NO_ROWS, []
+            return _as_kernel_input(flat, np.int64), _NO_ROWS, []
         big = np.flatnonzero(flat > INT64_MAX)
         coef = np.ascontiguousarray(flat, dtype=np.uint64).astype(np.int64)
         values = [int(v) for v in flat[big]]
@@ -297,7 +321,7 @@ def _int32_column(value: ColumnLike, name: str) -> tuple[np.ndarray, int | None]
         if lo < rules.INT32_MIN or hi > rules.INT32_MAX:
             i = int(np.flatnonzero((flat < rules.INT32_MIN) | (flat > rules.INT32_MAX))[0])
             rules.check_int32(int(flat[i]), name, i)
-    return np.ascontiguousarray(flat, dtype=np.int32), length
+    return _as_kernel_input(flat, np.int32), length
 
 
 def _int32_scalar(value: object, name: str) -> np.ndarray | None:

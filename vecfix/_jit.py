@@ -1,282 +1,87 @@
-"""Every Numba option vecfix uses, decided in one place.
+"""Every Numba option vecfix uses, decided in one place, on Numba's public API.
 
-Kernels never hard-code ``cache``, ``nogil`` or ``fastmath``: they are decorated with
-:func:`kernel` (an entry point called from Python) or :func:`helper` (a small function
-called only from other kernels).
+Kernels never hard-code an option: they are decorated with :func:`kernel` (compiled on its
+own; an entry point called from Python names its signatures) or :func:`helper` (a small
+function inlined into the kernels that call it).
 
-Environment variables
----------------------
-``VECFIX_NUMBA_CACHE``
-    ``1`` (default) keeps compiled kernels in Numba's on-disk cache, so a fresh process
-    skips the compile; ``0`` compiles in memory every time.
+An entry point's signatures are compiled (or loaded from the on-disk cache) when its
+module is imported, so that importing :mod:`vecfix._kernels.fixed` is what loading the
+format kernels means (:mod:`vecfix._engine` decides when), and a call never compiles by
+surprise. Numba converts a writeable array to a read-only one of a signature (and a
+C-contiguous one to ``A``), so inputs are declared read-only: a read-only memory map or
+Arrow buffer takes the same code.
 
-The on-disk cache is an optimisation, never a point of failure: when Numba finds no
-writable cache directory (``NUMBA_CACHE_DIR``, the package's ``__pycache__`` and the
-user's cache directory all unusable), or reading or writing a cache entry fails (a
-truncated file, a directory that vanished, a full disk), vecfix compiles in memory and
-says so once with a :class:`RuntimeWarning`. A cache entry whose signature is not the one
-asked for (two processes compiling different signatures at once can leave the index
-pointing at the other one's code) is ignored and compiled afresh.
+The cache lives where :func:`vecfix._engine.cache_dir` says (a folder named after a digest
+of vecfix's sources, so that no stale code survives an edit or an upgrade); with no
+writable folder the kernels compile in memory.
 
-Numba keys a cache entry on the kernel's own source file and bytecode only, so a change
-to a helper it inlines from another module (``_phase`` of :mod:`vecfix._kernels.fixed` in the
-row kernel) would leave the old code in use. vecfix adds a digest of the package's
-source files (:func:`cache_digest`), taken when each kernel is defined, to the key: any
-change to them (an upgrade over a cache left behind, an edit) compiles afresh, and a
-process that imported the old sources never files its code under the new ones.
+Also here: the few LLVM intrinsics the kernels use (:func:`store8`, :func:`load8`,
+:func:`bits`, :func:`double`, :func:`funnel`), each with a pure-Python twin for
+``NUMBA_DISABLE_JIT=1``, and :func:`target_has`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import gc
-import hashlib
-import inspect
-import os
-import sys
-import threading
-import warnings
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import sigutils, types
-from numba.core.caching import NullCache
+from numba import types
 from numba.extending import intrinsic
 
-CACHE: bool = os.environ.get("VECFIX_NUMBA_CACHE", "1").strip().lower() not in {"0", "false", "no"}
+from ._engine import cache_dir
 
-_OPTIONS = {
-    "cache": CACHE,
+#: Options of every kernel: release the GIL, NumPy's integer semantics (no division-by-zero
+#: checks), no bounds checks, and no C-callable wrapper (vecfix calls kernels only from
+#: Python and from each other: the wrapper is code to compile for nothing).
+OPTIONS: dict[str, Any] = {
     "nogil": True,
     "error_model": "numpy",
     "boundscheck": False,
-    "_nrt": False,
-    # no C-callable (``cfunc``) wrapper: vecfix calls kernels through the dispatcher or
-    # its Python entry point, never by address; it is a second wrapper to lower, optimize
-    # and emit for every kernel (about 4% of a cold compile, more for many-array kernels)
     "no_cfunc_wrapper": True,
 }
 
+_DISABLED: bool = bool(numba.config.DISABLE_JIT)  # type: ignore[attr-defined]
 
-def target_has(feature: str) -> bool:
-    """Whether the machine code Numba writes may use an x86 ``feature`` (``"avx2"``,
-    ``"avx512dq"``): the features of ``NUMBA_CPU_FEATURES`` when set
-    (``NUMBA_CPU_NAME=generic`` sets none), else the host's as LLVM reports them. True on
-    other architectures (where the kernels' defaults apply).
+
+def _njit(fn: Callable[..., Any], signatures: list[Any] | None, **options: Any) -> Any:
+    """``numba.njit`` with :data:`OPTIONS`, cached under :func:`~vecfix._engine.cache_dir`.
+
+    Numba places a kernel's cache under ``numba.config.CACHE_DIR`` as it is decorated
+    (``NUMBA_CACHE_DIR``'s setting, public): it is pointed at vecfix's folder for that
+    moment and put back, so that the user's own functions cache where they did.
     """
-    import platform
-
-    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
-        return True
-    from numba.core import codegen, config
-
-    features = config.CPU_FEATURES  # type: ignore[attr-defined]
-    if features is None:
-        features = codegen.get_host_cpu_features()  # "+avx2,-avx512f,...", NUMBA_ENABLE_AVX
-    return f"+{feature}" in str(features).split(",")
-
-
-_WARNED_LOCK = threading.Lock()
-_WARNED: set[str] = set()
-
-
-def _cache_warning(what: str, exc: BaseException) -> None:
-    """Say once per process and kind that the on-disk cache could not be used."""
-    with _WARNED_LOCK:
-        if what in _WARNED:
-            return
-        _WARNED.add(what)
-    warnings.warn(
-        f"vecfix: Numba's on-disk cache could not be {what} ({type(exc).__name__}: {exc});"
-        " kernels are compiled in memory instead, which costs time but not correctness."
-        " Point NUMBA_CACHE_DIR at a writable directory, or set VECFIX_NUMBA_CACHE=0 to"
-        " compile in memory without this warning.",
-        RuntimeWarning,
-        stacklevel=3,
-    )
-
-
-@functools.cache
-def sources_digest(root: str) -> str:
-    """A SHA-256 digest of the ``.py`` files of ``root``: a package's folder (every file
-    in it and its subfolders, names and contents) or a module's file. Part of the cache
-    key of each kernel of that package (see the module's notes); read once per process,
-    when its first kernel is defined (2 ms for vecfix).
-
-    Examples
-    --------
-    >>> import vecfix._jit as jit
-    >>> len(jit.sources_digest(str(Path(jit.__file__).parent)))
-    64
-    """
-    path = Path(root)
-    files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
-    digest = hashlib.sha256()
-    for file in files:
-        name = file.relative_to(path).as_posix() if path.is_dir() else file.name
-        digest.update(name.encode() + b"\0" + file.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def cache_digest(dispatcher: object) -> str:
-    """The :func:`sources_digest` that ``dispatcher``'s cache keys carry: that of the
-    top-level package its Python function comes from (vecfix's, for its kernels)."""
-    py_func: Any = getattr(dispatcher, "py_func", dispatcher)
-    top = sys.modules.get(py_func.__module__.partition(".")[0])
-    if top is not None and getattr(top, "__path__", None) and top.__file__:
-        return sources_digest(str(Path(top.__file__).resolve().parent))
-    return sources_digest(str(Path(inspect.getfile(py_func)).resolve()))
-
-
-def _guard_cache(dispatcher: object) -> None:
-    """Make a cache failure of ``dispatcher`` a cache miss instead of an exception, and
-    key its entries on the sources beside it too (:func:`cache_digest`).
-
-    Wraps the instance's ``load_overload``, ``save_overload`` and ``_index_key`` (Numba's
-    ``numba.core.caching.Cache``); does nothing if a Numba version lacks them.
-    """
-    cache: Any = getattr(dispatcher, "_cache", None)  # numba.core.caching.Cache, untyped
-    load = getattr(cache, "load_overload", None)
-    save = getattr(cache, "save_overload", None)
-    index_key = getattr(cache, "_index_key", None)
-    if load is None or save is None or index_key is None:
-        return
-    # taken now, as the kernel's source is read (as Numba takes its file's stamp): sources
-    # changed on disk later (an upgrade under a running process) must not get this code
-    try:
-        digest = cache_digest(dispatcher)
-    except Exception as exc:  # a source file unreadable: no key, so no cache at all
-        _cache_warning("keyed", exc)
-        dispatcher._cache = NullCache()  # type: ignore[attr-defined]
-        return
-
-    def keyed(sig, codegen):
-        return (*index_key(sig, codegen), digest)
-
-    def load_overload(sig, target_context):
-        try:
-            with gc_paused():  # as a compile: loading makes cycles too
-                cres = load(sig, target_context)
-        except Exception as exc:  # a corrupt, truncated or unreadable entry: compile
-            _cache_warning("read", exc)
-            return None
-        if cres is not None:
-            wanted = sigutils.normalize_signature(sig)[0]
-            if tuple(cres.signature.args) != tuple(wanted):
-                return None  # the index points at another signature's code
-        return cres
-
-    def save_overload(sig, data):
-        try:
-            save(sig, data)
-        except Exception as exc:  # the directory vanished, the disk is full ...
-            _cache_warning("written", exc)
-
-    cache.load_overload = load_overload
-    cache.save_overload = save_overload
-    cache._index_key = keyed
-
-
-def _njit(fn: Callable[..., Any], **options: Any) -> Any:
-    """``numba.njit(**options)(fn)``, falling back to no cache when Numba cannot cache."""
-    if options.get("cache") and not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
-        try:
-            dispatcher = numba.njit(**options)(fn)
-        except RuntimeError as exc:  # "cannot cache function ...: no locator available"
-            _cache_warning("used", exc)
-        else:
-            _guard_cache(dispatcher)
-            return dispatcher
-        options = {**options, "cache": False}
-    return numba.njit(**options)(fn)
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector for the block, unless it is off already
-    (then leave it so): the outermost of nested blocks turns it back on.
-
-    Every kernel compiles (:func:`_compile_hooks`) and loads from the on-disk cache
-    (:func:`_guard_cache`) inside one. Numba's compiler makes hundreds of thousands of
-    objects with reference cycles, and the collector, running as they pile up, walks the
-    whole heap again and again: 2.3 s of a 14.8 s cold ``warmup()`` in one process, 0.8 s
-    once paused (what is left: the garbage collected once after each compile); warm,
-    loading every kernel, 0.16 s of 0.8 against 0.085 of 0.65. The process holds no more
-    memory than that garbage, which the next collection frees.
-
-    Examples
-    --------
-    >>> import gc
-    >>> from vecfix._jit import gc_paused
-    >>> with gc_paused():
-    ...     gc.isenabled()
-    False
-    >>> gc.isenabled()
-    True
-    """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-#: Whether LLVM's loop vectorizer runs by default (``NUMBA_LOOP_VECTORIZE``), as Numba
-#: read it at import; :func:`kernel` turns it off per kernel with ``vectorize=False``.
-_LOOP_VECTORIZE: bool = bool(numba.config.LOOP_VECTORIZE)  # type: ignore[attr-defined]
-
-
-def _compile_hooks(dispatcher: Any, on: bool) -> None:
-    """Compile ``dispatcher``'s code with LLVM's loop vectorizer ``on`` or off, and with
-    the garbage collector paused (:func:`gc_paused`).
-
-    Numba reads ``numba.config.LOOP_VECTORIZE`` when it builds LLVM's pass pipelines, so
-    each compile sets it for its own duration (under Numba's compiler lock, which every
-    compile holds; a kernel compiled while another one's typing calls it sets its own
-    value and restores the caller's). Does nothing if a Numba version lacks the hook.
-    """
-    compiler: Any = getattr(dispatcher, "_compiler", None)
-    compile_ = getattr(compiler, "compile", None)
-    if compile_ is None:
-        return
+    where = cache_dir()
+    options = {**OPTIONS, **options, "cache": where is not None}
+    decorate = numba.njit(**options) if signatures is None else numba.njit(signatures, **options)
+    if where is None:
+        return decorate(fn)
     config: Any = numba.config
-
-    def compile(args, return_type):
-        before = config.LOOP_VECTORIZE
-        config.LOOP_VECTORIZE = on
-        try:
-            with gc_paused():
-                return compile_(args, return_type)
-        finally:
-            config.LOOP_VECTORIZE = before
-
-    compiler.compile = compile
+    before = config.CACHE_DIR
+    config.CACHE_DIR = str(where)
+    try:
+        return decorate(fn)
+    finally:
+        config.CACHE_DIR = before
 
 
-def kernel(fn: Callable[..., Any] | None = None, *, vectorize: bool = True) -> Any:
-    """Compile ``fn`` as a nopython kernel that releases the GIL (entry point from Python).
+def kernel(*signatures: Any) -> Any:
+    """Compile a function as a nopython kernel that releases the GIL.
 
-    ``@kernel(vectorize=False)`` compiles it without LLVM's loop vectorizer: for kernels
-    whose loops are short byte copies or carry a dependence from one step to the next,
-    where vector code never runs faster yet costs compile time (often a third of the
-    kernel's). The setting is the kernel's own: a kernel it calls compiles with that
-    one's setting, and a kernel calling it keeps its own (LLVM may then vectorize this
-    one's loops where it inlines them into that caller).
+    ``@kernel(sig, ...)``: an entry point, called from Python, compiled for exactly these
+    signatures when its module is imported. ``@kernel``: a function called only from
+    other kernels, compiled on its own (not inlined: a large pass compiles faster so) when
+    the first kernel that calls it is.
     """
-    if fn is None:
-        return lambda f: kernel(f, vectorize=vectorize)
-    dispatcher = _njit(fn, **_OPTIONS)
-    if not numba.config.DISABLE_JIT:  # type: ignore[attr-defined]
-        _compile_hooks(dispatcher, _LOOP_VECTORIZE and vectorize)
-    return dispatcher
+    if (
+        len(signatures) == 1
+        and callable(signatures[0])
+        and not isinstance(signatures[0], types.Type)
+    ):
+        return _njit(signatures[0], None)
+    return lambda fn: _njit(fn, list(signatures))
 
 
 def helper(fn: Callable[..., Any]) -> Any:
@@ -286,7 +91,39 @@ def helper(fn: Callable[..., Any]) -> Any:
     ``inline="always"`` splices the helper in at Numba's level, which keeps the row loop
     free of calls (3x faster here).
     """
-    return _njit(fn, inline="always", **_OPTIONS)
+    return _njit(fn, None, inline="always")
+
+
+def array(dtype: Any, ndim: int = 1, *, readonly: bool = False) -> types.Array:
+    """The Numba type of a C-contiguous NumPy array, for a kernel's signature: inputs
+    ``readonly=True`` (any array converts to it), outputs writeable."""
+    return types.Array(numba.from_dtype(np.dtype(dtype)), ndim, "C", readonly=readonly)
+
+
+#: Scalar types for signatures.
+i64, u8, boolean = types.int64, types.uint8, types.boolean
+#: ``(int64, int64)``: what several kernels return.
+two_i64 = types.UniTuple(types.int64, 2)
+
+
+def target_has(feature: str) -> bool:
+    """Whether the machine code Numba writes may use an x86 ``feature`` (``"avx512dq"``):
+    the features of ``NUMBA_CPU_FEATURES`` when set (``NUMBA_CPU_NAME=generic`` sets
+    none), else the host's as LLVM reports them. True on other architectures.
+    """
+    import platform
+
+    if platform.machine().lower() not in ("x86_64", "amd64", "i386", "i686", "x86"):
+        return True
+    features = numba.config.CPU_FEATURES  # type: ignore[attr-defined]
+    if features is None:
+        from llvmlite import binding
+
+        features = binding.get_host_cpu_features().flatten()
+    return f"+{feature}" in str(features).split(",")
+
+
+# ------------------------------------------------------------------------ intrinsics
 
 
 def _store8_python(buf, offset, value):
@@ -317,8 +154,8 @@ def _store8_intrinsic(typingctx, buf, offset, value):
 
 #: ``store8(buf, offset, value)``: an unaligned little-endian 8-byte store into a uint8
 #: array, one machine instruction in compiled code. No bounds check: callers guarantee
-#: ``offset + 8 <= len(buf)``. (numba.config sets DISABLE_JIT at run time: its stubs lack it.)
-store8 = _store8_python if numba.config.DISABLE_JIT else _store8_intrinsic  # type: ignore[attr-defined]
+#: ``offset + 8 <= len(buf)``.
+store8 = _store8_python if _DISABLED else _store8_intrinsic
 
 
 def _load8_python(buf: np.ndarray, offset: int) -> np.uint64:
@@ -344,22 +181,7 @@ def _load8_intrinsic(typingctx, buf, offset):
 
 #: ``load8(buf, offset)``: an unaligned 8-byte load from a uint8 array. No bounds check:
 #: callers guarantee ``offset + 8 <= len(buf)``.
-load8 = _load8_python if numba.config.DISABLE_JIT else _load8_intrinsic  # type: ignore[attr-defined]
-
-
-def readonly(array: np.ndarray) -> np.ndarray:
-    """A read-only view of ``array`` (O(1)), for a kernel input.
-
-    Numba types a read-only array apart from a writeable one, so a kernel called with both
-    compiles (and caches) twice; a read-only ``np.load(mmap_mode="r")`` or Arrow buffer
-    would cost a cold compile of tens of seconds. Passing every input through this keeps
-    one signature.
-    """
-    if not array.flags.writeable:
-        return array
-    view = array.view()
-    view.setflags(write=False)  # faster than view.flags.writeable = False
-    return view
+load8 = _load8_python if _DISABLED else _load8_intrinsic
 
 
 def _bits_python(x):
@@ -396,10 +218,6 @@ def _double_intrinsic(typingctx, x):
     return types.float64(x), codegen
 
 
-#: ``bits(x)`` / ``double(x)``: reinterpret a float64 as uint64 and back. With them an
-#: integer below ``2**52`` converts to and from float64 by an ``or`` and a subtraction,
-#: which AVX2 and SSE2 do in vector registers (they have no int64 <-> float64 conversion).
-#: (numba.config sets DISABLE_JIT at run time: its stubs lack it.)
 def _funnel_python(hi, lo, n):
     """Pure-Python ``funnel`` for ``NUMBA_DISABLE_JIT=1``."""
     n = int(n) % 64
@@ -423,8 +241,22 @@ def _funnel_intrinsic(typingctx, hi, lo, n):
     return types.uint64(hi, lo, n), codegen
 
 
+#: ``bits(x)`` / ``double(x)``: reinterpret a float64 as uint64 and back. With them an
+#: integer below ``2**52`` converts to and from float64 by an ``or`` and a subtraction,
+#: which AVX2 and SSE2 do in vector registers (they have no int64 <-> float64 conversion).
+bits = _bits_python if _DISABLED else _bits_intrinsic
+double = _double_python if _DISABLED else _double_intrinsic
 #: ``funnel(hi, lo, n)``: ``(hi << n) | (lo >> (64 - n))`` for uint64s and ``0 <= n < 64``
 #: (``hi`` for ``n = 0``), one instruction on AVX-512 (``vpshldvq``), a few on AVX2.
-funnel = _funnel_python if numba.config.DISABLE_JIT else _funnel_intrinsic  # type: ignore[attr-defined]
-bits = _bits_python if numba.config.DISABLE_JIT else _bits_intrinsic  # type: ignore[attr-defined]
-double = _double_python if numba.config.DISABLE_JIT else _double_intrinsic  # type: ignore[attr-defined]
+funnel = _funnel_python if _DISABLED else _funnel_intrinsic
+
+
+def readonly(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (O(1)), for an input of a kernel compiled lazily
+    (no signatures): Numba types a read-only array apart from a writeable one, so passing
+    every input through this keeps one signature."""
+    if not array.flags.writeable:
+        return array
+    view = array.view()
+    view.setflags(write=False)
+    return view

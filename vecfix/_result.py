@@ -9,8 +9,8 @@ from typing import IO, Any
 
 import numpy as np
 
+from . import _engine
 from ._io import write_all
-from ._kernels import text as _pk
 from .columns.column import Identity
 from .columns.rules import is_int
 
@@ -156,7 +156,7 @@ class Formatted:
             self._matrix = np.ascontiguousarray(self._inline()[:, : self.width])
             self._records = None  # the matrix is the text now (a copy: it may be written)
         if self._matrix is None:
-            from ._arrow import unpack_rows
+            from ._kernels.text import copy_rows
             from ._tuning import WIDE_MATRIX_BYTES, WIDE_MATRIX_RATIO
 
             lengths = self.lengths
@@ -172,7 +172,9 @@ class Formatted:
                     " Arrow's layout: use to_arrow(), to_pandas(), to_polars() or to_list()"
                 )
             matrix = np.zeros((lengths.size, width), dtype=np.uint8)
-            unpack_rows(self._data, self._offsets, lengths, matrix)
+            starts = self._offsets[:-1].astype(np.int64)
+            at = np.arange(0, lengths.size * width, max(width, 1), dtype=np.int64)
+            copy_rows(self._data, starts, 0, lengths, matrix.reshape(-1), at)
             self._matrix = matrix
             self._offsets = self._data = None  # the matrix is the text now, as above
         return self._matrix
@@ -351,8 +353,13 @@ class Formatted:
             raise ValueError(
                 f"row {i} ({self[i]!r}) needs {int(self.lengths[i])} bytes but the width is {w}"
             )
-        out = np.empty((len(self), w), dtype=np.uint8)
-        _pk.justify(self.matrix, self.lengths, right, fill[0], nul, out)
+        out = np.full((len(self), w), fill[0], dtype=np.uint8)
+        lengths = self.lengths[:, None]
+        place = np.arange(w) >= w - lengths if right else np.arange(w) < lengths
+        out[place] = self.matrix[np.arange(self.width) < lengths]
+        if self.null_count and nul.size:
+            at = w - nul.size if right else 0
+            out[~self.valid, at : at + nul.size] = nul  # type: ignore[operator]
         return out
 
     # -------------------------------------------------------------------------- bytes
@@ -404,11 +411,29 @@ class Formatted:
     def _joined(self, sep: bytes, end: bytes, null: bytes) -> np.ndarray:
         s, e, z = _bytes_arg(sep, "sep"), _bytes_arg(end, "end"), _bytes_arg(null, "null")
         n = len(self)
-        total = int(self.lengths.sum(dtype=np.int64)) + max(n - 1, 0) * s.size
-        total += (e.size + self.null_count * z.size) if n else 0
-        out = np.empty(total, dtype=np.uint8)
-        written = _pk.join(self.matrix, self.lengths, s, e, z, out)
-        assert written == total
+        if not n:
+            return np.empty(0, dtype=np.uint8)
+        sizes = self.lengths.astype(np.int64)  # each row's text, a null one's ``null``
+        nulls = None if self.valid is None else ~self.valid
+        if nulls is not None:
+            sizes[nulls] = z.size
+        starts = np.zeros(n, dtype=np.int64)
+        np.cumsum(sizes[:-1] + s.size, out=starts[1:])
+        total = int(starts[-1] + sizes[-1])
+        out = np.empty(total + e.size, dtype=np.uint8)
+        if _engine.kernels_for(n):
+            from ._kernels.text import copy_rows
+
+            copy_rows(self.matrix.reshape(-1), _NO_STARTS, self.width, self.lengths, out, starts)
+        else:
+            out[np.repeat(starts, self.lengths) + _ranks(self.lengths)] = self.matrix[
+                np.arange(self.width) < self.lengths[:, None]
+            ]
+        for j in range(s.size):  # the separators, then the null rows' text, then the end
+            out[starts[1:] - s.size + j] = s[j]
+        for j in range(z.size if nulls is not None else 0):
+            out[starts[nulls] + j] = z[j]
+        out[total:] = e
         return out
 
     # --------------------------------------------------------- Arrow, pandas, polars
@@ -448,6 +473,12 @@ class Formatted:
         """
         pa = _require("pyarrow", "to_arrow")
         from ._arrow import arrow_strings, check_view, large_offsets, validity
+
+        if self._matrix is not None and not _engine.kernels_for(len(self)):  # a few rows
+            if view:
+                check_view(large)
+            kind = pa.string_view() if view else pa.large_string() if large else pa.string()
+            return pa.array(self.to_list(), type=kind)
 
         if self._records is not None and view:  # the kernels wrote the records themselves
             check_view(large)
@@ -537,6 +568,15 @@ class Formatted:
         # string_view is polars' own layout for strings: it takes the records and shares
         # the matrix instead of copying and checking every row (about 8 ns/value less)
         return pl.Series(str(name), self.to_arrow(view=True))
+
+
+_NO_STARTS = np.empty(0, dtype=np.int64)
+
+
+def _ranks(lengths: np.ndarray) -> np.ndarray:
+    """``0, 1, ..., lengths[i] - 1`` for each row, one after the other."""
+    ends = np.cumsum(lengths, dtype=np.int64)
+    return np.arange(int(ends[-1]) if ends.size else 0) - np.repeat(ends - lengths, lengths)
 
 
 def _bytes_arg(value: bytes, name: str) -> np.ndarray:

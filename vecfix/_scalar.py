@@ -53,27 +53,32 @@ def _digits(a: int) -> int:
     return k + 1
 
 
+def text_length(nd, z, neg, s):
+    """The length of a row's text: ``M`` of ``nd`` digits (0 for ``M = 0``) followed by
+    ``z`` zeros, at scale ``s``, ``neg`` for a negative coefficient (see
+    :mod:`vecfix._kernels.rows`). vecfix's one length formula: the kernels compile this
+    very function.
+
+    Examples
+    --------
+    >>> text_length(3, 0, True, 2), text_length(0, 0, True, 2), text_length(2, 1, False, -1)
+    (5, 4, 3)
+    """
+    body = nd + z if nd > 0 else 0
+    return max(body, max(s, 0) + 1) + (1 if s > 0 else 0) + (1 if neg and nd > 0 else 0)
+
+
 def row_length(coefficient: int, exponent: int, scale: int) -> int:
     """Exact length of ``string_fixed(coefficient, exponent, scale)``, without building it."""
     a = abs(coefficient)
     d = exponent + scale
     if d >= 0:
-        m_digits = _digits(a) if a else 0
-        zeros = d + max(0, -scale)
+        nd, z = (_digits(a) if a else 0), d + max(0, -scale)
     else:
-        k = -d
-        # M = (a + 5*10**(k-1)) // 10**k has (digits of the sum) - k digits, or is zero.
-        if a == 0 or _digits(a) < k:
-            m_digits = 0
-        else:
-            m_digits = max(_digits(a + 5 * 10 ** (k - 1)) - k, 0)
-        zeros = max(0, -scale)
-    if m_digits == 0:
-        return 1 if scale <= 0 else scale + 2
-    sign = 1 if coefficient < 0 else 0
-    if scale <= 0:
-        return sign + m_digits + zeros
-    return sign + max(m_digits + zeros - scale, 1) + 1 + scale
+        k = -d  # M = (a + 5*10**(k-1)) // 10**k has (digits of the sum) - k digits, or none
+        nd = 0 if a == 0 or _digits(a) < k else max(_digits(a + 5 * 10 ** (k - 1)) - k, 0)
+        z = max(0, -scale)
+    return int(text_length(nd, z, coefficient < 0, scale))
 
 
 def string_fixed(
@@ -166,11 +171,13 @@ def string_fixed(
             f"coefficient={show_int(c)}, exponent={e}, scale={s} would print {need} bytes,"
             f" more than vecfix.MAX_ROW_LENGTH={MAX_ROW_LENGTH}"
         )
-    return _format(c, e, s)
+    return format_row(c, e, s)
 
 
-def _format(c: int, e: int, s: int) -> str:
-    """The decimal-based formatting itself; arguments already validated."""
+def format_row(c: int, e: int, s: int) -> str:
+    """One row's text by :mod:`decimal`: vecfix's exact fallback (the rows beyond int64,
+    every row of the plain-Python engine). The row is checked already: an int ``c``,
+    ``e`` and ``s`` within int32, and a length within :data:`MAX_ROW_LENGTH`."""
     d = e + s
     if c == 0 or (d < 0 and _digits(abs(c)) < -d):  # |value| < 0.1 of the last place
         rounded_to_zero = True

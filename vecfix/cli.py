@@ -393,19 +393,14 @@ def _plural(n: int, word: str) -> str:
 
 
 def _say_if_cold(quiet: bool) -> None:
-    """One line on stderr before the kernels compile, when Numba's on-disk cache is empty.
+    """One line on stderr when the kernels are not compiled on this machine yet (they then
+    compile in a background process while small work runs in plain Python)."""
+    from . import _engine
 
-    Cheap: it reads the cache index of each kernel (a few small files), which Numba keys on
-    the kernel's source file; no kernel is compiled or loaded here.
-    """
-    if quiet:
-        return
-    from ._coldstart import cache_is_cold
-
-    if cache_is_cold():
+    if not quiet and not _engine.ready():
         print(
-            "vecfix: compiling kernels, first run only (a few seconds, some of it in a"
-            " background process; later runs load them from Numba's cache)",
+            "vecfix: first run on this machine: the kernels compile into Numba's cache in a"
+            " background process (once); small work runs in plain Python meanwhile",
             file=sys.stderr,
             flush=True,
         )

@@ -1622,7 +1622,7 @@ def _polars_writer(engine: str, out_fmt: str, dst: _Destination, plan: _Plan) ->
             pl = polars
             why = _polars_cannot_keep(pl, plan)
     if why is None and engine == "auto":
-        from ._format import usable_cores
+        from ._plan import usable_cores
 
         if usable_cores() < 2:  # polars' writer spends more CPU time than pyarrow's
             return None

@@ -7,3 +7,10 @@
 Nothing is imported here: importing one module compiles (or loads) only its own kernels,
 on their first call. Every Numba option is decided in :mod:`vecfix._jit`.
 """
+
+#: The ``status`` a row gets from :func:`vecfix._kernels.text.parse_decimal` (and from the
+#: plain-Python parser of :mod:`vecfix.columns.text`, which follows the same grammar).
+OK = 0
+BIG = 1  # valid text whose coefficient is beyond int64: the caller parses it exactly
+INVALID = 2  # not decimal text
+EXPONENT_RANGE = 3  # valid text whose exponent is outside int32

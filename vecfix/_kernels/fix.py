@@ -61,7 +61,7 @@ def first_bad_byte(matrix, lengths, valid, lo, hi, forbidden):
     return -1
 
 
-@kernel(vectorize=False)
+@kernel
 def write_fields(buf, starts, tag, matrix, lengths, valid):
     """Write ``TAG=VALUE|`` for every present row ``r`` at ``buf[starts[r]:]``."""
     t = tag.shape[0]
@@ -114,7 +114,7 @@ def frame_lengths(
         out_len[i] = begin_len + ndigits(body) + 1 + body + 7
 
 
-@kernel(vectorize=False)
+@kernel
 def write_heads(buf, offsets, bodies, begin, head, seq_start, times, time_lengths, tstep):
     """Write ``8=…|9=…|35=…|49=…|56=…|34=SEQ|52=TIME|`` at the start of every message."""
     nb = begin.shape[0]
@@ -170,7 +170,7 @@ def write_trailers(buf, offsets):
         buf[end + 6] = SOH
 
 
-@kernel(vectorize=False)
+@kernel
 def snapshot_lengths(sym_lengths, entry_starts, px_len, px_valid, sz_len, sz_valid, out):
     """Body of each 35=W message: ``55=SYM|268=K|`` then per entry ``269=T|`` and the
     present ``270=PX|``, ``271=SIZE|``."""
@@ -204,7 +204,7 @@ def _put_27x(buf, p, last_digit, values, row, n):
     return p + 1
 
 
-@kernel(vectorize=False)
+@kernel
 def write_snapshot_bodies(
     buf, starts, ends, syms, sym_lengths, entry_starts, entry_types,
     px, px_len, px_valid, sz, sz_len, sz_valid,
@@ -272,7 +272,7 @@ def quote_lengths(tag_lengths, id_lengths, sym_lengths, values_len, values_valid
         out[i] = total
 
 
-@kernel(vectorize=False)
+@kernel
 def write_quote_bodies(
     buf, starts, ends, tags, tag_lengths, ids, id_lengths, syms, sym_lengths,
     values, values_len, values_valid,
@@ -372,7 +372,7 @@ def _put_field(buf, p, word, n, matrix, row, length):
     return p + length + 1
 
 
-@kernel(vectorize=False)
+@kernel
 def _put_uint(buf, p, v):
     """Write the decimal digits of ``v >= 0`` and SOH at ``p``; return the end.
 
@@ -388,7 +388,7 @@ def _put_uint(buf, p, v):
     return p + nd + 1
 
 
-@kernel(vectorize=False)
+@kernel
 def rows_to_matrix(data, offsets, out):
     """Row ``r`` of ``out`` = ``data[offsets[r]:offsets[r + 1]]``, zero-padded (Arrow
     strings into a byte matrix)."""
@@ -435,7 +435,7 @@ def pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
     counts[1] = nm
 
 
-@kernel(vectorize=False)
+@kernel
 def write_mass_quote_bodies(
     buf, starts, ends, qids, qid_len, level, msg_frags, frag_set, frag_entries, frag_flag,
     set_ids, set_id_len, set_total, set_starts, eids, eid_len, syms, sym_len,
@@ -488,7 +488,7 @@ def write_mass_quote_bodies(
     return -1
 
 
-@kernel(vectorize=False)
+@kernel
 def write_incremental_bodies(
     buf, starts, ends, prefix, entry_starts, actions, types, syms, sym_len,
     px, px_len, px_ok, sz, sz_len, sz_ok, times, time_len, time_ok, pos, pos_len, pos_ok,

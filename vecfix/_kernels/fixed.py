@@ -1,13 +1,7 @@
 """The Numba kernels: round half away from zero, measure and write, a block of rows at a time.
 
-A row is ``(c, e, s)``: an int64 coefficient, an exponent and a scale. Its text is that of
-the integer ``M = round_half_away(|c| * 10**(e + s))`` followed by ``Z`` zeros, with a
-decimal point ``s`` digits from the right when ``s > 0`` (the digits zero-padded to at
-least ``s + 1``), and a ``-`` in front when ``c < 0`` and ``M != 0``. With ``d = e + s``:
-
-* ``d >= 0``: nothing is dropped, ``M = |c|`` and ``Z = d + max(0, -s)``;
-* ``d < 0``: ``k = -d`` digits are dropped, ``M = (|c| + 5 * 10**(k-1)) // 10**k`` and
-  ``Z = max(0, -s)`` (for ``s < 0`` the dropped digits come back as zeros).
+A row is ``(c, e, s)``; its text is that of ``M`` followed by ``Z`` zeros, with a point
+and a sign (:mod:`vecfix._kernels.rows` says how, and writes any row one at a time).
 
 :func:`format_rows` works on blocks of :data:`~vecfix._tuning.BLOCK` rows held in small
 staging arrays, in passes whose loops have no branches, so that LLVM turns them into vector
@@ -32,19 +26,18 @@ code:
    (its matrix row, or, in Arrow's layout, where the row before ended); what spills past a
    row is overwritten by the rows written after it, or lands in slack bytes.
 
-Slow rows then go through :func:`_row_length` and :func:`_write_row`, which take any int64
-row, digit by digit (rows beyond int64 never reach a kernel: the decimal fallback does
-them). :func:`_text_length` states a row's length for them; :func:`_digits` states the same
-formula in int32 lanes for the block rows (the golden tests check every row's length
-through both).
+Slow rows then go through the one scalar row writer, :func:`~vecfix._kernels.rows.row_length`
+and :func:`~vecfix._kernels.rows.write_row`, which take any int64 row, digit by digit (rows
+beyond int64 never reach a kernel: the decimal fallback does them).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._jit import bits, double, funnel, helper, kernel, store8, target_has
+from .._jit import array, bits, double, funnel, helper, i64, kernel, store8, target_has, two_i64
 from .._tuning import BLOCK
+from .rows import _RUN, _magnitude, row_length, write_row
 
 _U64 = np.uint64
 _U32 = np.uint32
@@ -93,88 +86,6 @@ def scratch(block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     narrow = np.zeros((12, block), dtype=np.uint32)
     real[_PF], real[_RD], real[_DF] = 1.0, 1.0, 1.0
     return wide, real, narrow
-
-
-# --- the general path: any int64 row, digit by digit ------------------------------------
-
-#: ``10**k`` for ``0 <= k <= 19``, a constant of the compiled code (a loop of multiplies
-#: instead is turned into vector code by LLVM: a longer compile for nothing).
-_POW10 = np.array([10**k for k in range(20)], dtype=np.uint64)
-_POW10.flags.writeable = False
-
-
-@helper
-def _text_length(nd, z, neg, s):
-    """Length of a row whose ``M`` has ``nd`` digits (0 for ``M = 0``) followed by ``z``
-    zeros, with scale ``s``; ``neg``: ``c < 0``. The kernels' one length formula."""
-    body = (nd + z) * _I64(nd > 0)
-    return max(body, max(s, 0) + 1) + _I64(s > 0) + (_I64(neg) & _I64(nd > 0))
-
-
-@helper
-def _magnitude(c):
-    """``|c|`` of an int64 as uint64, exact for the most negative int64 too."""
-    u = _U64(c)
-    return u if c >= 0 else ~u + _U64(1)
-
-
-@helper
-def _rounded(c, e, s):
-    """``(M, Z)`` of any int64 row (``M`` fits uint64: see the module docstring)."""
-    a = _magnitude(_I64(c))
-    d = _I64(e) + _I64(s)
-    z = max(-_I64(s), 0)
-    m = _U64(0)
-    if d >= 0:
-        m = a
-        z += d
-    elif d >= -19:  # a + 10**k // 2 < 2**64
-        p = _POW10[_U64(-d)]
-        m = (a + p // _U64(2)) // p
-    return m, z
-
-
-@helper
-def _ndigits(m):
-    """Decimal digits of the uint64 ``m`` (0 for 0), by comparisons (no division)."""
-    nd = 0
-    while nd < 20 and m >= _POW10[nd]:
-        nd += 1
-    return nd
-
-
-@kernel
-def _row_length(c, e, s):
-    """Printed length of any row ``(c, e, s)`` with an int64 ``c`` (and int32 ``e``, ``s``)."""
-    m, z = _rounded(c, e, s)
-    return _text_length(_ndigits(m), z, c < 0, _I64(s))
-
-
-@kernel
-def _write_row(buf, base, width, c, e, s):
-    """Write any row at ``buf[base:base + width]``, zero-padded, byte by byte, from the
-    right; return its length (the caller has checked that it fits)."""
-    m, z = _rounded(c, e, s)
-    s = _I64(s)
-    nd = _ndigits(m)
-    n = _text_length(nd, z, c < 0, s)
-    for t in range(_U64(base + n), _U64(base + width)):  # unsigned: a memset
-        buf[t] = 0
-    neg = _I64(c < 0) & _I64(nd > 0)
-    pos = base + n - 1
-    for r in range(n - neg - _I64(s > 0)):  # r: the digit's place, counted from the right
-        if r == s and s > 0:
-            buf[pos] = _DOT
-            pos -= 1
-        digit = _U64(0)
-        if r >= z:
-            digit = m % _U64(10)
-            m //= _U64(10)
-        buf[pos] = np.uint8(_U64(48) + digit)
-        pos -= 1
-    if neg:
-        buf[pos] = _MINUS
-    return n
 
 
 # --- the block passes ---------------------------------------------------------------------
@@ -454,8 +365,8 @@ def _compose(nb, wide, narrow):
 
 
 #: ``mode`` of :func:`format_rows`.
-FILL, MEASURE, PACK, PACK_AT = 0, 1, 2, 3
-#: A flag added to :data:`FILL` or :data:`PACK`: ``lengths`` holds, at the first row of
+FILL, MEASURE, PACK = 0, 1, 2
+#: A flag added to :data:`FILL`: ``lengths`` holds, at the first row of
 #: each stretch of :data:`_RUN` rows from ``start``, :func:`widest_of_layouts`' hint for
 #: the stretch (its layout's slot when its rows share one, else -1), written by a call
 #: over the same rows ``start:stop``, so that a block whose stretches share a slot does
@@ -479,9 +390,9 @@ def _store_row(buf, base, nw, wide, j, zero):
 @kernel
 def _place(buf, nb, fast, width, zero, wide, narrow, mode, start):
     """Store each row's words at its start in ``buf``, ``ceil(width / 8)`` words: row
-    ``j`` of a matrix at ``start + j * width``; in Arrow's layout (``mode`` :data:`PACK`
-    or :data:`PACK_AT`) right after the row before, from ``start`` on (``AT`` holds the
-    same starts, which the rows written byte by byte take).
+    ``j`` of a matrix at ``start + j * width``; in Arrow's layout (``mode`` :data:`PACK`)
+    right after the row before, from ``start`` on (``AT`` holds the same starts, which the
+    rows written byte by byte take).
 
     The first ``fast`` rows with unaligned 8-byte stores that may spill up to
     ``8 * ceil(width / 8) - 1`` bytes past the row's text (over rows written after it, or
@@ -492,13 +403,13 @@ def _place(buf, nb, fast, width, zero, wide, narrow, mode, start):
     than loaded: a load after the stores into ``buf`` waits on them (a matrix row 0.74 ->
     0.41 ns, an Arrow row 0.78 -> 0.59).
     """
-    packed = mode >= PACK
+    packed = mode == PACK
     nw = min((width + 7) // 8, 3) if packed else (width + 7) // 8  # no padding to write
     at, size = wide[_AT], narrow[_LEN]
     if not packed:
         for j in range(fast):
             _store_row(buf, start + j * width, nw, wide, j, zero)
-    else:  # each row where the one before ends (PACK_AT: as the caller measured them)
+    else:  # each row where the one before ends (as the caller measured them)
         pos = start
         for j in range(fast):
             _store_row(buf, pos, nw, wide, j, zero)
@@ -508,142 +419,6 @@ def _place(buf, nb, fast, width, zero, wide, narrow, mode, start):
         for t in range(_I64(size[j]) if packed else width):
             word = wide[_W0 + t // 8, j] if t < 24 else zero
             buf[base + t] = np.uint8((word >> _U64(8 * (t % 8))) & _U64(0xFF))
-
-
-@kernel
-def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengths,
-                limit, mode, wide, real, narrow):  # fmt: skip
-    """Measure or write rows ``start:stop``; return ``(widest, first)``.
-
-    ``coef`` holds a coefficient a row (or one, for one row; ``cstep`` is not read);
-    ``exps`` and ``scales`` one a row (step 1) or one for every row (step 0). ``lengths``
-    has a slot for each row from row 0 of these arrays to the last one of the column (so
-    ``stop == len(lengths)`` says that the slack after the rows may take spills).
-    ``wide``, ``real``, ``narrow``: the staging arrays (:func:`scratch`). ``mode``:
-
-    :data:`MEASURE`
-        Nothing is written but the lengths: ``widest`` is the longest row within
-        ``limit`` and ``first`` the first row beyond it (-1 if none), whose length is set
-        to 0.
-    :data:`FILL`
-        Row ``i`` is written at ``buf[i * width:][:width]``, zero-padded, and its length
-        in ``lengths[i]`` (``first`` is -1); the caller has checked that every row fits.
-        A ``width`` below 0 means the widest row's: the rows are measured first (a few
-        rows, in one call; ``buf`` must then hold rows as long as any row can be, and
-        ``limit`` must not be exceeded).
-    :data:`PACK`
-        Arrow's layout: the rows' text back to back from ``buf[start * width]`` on, no
-        padding, and ``lengths[i]`` the offset in ``buf`` where row ``i`` ends. ``width``
-        is at least the widest row, so the text stays within ``buf[start * width:stop *
-        width]``.
-    :data:`PACK_AT`
-        As :data:`PACK`, at offsets the caller has measured: ``lengths[i]`` holds where
-        row ``i`` ends (Arrow's ``offsets[1:]``) and keeps it. The text takes its own size
-        whatever the widest row.
-    """
-    widest = 0
-    first = -1
-    # hints in lengths: FILL or PACK only (PACK_AT's lengths are the caller's ends), one
-    # pass only (a measuring pass would overwrite them)
-    hinted = ((mode == FILL + HINTED) | (mode == PACK + HINTED)) & (width >= 0)
-    hinted &= wide.shape[1] % _RUN == 0
-    # Each pass over rows start:stop, a block at a time, is written out here rather than
-    # as a helper: Numba inlines a helper by copying its IR block by block, each copy with
-    # every variable of the helper's scope, which cost this kernel 0.4 s of its 3.9 s of
-    # compile (10%, the same code after).
-    for phase in range(2 if width < 0 else 1):
-        width, now = _phase(phase, width, widest, mode)
-        block = wide.shape[1]
-        measure, packed, given = now == MEASURE, now >= PACK, now == PACK_AT
-        widest = 0
-        first = -1
-        cap = max(limit, 0) + 1
-        nw = min((width + 7) // 8, 3) if packed else (width + 7) // 8  # words a fast row stores
-        end = buf.shape[0]
-        if stop < lengths.shape[0]:
-            end = _I64(lengths[stop - 1]) if given else stop * width
-        room = end - 8 * nw  # a row starting at or before this may spill
-        zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _place)
-        at, fast_rows, size, slow_rows = wide[_AT], narrow[_FAST], narrow[_LEN], narrow[_HI]
-        pos = start * width  # PACK: where the next row starts
-        # whether only row 0 of the staged constants may be up to date (a call before may
-        # have left the others stale: its last block of one layout computed row 0's alone)
-        partial = True
-        i0 = start
-        while i0 < stop:
-            nb = min(block, stop - i0)
-            known = _I64(-1)  # the block's layout slot, when its hints agree on one
-            # With hints, a block ends where they change: the stretches of one layout
-            # around a run's end keep the one-layout passes, and only the stretch that
-            # holds the end takes the per-row ones (a snapshot grouped by instrument:
-            # 1.16-1.27x -> 1.13-1.21x the same rows at one scale, 1 and 2 threads).
-            if hinted:
-                known = _I64(lengths[i0])
-                for g in range(i0 + _RUN, i0 + nb, _RUN):
-                    if _I64(lengths[g]) != known:
-                        nb = g - i0
-                        break
-            if known >= 0:  # one layout, known: its exponents and scales are not read
-                s1 = known % 16  # (written out here: an inlined helper compiles slower)
-                ve, vs = _U32(np.int32(known // 16 - 20 - s1)), _U32(np.int32(s1))
-                staged_e, staged_s = narrow[_E], narrow[_SC]
-                moved = _U32(0)
-                for j in range(nb):
-                    moved |= (staged_e[j] ^ ve) | (staged_s[j] ^ vs)
-                    staged_e[j] = ve
-                    staged_s[j] = vs
-                changed, one_layout = moved != _U32(0), True
-            else:
-                es, ss = exps[i0 * estep :], scales[i0 * sstep :]
-                changed, one_layout = _stage_layouts(es, estep, ss, sstep, nb, narrow)
-            slow, partial = _rounded_block(coef[i0 : i0 + nb], nb, changed, one_layout,
-                                           partial, wide, real, narrow)  # fmt: skip
-            _digits(nb, narrow)
-            if slow:  # the general path's rows (listed in HI, free once the digits are out)
-                _slow_rows(nb, fast_rows, slow_rows)
-                for r in range(slow if measure or packed else 0):  # (a matrix: as written)
-                    j = _I64(slow_rows[r])
-                    i = i0 + j
-                    c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
-                    size[j] = _U32(min(_row_length(c, e, s), cap))
-            if not measure:
-                _compose(nb, wide, narrow)
-                fast = nb
-                if packed:
-                    for j in range(nb):
-                        if given:
-                            pos = _I64(lengths[i0 + j]) - _I64(size[j])
-                        at[j] = _U64(pos)
-                        pos += _I64(size[j])
-                    while fast > 0 and _I64(at[fast - 1]) > room:
-                        fast -= 1
-                else:
-                    fast = min(max(room // max(width, 1) + 1 - i0, 0), nb)
-                first_byte = _I64(at[0]) if packed else i0 * width
-                _place(buf, nb, fast, width, zero, wide, narrow, now, first_byte)
-                for r in range(slow):
-                    j = _I64(slow_rows[r])
-                    i = i0 + j
-                    c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
-                    if packed:
-                        _write_row(buf, _I64(at[j]), _I64(size[j]), c, e, s)
-                    else:  # its length too: the words placed for it were a placeholder's
-                        size[j] = _U32(min(_write_row(buf, i * width, width, c, e, s), cap))
-            out = lengths[i0 : i0 + nb]
-            top = 0
-            for j in range(nb):
-                out[j] = size[j] + at[j] if packed else size[j]
-                top = max(top, _I64(size[j]))
-            if top > limit:  # rare (measuring only): rows beyond the limit get length 0
-                top = 0
-                for j in range(nb):
-                    if out[j] > limit:
-                        first = i0 + j if first < 0 else first
-                        out[j] = 0
-                    top = max(top, _I64(out[j]))
-            widest = max(widest, top)
-            i0 += nb
-    return widest, first
 
 
 @helper
@@ -740,204 +515,136 @@ def _stage(values, step, nb, staged):
     return changed != _U32(0), differ == _U32(0)
 
 
-#: :func:`widest_of_layouts` keeps the extremes of the layouts ``0 <= s < 16``, ``-20 <= d
-#: < 16`` in a table of this many rows (``(d + 20) * 16 + s``).
-LAYOUTS = 36 * 16
-
-
-@helper
-def _one_value(values, step, lo, hi):
-    """Whether ``values[i * step]`` is one value for ``lo <= i < hi`` (a contiguous slice
-    compared with its first value: a vectorized loop)."""
-    if step == 0:
-        return True
-    if values[lo] != values[hi - 1]:  # rows of many layouts: known at once
-        return False
-    part = values[lo:hi]
-    first = part[0]
-    differ = 0
-    for j in range(part.shape[0]):  # an index loop: LLVM vectorizes it, not `for x in part`
-        differ |= part[j] ^ first
-    return differ == 0
-
-
-@helper
-def _extremes(values, low, high):
-    """``min(low, values.min())``, ``max(high, values.max())``: selects over an index loop,
-    which LLVM vectorizes (``min()`` over ``for c in values`` it leaves scalar, 10x slower)."""
-    for j in range(values.shape[0]):
-        c = values[j]
-        low = c if c < low else low
-        high = c if c > high else high
-    return low, high
-
-
-@kernel
-def extremes(values, valid):
-    """``(values.min(), values.max())`` of a non-empty int64 array in one vectorized pass
-    (NumPy's two reductions read it twice).
-
-    ``valid``, unless empty, is a bool a row: a row where it is False counts as 0, the
-    placeholder ``format_fixed`` writes for a null row (never wider than another row), so
-    the widest row follows from the result as from a copy of ``values`` with the null rows
-    zeroed, without the copy (NumPy's ``minimum.reduce(where=)`` is slower than the copy)."""
-    low, high = _I64(np.iinfo(np.int64).max), _I64(np.iinfo(np.int64).min)
-    if valid.shape[0] == 0:
-        return _extremes(values, low, high)
-    for j in range(values.shape[0]):
-        c = values[j] if valid[j] else _I64(0)
-        low = c if c < low else low
-        high = c if c > high else high
-    return low, high
-
-
-@helper
-def _layout_slot(d, s):
-    """Row of :func:`widest_of_layouts`' table for ``d = e + s`` and ``s`` (-1: none)."""
-    return (d + 20) * 16 + s if (s >= 0) & (s < 16) & (d >= -20) & (d < 16) else -1
-
-
-#: Rows :func:`widest_of_layouts` checks for one layout at a time.
-_RUN = 256
-
-#: Rows of :func:`widest_of_layouts`' table: the layouts', then room for a stretch's slots.
-TABLE_ROWS = LAYOUTS + _RUN
-
-
-@helper
-def _table_rows(exps, estep, scales, sstep, m, slots, staged):
-    """Each of ``m`` rows' row in :func:`widest_of_layouts`' table, in ``slots`` (-1 for
-    a layout outside it); return whether any is outside. The exponents and scales are
-    staged first (``staged``: room for ``m`` scales), so that every loop is vectorized."""
-    _copy_int64(exps, estep, m, slots)
-    _copy_int64(scales, sstep, m, staged)
-    outside = 0
-    for j in range(m):
-        s = staged[j]
-        t = _layout_slot(slots[j] + s, s)
-        slots[j] = t
-        outside += _I64(t < 0)
-    return outside > 0
-
-
-@helper
-def _copy_int64(values, step, m, out):
-    """``out[j] = values[j * step]`` for ``j < m``, ``step`` 0 or 1 (vectorized loops)."""
-    if step == 0:
-        v = _I64(values[0])
-        for j in range(m):
-            out[j] = v
-    else:
-        for j in range(m):
-            out[j] = _I64(values[j])
-
-
-@kernel
-def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limit, hints, table):
-    """The longest row among rows ``start:stop`` (capped at ``limit + 1``), for rows whose
-    exponents or scales vary: a row's length only grows with ``|c|`` under one layout, so
-    the smallest and the largest coefficient of each layout decide; rows of other layouts
-    are measured one by one. ``table``: an int64 ``(TABLE_ROWS, 2)`` array to work in.
-
-    Much cheaper than measuring every row (``format_rows`` writes the lengths as it writes
-    the rows): a stretch of :data:`_RUN` rows of one layout (a table grouped by instrument)
-    costs two vectorized passes; in other stretches a vectorized pass finds each row's
-    table row, then each row compares its coefficient with its layout's extremes, and
-    stores only a new one: once a layout has had a few rows that is rare, and the branch
-    well predicted, so that rows do not wait on each other's stores (1.66-1.72 -> 1.12-1.16
-    ns a row on the ``prices`` mix against updates without a branch in four copies of the
-    table, which were 3.1 -> 1.2 against one copy; a column whose rows keep making new
-    extremes at random, the worst case, 1.34 -> 2.1).
-
-    Unless ``hints`` is empty, ``hints[i]`` at the first row ``i`` of each stretch of
-    :data:`_RUN` rows from ``start`` (the last one may be shorter) gets the stretch's slot
-    in the table when its rows share one layout, else -1: ``format_rows``' :data:`HINTED`
-    fill over the same rows reads them (``hints`` is its ``lengths``).
-    """
-    if table.shape[0] < TABLE_ROWS or table.shape[1] < 2:
-        raise ValueError("widest_of_layouts: table smaller than (TABLE_ROWS, 2)")
-    spare = table[LAYOUTS:TABLE_ROWS].reshape(2 * _RUN)  # contiguous: vectorized
-    slots, staged = spare[:_RUN], spare[_RUN:]
-    cap = max(limit, 0) + 1
-    for t in range(table.shape[0]):
-        table[t, 0] = np.iinfo(np.int64).max
-        table[t, 1] = np.iinfo(np.int64).min
-    widest = 0
-    hinted = hints.shape[0] > 0
-    last, low, high = 0, table[0, 0], table[0, 1]  # the current run's layout in registers
-    for i0 in range(start, stop, _RUN):
-        i1 = min(i0 + _RUN, stop)
-        e0, s0 = _I64(exps[i0 * estep]), _I64(scales[i0 * sstep])
-        t = _layout_slot(e0 + s0, s0)
-        if t >= 0 and _one_value(exps, estep, i0, i1) and _one_value(scales, sstep, i0, i1):
-            if hinted:
-                hints[i0] = t
-            if t != last:
-                table[last, 0], table[last, 1] = low, high
-                last, low, high = t, table[t, 0], table[t, 1]
-            low, high = _extremes(coef[i0:i1], low, high)
-            continue
-        if hinted:
-            hints[i0] = -1
-        table[last, 0], table[last, 1] = low, high
-        es, ss = exps[i0 * estep :], scales[i0 * sstep :]
-        if _table_rows(es, estep, ss, sstep, i1 - i0, slots, staged):
-            for j in range(i1 - i0):  # rare: layouts outside the table, measured alone
-                if slots[j] < 0:
-                    i = i0 + j
-                    e, s = _I64(exps[i * estep]), _I64(scales[i * sstep])
-                    widest = max(widest, min(_row_length(coef[i], e, s), cap))
-        part = coef[i0:i1]
-        for j in range(i1 - i0):
-            k = slots[j]
-            if k >= 0:  # (rarely not)
-                c = part[j]
-                if c < table[k, 0]:  # a new extreme: rare once a layout has had rows
-                    table[k, 0] = c
-                if c > table[k, 1]:
-                    table[k, 1] = c
-        low, high = table[last, 0], table[last, 1]
-    table[last, 0], table[last, 1] = low, high
-    for t in range(LAYOUTS):
-        lo, hi = table[t, 0], table[t, 1]
-        if lo <= hi:
-            s = t % 16
-            e = t // 16 - 20 - s
-            widest = max(widest, min(_row_length(lo, e, s), cap))
-            widest = max(widest, min(_row_length(hi, e, s), cap))
-    return widest
-
-
 # --- a few rows of one layout: one scalar pass ----------------------------------------------
 
 
-@kernel
-def format_few(coef, exponent, scale, buf, lengths):
-    """Write the rows ``coef`` of one ``exponent`` and ``scale`` (any int64s; int32
-    layout) into a matrix as wide as their widest row; return that width.
+_RO_I32 = array("int32", readonly=True)
 
-    Row ``i`` goes to ``buf[i * widest:][:widest]``, zero-padded, its length to
-    ``lengths[i]``. ``buf`` holds ``len(coef) * bound + 8`` bytes or more, ``bound``
-    being the longest row any int64 prints under the layout. One scalar pass of the
-    general path (:func:`_write_row`), the widest row found from the smallest and the
-    largest coefficient (a row's length only grows with ``|c|``): :func:`format_rows`'
-    passes cost more than this for a handful of rows (``format_fixed``'s call of a
-    trading loop).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> coef = np.array([5000_250000000, -4_000050000, 7], dtype=np.int64)
-    >>> buf, lengths = np.zeros(3 * 24 + 8, dtype=np.uint8), np.zeros(3, dtype=np.int32)
-    >>> widest = int(format_few(coef, -9, 4, buf, lengths))
-    >>> [bytes(buf[widest * i : widest * i + n]) for i, n in enumerate(lengths)]
-    [b'5000.2500', b'-4.0001', b'0.0000']
+@kernel(two_i64(i64, i64, array("int64", readonly=True), i64, _RO_I32, i64, _RO_I32, i64,
+                array("uint8"), i64, array("int32"), i64, i64, array("uint64", 2),
+                array("float64", 2), array("uint32", 2)))  # fmt: skip
+def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengths,
+                limit, mode, wide, real, narrow):  # fmt: skip
+    """Measure or write rows ``start:stop``; return ``(widest, first)``.
+
+    ``coef`` holds a coefficient a row (or one, for one row; ``cstep`` is not read);
+    ``exps`` and ``scales`` one a row (step 1) or one for every row (step 0). ``lengths``
+    has a slot for each row from row 0 of these arrays to the last one of the column (so
+    ``stop == len(lengths)`` says that the slack after the rows may take spills).
+    ``wide``, ``real``, ``narrow``: the staging arrays (:func:`scratch`). ``mode``:
+
+    :data:`MEASURE`
+        Nothing is written but the lengths: ``widest`` is the longest row within
+        ``limit`` and ``first`` the first row beyond it (-1 if none), whose length is set
+        to 0.
+    :data:`FILL`
+        Row ``i`` is written at ``buf[i * width:][:width]``, zero-padded, and its length
+        in ``lengths[i]`` (``first`` is -1); the caller has checked that every row fits.
+        A ``width`` below 0 means the widest row's: the rows are measured first (a few
+        rows, in one call; ``buf`` must then hold rows as long as any row can be, and
+        ``limit`` must not be exceeded).
+    :data:`PACK`
+        Arrow's layout, at offsets the caller has measured: ``lengths[i]`` holds where row
+        ``i`` ends in ``buf`` (Arrow's ``offsets[1:]``) and keeps it; the rows' text goes
+        back to back, no padding. ``width`` is at least the widest row.
     """
-    n = coef.shape[0]
-    if n == 0:
-        return 0
-    lo, hi = _extremes(coef, coef[0], coef[0])
-    widest = max(_row_length(lo, exponent, scale), _row_length(hi, exponent, scale))
-    for i in range(n):
-        lengths[i] = _write_row(buf, i * widest, widest, coef[i], exponent, scale)
-    return widest
+    widest = 0
+    first = -1
+    # hints in lengths: FILL only (PACK's lengths are the caller's ends), one pass only (a
+    # measuring pass would overwrite them)
+    hinted = (mode == FILL + HINTED) & (width >= 0)
+    hinted &= wide.shape[1] % _RUN == 0
+    # Each pass over rows start:stop, a block at a time, is written out here rather than
+    # as a helper: Numba inlines a helper by copying its IR block by block, each copy with
+    # every variable of the helper's scope, which cost this kernel 0.4 s of its 3.9 s of
+    # compile (10%, the same code after).
+    for phase in range(2 if width < 0 else 1):
+        width, now = _phase(phase, width, widest, mode)
+        block = wide.shape[1]
+        measure, packed = now == MEASURE, now == PACK
+        widest = 0
+        first = -1
+        cap = max(limit, 0) + 1
+        nw = min((width + 7) // 8, 3) if packed else (width + 7) // 8  # words a fast row stores
+        end = buf.shape[0]
+        if stop < lengths.shape[0]:
+            end = _I64(lengths[stop - 1]) if packed else stop * width
+        room = end - 8 * nw  # a row starting at or before this may spill
+        zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _place)
+        at, fast_rows, size, slow_rows = wide[_AT], narrow[_FAST], narrow[_LEN], narrow[_HI]
+        # whether only row 0 of the staged constants may be up to date (a call before may
+        # have left the others stale: its last block of one layout computed row 0's alone)
+        partial = True
+        i0 = start
+        while i0 < stop:
+            nb = min(block, stop - i0)
+            known = _I64(-1)  # the block's layout slot, when its hints agree on one
+            # With hints, a block ends where they change: the stretches of one layout
+            # around a run's end keep the one-layout passes, and only the stretch that
+            # holds the end takes the per-row ones (a snapshot grouped by instrument:
+            # 1.16-1.27x -> 1.13-1.21x the same rows at one scale, 1 and 2 threads).
+            if hinted:
+                known = _I64(lengths[i0])
+                for g in range(i0 + _RUN, i0 + nb, _RUN):
+                    if _I64(lengths[g]) != known:
+                        nb = g - i0
+                        break
+            if known >= 0:  # one layout, known: its exponents and scales are not read
+                s1 = known % 16  # (written out here: an inlined helper compiles slower)
+                ve, vs = _U32(np.int32(known // 16 - 20 - s1)), _U32(np.int32(s1))
+                staged_e, staged_s = narrow[_E], narrow[_SC]
+                moved = _U32(0)
+                for j in range(nb):
+                    moved |= (staged_e[j] ^ ve) | (staged_s[j] ^ vs)
+                    staged_e[j] = ve
+                    staged_s[j] = vs
+                changed, one_layout = moved != _U32(0), True
+            else:
+                es, ss = exps[i0 * estep :], scales[i0 * sstep :]
+                changed, one_layout = _stage_layouts(es, estep, ss, sstep, nb, narrow)
+            slow, partial = _rounded_block(coef[i0 : i0 + nb], nb, changed, one_layout,
+                                           partial, wide, real, narrow)  # fmt: skip
+            _digits(nb, narrow)
+            if slow:  # the general path's rows (listed in HI, free once the digits are out)
+                _slow_rows(nb, fast_rows, slow_rows)
+                for r in range(slow if measure or packed else 0):  # (a matrix: as written)
+                    j = _I64(slow_rows[r])
+                    i = i0 + j
+                    c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
+                    size[j] = _U32(min(row_length(c, e, s), cap))
+            if not measure:
+                _compose(nb, wide, narrow)
+                fast = nb
+                if packed:
+                    for j in range(nb):
+                        at[j] = _U64(_I64(lengths[i0 + j]) - _I64(size[j]))
+                    while fast > 0 and _I64(at[fast - 1]) > room:
+                        fast -= 1
+                else:
+                    fast = min(max(room // max(width, 1) + 1 - i0, 0), nb)
+                first_byte = _I64(at[0]) if packed else i0 * width
+                _place(buf, nb, fast, width, zero, wide, narrow, now, first_byte)
+                for r in range(slow):
+                    j = _I64(slow_rows[r])
+                    i = i0 + j
+                    c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
+                    if packed:
+                        write_row(buf, _I64(at[j]), _I64(size[j]), c, e, s)
+                    else:  # its length too: the words placed for it were a placeholder's
+                        size[j] = _U32(min(write_row(buf, i * width, width, c, e, s), cap))
+            out = lengths[i0 : i0 + nb]
+            top = 0
+            for j in range(nb):
+                out[j] = size[j] + at[j] if packed else size[j]
+                top = max(top, _I64(size[j]))
+            if top > limit:  # rare (measuring only): rows beyond the limit get length 0
+                top = 0
+                for j in range(nb):
+                    if out[j] > limit:
+                        first = i0 + j if first < 0 else first
+                        out[j] = 0
+                    top = max(top, _I64(out[j]))
+            widest = max(widest, top)
+            i0 += nb
+    return widest, first

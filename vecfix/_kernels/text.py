@@ -1,4 +1,4 @@
-"""Numba kernels for text in and out: parse decimal text, join and justify rows.
+"""Numba kernels for text in and out: parse decimal text, move rows of text.
 
 Like :mod:`vecfix._kernels.fixed`, every kernel is a plain loop with arrays in and arrays out;
 nothing is allocated inside (the caller passes every output buffer).
@@ -17,17 +17,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import helper, kernel, load8, store8
+from .._jit import array, helper, i64, kernel, load8, store8, two_i64
 from .._limits import INT32_MAX, INT32_MIN
+from . import BIG, EXPONENT_RANGE, INVALID, OK
 
 _U64 = np.uint64
+_ALL = _U64(0xFFFFFFFFFFFFFFFF)
 
-#: ``status`` codes written by :func:`parse_decimal`.
-OK = 0
-BIG = 1  # valid text whose coefficient is beyond int64: the caller parses it exactly
-INVALID = 2  # not decimal text
-EXPONENT_RANGE = 3  # valid text whose exponent is outside int32
-
+_RO_BYTES, _BYTES = array("uint8", readonly=True), array("uint8")
+_RO_I64, _RO_I32 = array("int64", readonly=True), array("int32", readonly=True)
 _INT64_MAX_U = _U64(9223372036854775807)
 _EXP_CAP = 10_000_000_000  # exponent digits stop accumulating past this (already out of range)
 _INT32_MIN = INT32_MIN
@@ -46,7 +44,7 @@ def _row_bounds(data, offsets, width, gap, i):
     return np.int64(offsets[i]), np.int64(offsets[i + 1]) - gap
 
 
-@kernel
+@kernel(two_i64(_RO_BYTES, _RO_I64, i64, i64, _RO_BYTES, array("int64"), array("int32"), _BYTES))
 def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
     """Parse every row of decimal text into ``coef`` (int64) and ``exps`` (int32).
 
@@ -135,7 +133,13 @@ def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
     return first, nbig
 
 
-@kernel(vectorize=False)
+@kernel(
+    *(
+        i64(_RO_BYTES, _RO_I64, i64, n, _BYTES, at)
+        for n in (_RO_I32, _RO_I64)
+        for at in (_RO_I32, _RO_I64)
+    )
+)
 def copy_rows(src, starts, step, lengths, dst, at):
     """Copy row ``i``'s ``lengths[i]`` bytes from ``src[starts[i]:]`` (from
     ``src[i * step:]`` when ``starts`` is empty: the rows of a byte matrix) to
@@ -145,7 +149,7 @@ def copy_rows(src, starts, step, lengths, dst, at):
     matrix, rows joined by a separator, FIX fields read out of a log. Eight bytes a load
     and a store where both stay inside their buffers (the bytes a store writes past a row
     are overwritten by the rows after it, so rows must be copied to increasing places and
-    not overlap); byte by byte elsewhere.
+    not overlap), as zeros: a matrix's padding stays zero; byte by byte elsewhere.
 
     Examples
     --------
@@ -165,8 +169,11 @@ def copy_rows(src, starts, step, lengths, dst, at):
         pos = np.int64(at[i])
         words = (k + 7) // 8 * 8
         if base + words <= src.shape[0] and pos + words <= dst.shape[0]:
-            for j in range(0, k, 8):
-                store8(dst, pos + j, load8(src, base + j))
+            for j in range(0, k, 8):  # the bytes past the row's text stored as zeros
+                word = load8(src, base + j)
+                if k - j < 8:
+                    word &= _ALL >> _U64(8 * (8 - (k - j)))
+                store8(dst, pos + j, word)
         else:
             for j in range(k):
                 dst[pos + j] = src[base + j]
@@ -174,52 +181,41 @@ def copy_rows(src, starts, step, lengths, dst, at):
     return total
 
 
-@kernel(vectorize=False)
-def join(matrix, lengths, sep, end, null, out):
-    """Write rows to ``out`` separated by ``sep`` and followed by ``end``.
+@kernel(i64(i64, i64, _RO_BYTES, i64, _RO_I32, i64, array("uint64", 2)))
+def string_views(start, stop, flat, width, lengths, rows_per_buffer, out):
+    """Write the Arrow ``string_view`` record of each row ``i`` of ``start:stop`` into
+    ``out[i]`` (two uint64); return the rows written.
 
-    A row of length 0 (a null row) is written as ``null``. Returns the bytes written.
+    ``flat`` is a byte matrix's buffer (row ``i`` at ``i * width``), split into data
+    buffers of ``rows_per_buffer`` rows for the rows longer than 12 bytes. A record is the
+    row's length (int32), then a row of at most 12 bytes itself, zero-padded, else its
+    first 4 bytes, a buffer index and an offset into that buffer. Rows are independent:
+    threads may take parts of them.
     """
-    pos = 0
-    n = matrix.shape[0]
-    for i in range(n):
-        if i > 0:
-            for j in range(sep.shape[0]):
-                out[pos + j] = sep[j]
-            pos += sep.shape[0]
-        k = lengths[i]
-        if k == 0:
-            for j in range(null.shape[0]):
-                out[pos + j] = null[j]
-            pos += null.shape[0]
+    quick = stop  # rows whose 12 bytes can be read with two 8-byte loads
+    while quick > start and (quick - 1) * width + 12 > flat.shape[0]:
+        quick -= 1
+    for i in range(start, stop):
+        k = _U64(lengths[i])
+        base = i * width
+        if i < quick:
+            head, tail = load8(flat, base), load8(flat, base + 4)
+        else:  # the last rows of a buffer without slack: byte by byte
+            head, tail = _U64(0), _U64(0)
+            for j in range(min(lengths[i], 12)):
+                byte = _U64(flat[base + j])
+                if j < 8:
+                    head |= byte << _U64(8 * j)
+                if j >= 4:
+                    tail |= byte << _U64(8 * (j - 4))
+        shown = min(k, _U64(4))  # the bytes after the text are not the row's: mask them
+        lo = k | ((head & ((_U64(1) << (_U64(8) * shown)) - _U64(1))) << _U64(32))
+        if k <= _U64(12):
+            rest = max(k, _U64(4)) - _U64(4)
+            hi = (_ALL >> (_U64(64) - _U64(8) * rest)) & tail if rest else _U64(0)
         else:
-            for j in range(k):
-                out[pos + j] = matrix[i, j]
-            pos += k
-    if n > 0:
-        for j in range(end.shape[0]):
-            out[pos + j] = end[j]
-        pos += end.shape[0]
-    return pos
-
-
-@kernel(vectorize=False)
-def justify(matrix, lengths, right, fill, null, out):
-    """Copy each row into ``out`` (n x w), padded with ``fill`` on the left when ``right``.
-
-    Rows of length 0 (null rows) get ``null`` (already at most ``w`` bytes) aligned the
-    same way. The caller has checked that every row fits.
-    """
-    w = out.shape[1]
-    for i in range(matrix.shape[0]):
-        k = lengths[i]
-        pad = w - (k if k > 0 else null.shape[0])
-        start = pad if right else 0
-        for j in range(w):
-            out[i, j] = fill
-        if k == 0:
-            for j in range(null.shape[0]):
-                out[i, start + j] = null[j]
-        else:
-            for j in range(k):
-                out[i, start + j] = matrix[i, j]
+            b = i // rows_per_buffer
+            hi = _U64(b) | (_U64((i - b * rows_per_buffer) * width) << _U64(32))
+        out[i, 0] = lo
+        out[i, 1] = hi
+    return stop - start

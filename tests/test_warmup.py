@@ -473,9 +473,8 @@ def test_failed_workers_leave_the_compile_to_this_process(tmp_path, worker):
         w.WORKER_TIMEOUT = 2.0
         vecfix.warmup()
         import numpy as np, vecfix.fix as fix
-        msgs = fix.incremental(0, 0, ["X"], [15], [2], price_exponent=-1, price_scale=2,
-                               size_exponent=0, size_scale=0, sender="S", target="T",
-                               sending_time="20260101-00:00:00.000")
+        msgs = fix.incremental(0, 0, ["X"], [15], [2], price=vecfix.NumberFormat(-1, 2),
+                               header=fix.Header("S", "T"), sending_time="20260101-00:00:00.000")
         print(json.dumps({{**stats(), "msg": msgs[0].decode(), "left": sorted(
             n for n, k in kernels() if not k.signatures and not n.split(".")[1].startswith("_")
         ), "status": [x["proc"].returncode for x in workers]}}))

@@ -229,13 +229,9 @@ def _public_calls(small: Any) -> None:
     text = format_fixed(np.array([b"1.5", b"-2"]), scales=1)
     text.to_bytes()
     text.rjust(6)
-    numbers: dict[str, Any] = {
-        "price_exponent": 0,
-        "price_scale": 1,
-        "size_exponent": 0,
-        "size_scale": 0,
-        **_fix_args(),
-    }
+    from ._number_format import NumberFormat
+
+    numbers: dict[str, Any] = {"price": NumberFormat(0, 1), **_fix_args()}  # sizes: whole
     fix.snapshots(["X"], [2], [0, 1], np.array([1, 2]), np.array([3, 4]), **numbers)
     fix.quotes(["X"], [1], [2], [3], [4], quote_ids=["Q"], **numbers)
     fix.mass_quotes(["X"], [1], [2], [3], [4], **numbers)

@@ -133,9 +133,9 @@ class Header:
 
 def _seq_number(value: object) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"seq_start must be an int, got {type(value).__name__} {value!r}")
+        raise TypeError(f"next_seq must be an int, got {type(value).__name__} {value!r}")
     if not 1 <= value <= _INT64_MAX:
-        raise ValueError(f"seq_start must be >= 1 and within int64, got {value}")
+        raise ValueError(f"next_seq must be >= 1 and within int64, got {value}")
     return int(value)
 
 
@@ -145,33 +145,18 @@ def _precision(value: object) -> str:
     return str(value)
 
 
-def resolve_header(
-    header: Header | None,
-    sender: str | None,
-    target: str | None,
-    seq_start: int | None,
-    begin_string: str | None,
-) -> Header:
-    """The builder's :class:`Header`: ``header=``, or one made from the separate keywords."""
-    if header is not None:
-        if not isinstance(header, Header):
-            raise TypeError(f"header must be a vecfix.fix.Header, got {type(header).__name__}")
-        given = [
-            k
-            for k, v in (("sender", sender), ("target", target), ("seq_start", seq_start),
-                         ("begin_string", begin_string))
-            if v is not None
-        ]  # fmt: skip
-        if given:
-            raise TypeError(f"pass either header= or {', '.join(given)}, not both")
+def check_header(header: object) -> Header:
+    """A builder's ``header=``: required, a :class:`Header`."""
+    if isinstance(header, Header):
         return header
-    if sender is None or target is None:
-        raise TypeError("sender and target are required (or pass header=vecfix.fix.Header(...))")
-    return Header(
-        sender,
-        target,
-        begin_string="FIX.4.4" if begin_string is None else begin_string,
-        next_seq=1 if seq_start is None else seq_start,
+    if header is None:
+        raise TypeError(
+            "header is required: pass header=vecfix.fix.Header(sender, target), which holds"
+            " SenderCompID (49), TargetCompID (56) and numbers MsgSeqNum (34) across calls"
+        )
+    raise TypeError(
+        f"header must be a vecfix.fix.Header, got {type(header).__name__}:"
+        " pass header=vecfix.fix.Header(sender, target)"
     )
 
 

@@ -44,9 +44,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     ) from exc
 
 from ._format import format_fixed
+from ._number_format import NumberFormat
 from .columns import Kind, RowError, kind_of, rules
 from .columns.rules import as_int
-from .fix import snapshots
+from .fix import Header, snapshots
+from .fix._header import check_header
 
 __all__ = [
     "STRING_DTYPE",
@@ -399,8 +401,59 @@ class WrittenPart(NamedTuple):
 class _Fields(NamedTuple):
     symbol: str
     entry_type: str
-    price: _Spec
-    size: _Spec
+    price: str
+    size: str
+    price_format: NumberFormat | None
+    size_format: NumberFormat | None
+
+
+def _fix_number(
+    arg: str, role: str, column: str, fmt: object, meta: pd.DataFrame
+) -> NumberFormat | None:
+    """``price_format`` or ``size_format`` checked against the dtype of ``column`` (and of
+    the columns it names for per-row exponents or scales) before any partition is read,
+    by the rules of :mod:`vecfix.fix` (decided per partition for ``object`` columns)."""
+    from .fix._numbers import builder_words, decide
+
+    if fmt is not None and not isinstance(fmt, NumberFormat):
+        raise TypeError(
+            f"{arg} must be a vecfix.NumberFormat, got {type(fmt).__name__} {fmt!r:.60}"
+        )
+    for named in _names(fmt):
+        if _column_kind(_column(meta, arg, named)) not in ("integers", "empty"):
+            raise TypeError(f"{arg}: the column {named!r} of per-row values must hold integers")
+    sample = meta[column]
+    try:
+        kind = _column_kind(sample)
+    except TypeError as exc:
+        raise TypeError(f"{role}: column {column!r} has dtype {sample.dtype}: {exc}") from None
+    if kind != "empty":
+        source = f"the column {column!r} of dtype {sample.dtype}"
+        try:
+            decide(kind, role, arg, fmt, getattr(fmt, "null", None), source)
+        except TypeError as exc:
+            raise TypeError(f"{role}: {builder_words(str(exc), arg)}") from None
+    return fmt
+
+
+def _column(meta: pd.DataFrame, name: str, column: str) -> pd.Series:
+    if column not in meta.columns:
+        raise KeyError(f"{name}={column!r} is not a column; the frame has {list(meta.columns)}")
+    return meta[column]
+
+
+def _per_row(fmt: NumberFormat | None, rows: pd.DataFrame) -> NumberFormat | None:
+    """``fmt`` with the columns it names replaced by their rows."""
+    if fmt is None or not fmt.per_row:
+        return fmt
+    exponent, scale = (rows[v] if isinstance(v, str) else v for v in (fmt.exponent, fmt.scale))
+    return NumberFormat(exponent, scale, fmt.null)
+
+
+def _names(fmt: NumberFormat | None) -> list[str]:
+    """The columns ``fmt`` names for its per-row exponents or scales."""
+    parts = (None, None) if fmt is None else (fmt.exponent, fmt.scale)
+    return [v for v in parts if isinstance(v, str)]
 
 
 def _symbol_counts(part: pd.DataFrame, symbol: str) -> pd.Series:
@@ -440,9 +493,13 @@ def _write_part(
     planned: int,
     out_dir: str,
     fields: _Fields,
-    header: Mapping[str, Any],
+    header: tuple[str, str, str, str, str],
 ) -> WrittenPart:
-    """Build one partition's snapshots and write them, replacing the file atomically."""
+    """Build one partition's snapshots and write them, replacing the file atomically.
+    ``header``: sender, target, begin string, precision, SendingTime."""
+    from .fix import Header
+    from .fix._numbers import number_column
+
     where = f"partition {number}"
     for col in (fields.symbol, fields.entry_type):
         missing = part[col].isna().to_numpy()
@@ -457,20 +514,36 @@ def _write_part(
             f"{where} has {len(symbols)} symbols but the numbering pass counted {planned}: "
             "the partitioning changed between the two passes; persist() the frame first"
         )
-    used = (fields.symbol, fields.entry_type, fields.price.column, fields.size.column)
+    used = [fields.symbol, fields.entry_type, fields.price, fields.size]
+    used += [*_names(fields.price_format), *_names(fields.size_format)]
     rows = part[list(dict.fromkeys(used))].iloc[order]
+    formatted = []
+    for arg, role, column, fmt in (
+        ("price_format", "price", fields.price, fields.price_format),
+        ("size_format", "size", fields.size, fields.size_format),
+    ):
+        try:
+            formatted.append(
+                number_column(
+                    f"column {column!r}", role, rows[column], _per_row(fmt, rows), arg=arg
+                )
+            )
+        except RowError as exc:  # its row counted in the partition, its index label said
+            if exc.row is None:
+                raise type(exc)(f"{where}: {exc}") from None
+            row = int(order[exc.row])
+            label = part.index[row]
+            label = label.item() if isinstance(label, np.generic) else label
+            lead = f"{where}, index {label!r}, {exc.lead}"
+            raise type(exc)(exc.detail, argument=exc.argument, row=row, lead=lead) from None
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{where}: {exc}") from None
+    sender, target, begin, precision, when = header
+    head = Header(sender, target, begin_string=begin, next_seq=first_seq, precision=precision)
     try:
-        prices = format_fixed(
-            rows[fields.price.column], fields.price.exponent, fields.price.scale,
-            null=fields.price.null,
-        )  # fmt: skip
-        sizes = format_fixed(
-            rows[fields.size.column], fields.size.exponent, fields.size.scale,
-            null=fields.size.null,
-        )  # fmt: skip
         msgs = snapshots(
             [str(s) for s in symbols], counts, _entry_types(rows[fields.entry_type]),
-            prices, sizes, seq_start=first_seq, **header,
+            *formatted, header=head, sending_time=when,
         )  # fmt: skip
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{where}: {exc}") from None
@@ -504,17 +577,10 @@ def write_fix_snapshots(
     entry_type: str,
     price: str,
     size: str,
-    price_scale: int,
-    price_exponent: int | None = None,
-    size_scale: int = 0,
-    size_exponent: int | None = None,
-    price_null: int | Sequence[int] | None = None,
-    size_null: int | Sequence[int] | None = None,
-    sender: str,
-    target: str,
+    price_format: NumberFormat | None = None,
+    size_format: NumberFormat | None = None,
+    header: Header,
     sending_time: str,
-    seq_start: int = 1,
-    begin_string: str = "FIX.4.4",
     overwrite: bool = False,
     compute: bool = True,
     scheduler: Any = None,
@@ -527,9 +593,9 @@ def write_fix_snapshots(
     A symbol that spans partitions gets one message per partition (repartition by symbol
     first if you need one message per symbol). An empty partition writes an empty file.
 
-    MsgSeqNum (``34``) runs on across files in partition order, from ``seq_start``, so the
-    files concatenated in name order are one gap-free sequence. To number them, a first
-    pass counts the symbols of each partition when this function is called (even with
+    MsgSeqNum (``34``) runs on across files in partition order, from the header's next
+    number, so the files concatenated in name order are one gap-free sequence. To number
+    them, a first pass counts the symbols of each partition when this function is called (even with
     ``compute=False``). It reads only the ``symbol`` column where Dask keeps the same
     partitions for that column alone, else whole partitions; ``ddf.persist()`` first
     avoids reading the data twice when it fits in the cluster's memory.
@@ -553,19 +619,19 @@ def write_fix_snapshots(
         one type for all rows add a constant column first: ``ddf.assign(t="2")``.
     price, size : str
         Columns of MDEntryPx (``270``) and MDEntrySize (``271``): integer coefficients or
-        decimals, as for :func:`format_columns`. A null price or size (or a sentinel from
-        ``price_null``/``size_null``) omits that field from its entry.
-    price_scale, price_exponent : int
-        Decimals to print and, for integer columns (required there), the exponent.
-    size_scale, size_exponent : int
-        The same for sizes: scale 0, and exponent 0 for integer columns, by default.
-    price_null, size_null : int or sequence of int, optional
-        Null sentinel coefficients of integer columns.
-    sender, target, sending_time, begin_string
-        Header fields ``49``, ``56``, ``52`` (one ``YYYYMMDD-HH:MM:SS[.sss]`` for all
-        messages) and ``8``, as for :func:`vecfix.fix.snapshots`.
-    seq_start : int, default 1
-        MsgSeqNum of the first message of the first non-empty file.
+        decimals, as for :func:`format_columns`. A null price or size (or a sentinel of
+        the format's ``null``) omits that field from its entry.
+    price_format, size_format : vecfix.NumberFormat, optional
+        How they are printed, by the rules of :func:`vecfix.fix.snapshots`: integer
+        prices need ``price_format=vecfix.NumberFormat(exponent, scale)``; whole-number
+        sizes need nothing; decimals print as written unless a scale is given. An
+        exponent or scale may name a column of the frame (one value a row).
+    header : vecfix.fix.Header
+        SenderCompID (``49``), TargetCompID (``56``), BeginString (``8``) and the first
+        MsgSeqNum (``34``): the files take ``header.next_seq`` onwards, and the header
+        moves on past them when this function is called (even with ``compute=False``).
+    sending_time : str
+        SendingTime (``52``), one ``YYYYMMDD-HH:MM:SS[.sss]`` for all messages.
     overwrite : bool, default False
         If ``out_dir`` already holds ``part-*.fix`` files: ``False`` raises, ``True``
         deletes them first.
@@ -587,7 +653,8 @@ def write_fix_snapshots(
     FileExistsError
         If ``out_dir`` holds ``part-*.fix`` files and ``overwrite`` is false.
     KeyError, TypeError
-        If a column is missing, or exponent/scale do not fit its dtype.
+        If a column is missing, ``header`` is not a :class:`vecfix.fix.Header`, or a
+        format does not fit its column's dtype (an integer price without one).
     ValueError
         When a partition runs: a null symbol or entry type (named with partition and
         index), or anything :func:`vecfix.fix.snapshots` refuses.
@@ -595,14 +662,14 @@ def write_fix_snapshots(
     Examples
     --------
     >>> import tempfile, pandas as pd, dask.dataframe as dd
-    >>> import vecfix.dask as vd
+    >>> import vecfix, vecfix.dask as vd, vecfix.fix as fix
     >>> df = pd.DataFrame({"sym": ["ES", "NQ", "ES"], "t": ["0", "1", "2"],
     ...                    "px": [5012_25, 18001_50, 5012_50], "qty": [3, 1, 2]})
     >>> out_dir = tempfile.mkdtemp()
     >>> parts = vd.write_fix_snapshots(
     ...     dd.from_pandas(df, npartitions=1), out_dir, symbol="sym", entry_type="t",
-    ...     price="px", size="qty", price_exponent=-2, price_scale=2,
-    ...     sender="MD", target="C", sending_time="20240102-14:30:00", scheduler="sync",
+    ...     price="px", size="qty", price_format=vecfix.NumberFormat(-2, 2),
+    ...     header=fix.Header("MD", "C"), sending_time="20240102-14:30:00", scheduler="sync",
     ... )
     >>> [(Path(p.path).name, p.messages, p.entries, p.first_seq) for p in parts]
     [('part-00000.fix', 2, 3, 1)]
@@ -611,30 +678,22 @@ def write_fix_snapshots(
     268=2|269=0|270=5012.25|271=3|269=2|270=5012.50|271=2
     268=1|269=1|270=18001.50|271=1
     """
+    head = check_header(header)
     meta = ddf._meta
-    for name, col in (("symbol", symbol), ("entry_type", entry_type)):
-        if col not in meta.columns:
-            raise KeyError(f"{name}={col!r} is not a column; the frame has {list(meta.columns)}")
-    for name, col in (("price", price), ("size", size)):
-        if col not in meta.columns:
-            raise KeyError(f"{name}={col!r} is not a column; the frame has {list(meta.columns)}")
-    size_kind = _column_kind(meta[size])
-    if size_exponent is None and size_kind in ("integers", "empty"):
-        size_exponent = 0
+    for name, col in (("symbol", symbol), ("entry_type", entry_type), ("price", price),
+                      ("size", size)):  # fmt: skip
+        _column(meta, name, col)
     fields = _Fields(
         symbol,
         entry_type,
-        _spec(price, meta[price], price_scale, price_exponent, price_null, "price"),
-        _spec(size, meta[size], size_scale, size_exponent, size_null, "size"),
+        price,
+        size,
+        _fix_number("price_format", "price", price, price_format, meta),
+        _fix_number("size_format", "size", size, size_format, meta),
     )
-    seq_start = as_int(seq_start, "seq_start")
-    header: dict[str, Any] = {
-        "sender": sender,
-        "target": target,
-        "sending_time": sending_time,
-        "begin_string": begin_string,
-    }
-    snapshots([], [], [], [], [], price_scale=0, **header)  # check the header before any work
+    # the header's values and SendingTime, checked before any work (no number is taken)
+    snapshots([], [], [], [], [], header=head, sending_time=sending_time)
+    fixed = (head.sender, head.target, head.begin_string, head.precision, sending_time)
 
     out = os.fspath(out_dir)
     os.makedirs(out, exist_ok=True)
@@ -650,11 +709,11 @@ def write_fix_snapshots(
     kw = {} if scheduler is None else {"scheduler": scheduler}
     parts = ddf.to_delayed()
     counts = _message_counts(ddf, parts, symbol, kw)
+    seq_start = head.reserve(int(counts.sum())).start
     firsts = seq_start + np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     write = dask.delayed(_write_part, pure=False)  # side effects: never reuse a result
     tasks = [
-        write(p, k, int(firsts[k]), int(counts[k]), out, fields, header)
-        for k, p in enumerate(parts)
+        write(p, k, int(firsts[k]), int(counts[k]), out, fields, fixed) for k, p in enumerate(parts)
     ]
     done = dask.delayed(_finish, pure=False)(tasks, out)
     if not compute:

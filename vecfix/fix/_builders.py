@@ -273,7 +273,7 @@ def snapshots(
     size: NumberFormat | None = None,
     price_valid: ColumnLike = None,
     size_valid: ColumnLike = None,
-    header: Header | None = None,
+    header: Header,
     sending_time: TimeLike = None,
 ) -> Messages:
     """Build one MarketDataSnapshotFullRefresh (``35=W``) per symbol.
@@ -398,7 +398,7 @@ def quotes(
     offer_px_valid: ColumnLike = None,
     bid_size_valid: ColumnLike = None,
     offer_size_valid: ColumnLike = None,
-    header: Header | None = None,
+    header: Header,
     sending_time: TimeLike = None,
 ) -> Messages:
     """Build one Quote (``35=S``) per row.

@@ -43,11 +43,11 @@ WHOLE = NumberFormat(0, 0)
 _NONE = NumberFormat()
 
 
-def example_of(role: str, arg: str) -> str:
+def example_of(role: str) -> str:
     """A format for messages: PRICE9 for prices, units of 1e-8 for sizes."""
     if role == "size":
-        return f"{arg}=vecfix.NumberFormat(-8, 8) for units of 1e-8 (whole numbers need no {arg}=)"
-    return f"{arg}=vecfix.NumberFormat(-9, 2) for CME PRICE9 printed with 2 decimals"
+        return "NumberFormat(-8, 8) for units of 1e-8; whole numbers need none"
+    return "NumberFormat(-9, 2) for CME PRICE9 with 2 decimals"
 
 
 def check_format(role: str, fmt: object, columns: dict[str, object]) -> NumberFormat | None:
@@ -59,7 +59,7 @@ def check_format(role: str, fmt: object, columns: dict[str, object]) -> NumberFo
     if not isinstance(fmt, NumberFormat):
         raise TypeError(
             f"{role} must be a vecfix.NumberFormat, got {type(fmt).__name__} {fmt!r:.60}:"
-            f" e.g. {example_of(role, role)}"
+            f" e.g. {role}=vecfix.{example_of(role)}"
         )
     for part in ("exponent", "scale"):
         value = getattr(fmt, part)
@@ -206,6 +206,8 @@ def _kind_of(values: ColumnLike) -> tuple[rules.Kind, Any]:
     columns tell from their type alone)."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
         return "integers", None
+    if type(values) is list and all(type(v) is int for v in values):  # (a quote's sizes)
+        return "integers", None
     if type(values).__module__.partition(".")[0] in ("pyarrow", "pandas", "polars"):
         kind = kind_of(values)
         if kind != "empty":  # (an object column: its rows decide)
@@ -230,7 +232,7 @@ def as_written(exponents: int | np.ndarray | None) -> int | np.ndarray:
     if exponents is None:
         return 0
     if is_int(exponents):
-        return max(0, -int(exponents))  # type: ignore[call-overload]
+        return max(0, -int(exponents))
     exps = np.asarray(exponents, dtype=np.int64)
     if exps.size and exps.min() == exps.max():
         return max(0, -int(exps[0]))
@@ -244,17 +246,18 @@ def _required(
     the call to make, an example."""
     if fmt is None:
         what = f"{arg}= is"
+    elif len(missing) > 1:
+        what = "an exponent and a scale are"
     else:
-        what = " and ".join(f"{arg}.{m}" for m in missing) + " are" * (len(missing) > 1)
-        what += " is" * (len(missing) == 1)
+        what = f"{arg}.{missing[0]} is"
 
     def shown(part: str, value: Any) -> str:
         if part in missing:
             return part
-        return str(value) if is_int(value) else f"{part}s"  # (one a row)
+        return str(value) if is_int(value) else "[...]"  # (one a row)
 
     call = f"{arg}=vecfix.NumberFormat({shown('exponent', exponent)}, {shown('scale', scale)})"
-    example = example_of(role, arg)
+    example = example_of(role)
     return TypeError(f"{what} required for integer coefficients: pass {call}, e.g. {example}")
 
 

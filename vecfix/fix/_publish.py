@@ -160,7 +160,7 @@ def mass_quotes(
     response_level: int | None = None,
     price: NumberFormat | None = None,
     size: NumberFormat | None = None,
-    header: Header | None = None,
+    header: Header,
     sending_time: TimeLike = None,
 ) -> Messages:
     """Build MassQuote (``35=i``) messages: a batch of two-sided quotes in few messages.
@@ -345,7 +345,7 @@ def incremental(
     md_req_id: str | None = None,
     price: NumberFormat | None = None,
     size: NumberFormat | None = None,
-    header: Header | None = None,
+    header: Header,
     sending_time: TimeLike = None,
 ) -> Messages:
     """Build MarketDataIncrementalRefresh (``35=X``) messages: updates between snapshots.

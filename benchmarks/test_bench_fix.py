@@ -58,8 +58,7 @@ SMOKE_ENTRIES = 2_000
 ENTRIES = 10
 PER_MESSAGE = 100
 WHEN = "20240102-14:30:00.000"
-HEADER = {"sender": "VECFIX", "target": "CLIENT", "sending_time": WHEN}
-PRICES = {"price_exponent": -9, "price_scale": 2, "size_exponent": 0, "size_scale": 0}
+PRICES = {"price": vecfix.NumberFormat(-9, 2)}  # PRICE9; sizes: whole numbers, no format
 
 
 # ---------------------------------------------------------------------------------------
@@ -77,7 +76,14 @@ class Batch:
 
     def build(self) -> fix.Messages:
         return fix.snapshots(
-            self.symbols, self.counts, self.types, self.prices, self.sizes, **PRICES, **HEADER
+            self.symbols,
+            self.counts,
+            self.types,
+            self.prices,
+            self.sizes,
+            **PRICES,
+            header=fix.Header("VECFIX", "CLIENT"),
+            sending_time=WHEN,
         )
 
 

@@ -5,7 +5,7 @@ cache directory and corrupt cache files, and never serves code of other sources.
 The process tests run small scripts in fresh interpreters with their own
 ``NUMBA_CACHE_DIR`` (one of them makes its first calls from 8 threads at once), on the
 compiled kernels. They load :mod:`vecfix._kernels.rows` (its kernels compile in a few
-seconds) and call its ``row_length``; the same tests with a whole ``format_fixed`` call
+seconds) and call its ``_row_length``; the same tests with a whole ``format_fixed`` call
 (whose ``format_rows`` kernel takes several seconds more to compile cold) run when
 ``VECFIX_SLOW_TESTS=1`` (the CI does this in a step of its own).
 """
@@ -163,7 +163,7 @@ SCRIPT = textwrap.dedent(
             got = vecfix.format_fixed(c, e, s).to_list()
             ok = got == want
         else:
-            lengths = [k.row_length(v, e, s) for v in c]
+            lengths = [k._row_length(v, e, s) for v in c]
             expect = [len(reference_fixed(v, e, s)) for v in c.tolist()]
             ok = lengths == expect
         assert ok, kind

@@ -23,6 +23,7 @@ import pytest
 from reference import reference_fixed
 
 import vecfix
+import vecfix.fix as fix
 
 pd = pytest.importorskip("pandas")
 pa = pytest.importorskip("pyarrow")
@@ -409,16 +410,18 @@ def test_format_parquet_checks_specs_before_starting_anything(dataset, tmp_path)
 # write_fix_snapshots
 # ---------------------------------------------------------------------------------------
 
-FIX_ARGS = {
-    "symbol": "sym",
-    "entry_type": "typ",
-    "price": "px",
-    "size": "qty",
-    "price_exponent": -9,
-    "price_scale": 4,
-    "price_null": PRICENULL9,
-    **HEADER,
-}
+
+def fix_args(seq: int = 1) -> dict:
+    """The columns, formats and a fresh header (numbering from ``seq``) of the FIX tests."""
+    return {
+        "symbol": "sym",
+        "entry_type": "typ",
+        "price": "px",
+        "size": "qty",
+        "price_format": vecfix.NumberFormat(-9, 4, null=PRICENULL9),  # sizes: whole numbers
+        "header": fix.Header(HEADER["sender"], HEADER["target"], next_seq=seq),
+        "sending_time": HEADER["sending_time"],
+    }
 
 
 def _check_frame(msg: bytes) -> None:
@@ -477,7 +480,8 @@ def test_write_fix_snapshots_one_file_per_partition(client, dataset, tmp_path):
     root, frames = dataset
     stale = tmp_path / ".part-00003.fix.0123456789abcdef0123456789abcdef.tmp"
     stale.write_bytes(b"left by an attempt that died mid-write")
-    parts = vd.write_fix_snapshots(_read(root), tmp_path, scheduler=client, **FIX_ARGS)
+    args = fix_args()
+    parts = vd.write_fix_snapshots(_read(root), tmp_path, scheduler=client, **args)
 
     expected = _expected_messages(frames)
     assert [Path(p.path).name for p in parts] == [f"part-{k:05d}.fix" for k in range(PARTS)]
@@ -488,12 +492,14 @@ def test_write_fix_snapshots_one_file_per_partition(client, dataset, tmp_path):
         assert part.messages == len(msgs) and part.entries == ROWS and part.first_seq == first
         assert part.nbytes == os.path.getsize(part.path)
         first += len(msgs)
+    assert args["header"].next_seq == first  # the header moved on past the files
 
     with pytest.raises(FileExistsError, match="already holds 5 part-"):
-        vd.write_fix_snapshots(_read(root), tmp_path, scheduler=client, **FIX_ARGS)
+        vd.write_fix_snapshots(_read(root), tmp_path, scheduler=client, **args)
+    assert args["header"].next_seq == first  # no number taken by a call that raised
     again = vd.write_fix_snapshots(
-        _read(root).partitions[:2], tmp_path, scheduler=client, overwrite=True, seq_start=7,
-        **{**FIX_ARGS, "sending_time": "20240102-03:04:05"},
+        _read(root).partitions[:2], tmp_path, scheduler=client, overwrite=True,
+        **{**fix_args(7), "sending_time": "20240102-03:04:05"},
     )  # fmt: skip
     assert len(again) == 2 and len(list(tmp_path.iterdir())) == 2
     assert again[0].first_seq == 7 and again[1].first_seq == 7 + again[0].messages
@@ -514,9 +520,17 @@ def test_write_fix_snapshots_decimal_prices_empty_partitions_and_errors(tmp_path
     ddf = dd.from_pandas(df, npartitions=2, sort=False)
     ddf = ddf[ddf["sym"] != "B"]  # partition 1 keeps "A", "C"; nothing is empty yet
     ddf = dd.concat([ddf, ddf[ddf["sym"] == "Z"]])  # add an empty partition
-    args = {"symbol": "sym", "entry_type": "typ", "price": "px", "size": "qty", **HEADER}
-    parts = vd.write_fix_snapshots(ddf, tmp_path, price_scale=2, size_scale=1, **args,
-                                   scheduler="sync")  # fmt: skip
+    args = {
+        "symbol": "sym",
+        "entry_type": "typ",
+        "price": "px",
+        "size": "qty",
+        "header": fix.Header("VECFIX", "CLIENT"),
+        "sending_time": HEADER["sending_time"],
+    }
+    scales = {"price_format": vecfix.NumberFormat(scale=2),
+              "size_format": vecfix.NumberFormat(scale=1)}  # fmt: skip
+    parts = vd.write_fix_snapshots(ddf, tmp_path, **scales, **args, scheduler="sync")
     assert [(p.messages, p.entries) for p in parts] == [(1, 1), (2, 2), (0, 0), (0, 0)]
     assert [p.first_seq for p in parts] == [1, 2, 4, 4]
     msgs = [m for p in parts for m in _parse_file(Path(p.path))]
@@ -529,17 +543,64 @@ def test_write_fix_snapshots_decimal_prices_empty_partitions_and_errors(tmp_path
 
     bad = dd.from_pandas(df.assign(sym=["A", None, "A", "C"]), npartitions=2, sort=False)
     with pytest.raises(ValueError, match=r"partition 0: column 'sym' is null at index 1"):
-        vd.write_fix_snapshots(bad, tmp_path / "b", price_scale=2, size_scale=1, **args,
-                               scheduler="sync")  # fmt: skip
+        vd.write_fix_snapshots(bad, tmp_path / "b", **scales, **args, scheduler="sync")
     with pytest.raises(
         TypeError, match=r"price: coefficients are the column 'px' .*carry their own"
     ):
-        vd.write_fix_snapshots(ddf, tmp_path / "c", price_exponent=-2, price_scale=2, **args)
+        vd.write_fix_snapshots(ddf, tmp_path / "c", price_format=vecfix.NumberFormat(-2, 2), **args)
     with pytest.raises(KeyError, match=r"size='nope' is not a column"):
-        vd.write_fix_snapshots(ddf, tmp_path / "c", price_scale=2, **{**args, "size": "nope"})
+        vd.write_fix_snapshots(ddf, tmp_path / "c", **{**args, "size": "nope"})
     with pytest.raises(ValueError, match="sending_time"):
-        vd.write_fix_snapshots(ddf, tmp_path / "c", price_scale=2, **{**args, "sending_time": "x"})
+        vd.write_fix_snapshots(ddf, tmp_path / "c", **{**args, "sending_time": "x"})
+    with pytest.raises(TypeError, match=r"header must be a vecfix\.fix\.Header, got dict"):
+        vd.write_fix_snapshots(ddf, tmp_path / "c", **{**args, "header": {"sender": "S"}})
     assert not (tmp_path / "c").exists() or not list((tmp_path / "c").iterdir())
+
+
+def test_write_fix_snapshots_formats_header_and_signature(tmp_path):
+    """Integer sizes need no format; an integer price without one is refused before any
+    file or number is taken; a format may name columns of per-row scales; a row that
+    cannot be printed names its partition and index label; at most 14 parameters."""
+    import inspect
+
+    df = pd.DataFrame(
+        {"sym": ["A", "B", "A"], "typ": [0, 1, 2], "px": [5012_25, 18001_5, 1],
+         "dp": [2, 1, 0], "qty": [3, None, 2]},
+        index=[20, 21, 22],
+    ).astype({"qty": "Int64"})  # fmt: skip
+    ddf = dd.from_pandas(df, npartitions=1)
+    args = {"symbol": "sym", "entry_type": "typ", "price": "px", "size": "qty",
+            "sending_time": HEADER["sending_time"]}  # fmt: skip
+    head = fix.Header("S", "T", next_seq=3)
+    with pytest.raises(TypeError) as info:
+        vd.write_fix_snapshots(ddf, tmp_path / "a", header=head, **args, scheduler="sync")
+    first = str(info.value).splitlines()[0]
+    assert first.startswith("price: price_format= is required for integer coefficients: pass")
+    assert "NumberFormat(-9, 2) for CME PRICE9" in first and len(first) <= 200
+    assert head.next_seq == 3 and not (tmp_path / "a").exists()
+
+    per_row = vecfix.NumberFormat(-2, "dp")  # each row's scale from the column "dp"
+    parts = vd.write_fix_snapshots(ddf, tmp_path / "b", price_format=per_row, header=head,
+                                   **args, scheduler="sync")  # fmt: skip
+    msgs = _parse_file(Path(parts[0].path))
+    assert [m[6:] for m in msgs] == [
+        [(268, b"2"), (269, b"0"), (270, b"5012.25"), (271, b"3"),
+         (269, b"2"), (270, b"0"), (271, b"2")],
+        [(268, b"1"), (269, b"1"), (270, b"1800.2")],  # 1800.15 at 1 decimal: half up
+    ]  # fmt: skip
+    assert [int(dict(m)[34]) for m in msgs] == [3, 4] and head.next_seq == 5
+
+    with pytest.raises(KeyError, match=r"price_format='nope' is not a column"):
+        vd.write_fix_snapshots(ddf, tmp_path / "c", price_format=vecfix.NumberFormat(-2, "nope"),
+                               header=head, **args)  # fmt: skip
+    too_long = dd.from_pandas(df.assign(dp=[2, 1, 70_000]), npartitions=1)
+    with pytest.raises(vecfix.RowTooLongError) as info:
+        vd.write_fix_snapshots(too_long, tmp_path / "d", price_format=per_row, header=head,
+                               **args, scheduler="sync")  # fmt: skip
+    assert str(info.value).startswith("partition 0, index 22, column 'px'")
+    assert info.value.row == 2  # counted in the partition, as the rows came in
+    assert head.next_seq == 7  # (its two numbers were taken when the files were planned)
+    assert len(inspect.signature(vd.write_fix_snapshots).parameters) <= 14
 
 
 def test_worker_killed_mid_job_loses_and_duplicates_nothing(cluster, client, dataset, tmp_path):
@@ -556,7 +617,7 @@ def test_worker_killed_mid_job_loses_and_duplicates_nothing(cluster, client, dat
         return part
 
     ddf = ddf.map_partitions(slow, meta=ddf._meta)
-    job = vd.write_fix_snapshots(ddf, tmp_path, compute=False, scheduler=client, **FIX_ARGS)
+    job = vd.write_fix_snapshots(ddf, tmp_path, compute=False, scheduler=client, **fix_args())
     pids_before = client.run(os.getpid)
     future = client.compute(job)
     deadline = time.monotonic() + TIMEOUT

@@ -38,7 +38,7 @@ def fresh_state(monkeypatch):
         state["loaded"] = True
 
     monkeypatch.setattr(_engine, "load", load)
-    monkeypatch.setattr(_engine, "ready", lambda: True)
+    monkeypatch.setattr(_engine, "ready", lambda name="fixed": True)
     monkeypatch.setattr(_engine, "compiling", lambda: calls.append("compiling") or True)
     return state, calls
 
@@ -74,18 +74,18 @@ def test_a_large_first_call_loads_the_kernels_at_once(fresh_state):
 
 def test_cold_cache_python_while_a_child_compiles(fresh_state, monkeypatch):
     state, calls = fresh_state
-    monkeypatch.setattr(_engine, "ready", lambda: False)
+    monkeypatch.setattr(_engine, "ready", lambda name="fixed": False)
     state["budget"] = 0.0
     assert not _engine.kernels_for(100_000)  # Python, and a child compiles
     assert calls == ["compiling"]
-    monkeypatch.setattr(_engine, "ready", lambda: True)  # the child is done
+    monkeypatch.setattr(_engine, "ready", lambda name="fixed": True)  # the child is done
     assert _engine.kernels_for(100_000)
     assert calls == ["compiling", "load"]
 
 
 def test_cold_cache_call_too_large_for_python_waits_for_the_kernels(fresh_state, monkeypatch):
     _state, calls = fresh_state
-    monkeypatch.setattr(_engine, "ready", lambda: False)
+    monkeypatch.setattr(_engine, "ready", lambda name="fixed": False)
     rows = int(_tuning.KERNEL_COMPILE_COST / _tuning.PYTHON_ROW_COST) + 1
     assert _engine.kernels_for(rows)
     assert calls == ["load"]
@@ -93,7 +93,7 @@ def test_cold_cache_call_too_large_for_python_waits_for_the_kernels(fresh_state,
 
 def test_no_cache_to_fill_compiles_here(fresh_state, monkeypatch):
     state, calls = fresh_state
-    monkeypatch.setattr(_engine, "ready", lambda: False)
+    monkeypatch.setattr(_engine, "ready", lambda name="fixed": False)
     monkeypatch.setattr(_engine, "compiling", lambda: False)
     state["budget"] = 0.0
     assert _engine.kernels_for(1000)
@@ -256,7 +256,7 @@ def test_cold_cache_one_background_compile_then_the_kernels(tmp_path):
     deadline = time.monotonic() + 600
     while locks[0].exists() and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert list(tmp_path.glob("vecfix-*/ready-*"))
+    assert len(list(tmp_path.glob("vecfix-*/ready-*"))) == len(_engine.KERNEL_MODULES)
     third = _fresh(
         """
         import json

@@ -409,11 +409,12 @@ def test_cold_compile_line_comes_before_the_work(monkeypatch, capsys):
     from vecfix import _engine
     from vecfix.cli import _say_if_cold
 
-    monkeypatch.setattr(_engine, "ready", lambda: False)
+    monkeypatch.setattr(_engine, "_state", {**_engine._state, "mode": "auto"})
+    monkeypatch.setattr(_engine, "ready", lambda name="fixed": False)
     _say_if_cold(quiet=False)
     assert "first run on this machine" in capsys.readouterr().err
     _say_if_cold(quiet=True)
-    monkeypatch.setattr(_engine, "ready", lambda: True)
+    monkeypatch.setattr(_engine, "ready", lambda name="fixed": True)
     _say_if_cold(quiet=False)
     assert capsys.readouterr().err == ""
 

@@ -31,7 +31,18 @@ from fix_checks import (  # noqa: E402
 )
 
 HEADER = {"sender": "VECFIX", "target": "CLIENT", "sending_time": "20240102-03:04:05.678"}
-SIZES = {"size_exponent": 0, "size_scale": 0}  # whole quantities
+
+
+def head(seq: int = 1, sending_time: object = HEADER["sending_time"]) -> dict:
+    """``header=`` and ``sending_time=`` for one call: a fresh Header numbering from ``seq``."""
+    return {
+        "header": fix.Header(HEADER["sender"], HEADER["target"], next_seq=seq),
+        "sending_time": sending_time,
+    }
+
+
+def fmt(exponent, scale, null=None) -> vecfix.NumberFormat:
+    return vecfix.NumberFormat(exponent, scale, null)
 
 
 def test_reference_matches_go_vectors():
@@ -82,9 +93,7 @@ def test_snapshot_fields_checksum_and_group_order():
     types = [0, 1, 2, 0, 1]
     prices = [5000_250000000, 5000_500000000, -1_125000000, 72_005000000, None]
     sizes = [7, None, 1, 12, 3]
-    msgs = fix.snapshots(
-        symbols, counts, types, prices, sizes, price_exponent=-9, price_scale=2, **SIZES, **HEADER
-    )
+    msgs = fix.snapshots(symbols, counts, types, prices, sizes, price=fmt(-9, 2), **head())
     check_messages(msgs, expected_snapshots(symbols, counts, types, prices, sizes, -9, 2))
     # spelled out once, so that a reader sees what the checks above accept
     assert msgs[0].split(SOH)[7:19] == [
@@ -104,8 +113,8 @@ def test_snapshot_prices_match_go_vectors():
     counts = [len(rows) // 4] * 4
     msgs = fix.snapshots(
         [f"S{i}" for i in range(4)], counts, "2", coef, [1] * len(rows),
-        price_exponent=np.array([e for _, e, _, _ in rows]),
-        price_scale=np.array([s for _, _, s, _ in rows]), **SIZES, **HEADER,
+        price=fmt(np.array([e for _, e, _, _ in rows]), np.array([s for _, _, s, _ in rows])),
+        **head(),
     )  # fmt: skip
     got = [v for m in msgs for tag, v in parse(m) if tag == 270]
     assert got == [text.encode() for _, _, _, text in rows]
@@ -121,8 +130,7 @@ def test_snapshot_body_length_and_sequence_digit_boundaries():
     total = sum(counts)
     prices = list(range(1, total + 1))
     msgs = fix.snapshots(
-        symbols, counts, 1, prices, prices, price_exponent=-2, price_scale=2, seq_start=5,
-        **SIZES, **HEADER,
+        symbols, counts, 1, prices, prices, price=fmt(-2, 2), **head(5),
     )  # fmt: skip
     bodies = {int(m.split(SOH)[1][2:]) for m in msgs}
     assert {99, 100} <= bodies and min(bodies) < 1000 < max(bodies)
@@ -138,9 +146,9 @@ def test_snapshot_per_message_times_masks_and_string_types():
     valid = np.array([True, False, True])
     msgs = fix.snapshots(
         symbols, np.array([1, 2], dtype=np.uint8), np.array(["0", "J", "z"]), px, [5, 6, 7],
-        price_exponent=0, price_scale=-1, size_exponent=-1, size_scale=1,
+        price=fmt(0, -1), size=fmt(-1, 1),
         price_valid=valid, size_valid=[False, True, True],
-        sender=HEADER["sender"], target=HEADER["target"], sending_time=times, seq_start=10,
+        **head(10, times),
     )  # fmt: skip
     expected = expected_snapshots(
         ["A", "BB"], [1, 2], ["0", "J", "z"], [100, None, 300], [None, 6, 7],
@@ -155,12 +163,12 @@ def test_snapshot_accepts_formatted_columns_and_their_valid_attribute():
         matrix=px.matrix, lengths=px.lengths, valid=np.array([True, False, True])
     )
     sz = vecfix.format_fixed([4, 5, 6], 0, 0)
-    msgs = fix.snapshots(["A"], [3], [0, 1, 2], nullable, sz, **HEADER)
+    msgs = fix.snapshots(["A"], [3], [0, 1, 2], nullable, sz, **head())
     expected = expected_snapshots(["A"], [3], [0, 1, 2], [1, None, 333], [4, 5, 6], -1, 1)
     check_messages(msgs, expected)
     # an explicit mask and the column's own are combined
     msgs = fix.snapshots(
-        ["A"], [3], [0, 1, 2], nullable, sz, price_valid=[False, True, True], **HEADER
+        ["A"], [3], [0, 1, 2], nullable, sz, price_valid=[False, True, True], **head()
     )
     got = [v for tag, v in parse(msgs[0]) if tag == 270]
     assert got == [b"33.3"]
@@ -169,13 +177,13 @@ def test_snapshot_accepts_formatted_columns_and_their_valid_attribute():
 def test_python_int_lists_mixing_int64_and_beyond():
     """NumPy makes ``[0, 2**63]`` float64; the values must still print exactly."""
     prices = [0, 2**63, -(2**63) - 1, None]
-    msgs = fix.snapshots(["A"], [4], 0, prices, [1, 2, 3, 4], price_exponent=-2, price_scale=3,
-                         **SIZES, **HEADER)  # fmt: skip
+    msgs = fix.snapshots(["A"], [4], 0, prices, [1, 2, 3, 4], price=fmt(-2, 3),
+                         **head())  # fmt: skip
     check_messages(msgs, expected_snapshots(["A"], [4], [0] * 4, prices, [1, 2, 3, 4], -2, 3))
 
 
 def test_empty_batches():
-    msgs = fix.snapshots([], [], [], [], [], price_exponent=0, price_scale=0, **HEADER)
+    msgs = fix.snapshots([], [], [], [], [], price=fmt(0, 0), **head())
     assert len(msgs) == 0 and msgs.buffer.size == 0 and msgs.offsets.tolist() == [0]
     assert msgs.to_list() == [] and msgs.to_bytes() == b""
     sink = io.BytesIO()
@@ -229,8 +237,8 @@ def test_random_snapshots_round_trip(batch, pexp, pscale, sexp, sscale, seq, use
         args, masks = (prices, sizes), {}
     msgs = fix.snapshots(
         symbols, np.array(counts, dtype=np.int64), np.array(types, dtype="U1"), *args,
-        price_exponent=pexp, price_scale=pscale, size_exponent=sexp, size_scale=sscale,
-        seq_start=seq, **masks, **HEADER,
+        price=fmt(pexp, pscale), size=fmt(sexp, sscale),
+        **masks, **head(seq),
     )  # fmt: skip
     expected = expected_snapshots(
         symbols, counts, types, prices, sizes, pexp, pscale, sexp, sscale, seq=seq
@@ -266,8 +274,7 @@ def test_quotes_round_trip_with_one_sided_quotes():
         [2_000_000, 3, None],
     )
     msgs = fix.quotes(
-        symbols, *values, quote_ids=ids, price_exponent=-5, price_scale=4, seq_start=99,
-        **SIZES, **HEADER,
+        symbols, *values, quote_ids=ids, price=fmt(-5, 4), **head(99),
     )  # fmt: skip
     check_messages(msgs, expected_quotes(ids, symbols, values, -5, 4, seq=99))
 
@@ -289,8 +296,8 @@ def test_random_quotes_round_trip(rows, pexp, pscale):
     symbols = [f"SYM{i % 3}" for i in range(len(rows))]
     values = tuple(list(col) for col in zip(*rows, strict=True)) if rows else ([], [], [], [])
     msgs = fix.quotes(
-        symbols, *values, quote_ids=ids, price_exponent=pexp, price_scale=pscale,
-        size_exponent=-2, size_scale=1, **HEADER,
+        symbols, *values, quote_ids=ids, price=fmt(pexp, pscale),
+        size=fmt(-2, 1), **head(),
     )  # fmt: skip
     check_messages(msgs, expected_quotes(ids, symbols, values, pexp, pscale, -2, 1))
 
@@ -302,8 +309,8 @@ def test_random_quotes_round_trip(rows, pexp, pscale):
 
 def _three() -> fix.Messages:
     return fix.snapshots(
-        ["A", "B", "C"], [1, 1, 1], 0, [1, 2, 3], [4, 5, 6], price_exponent=0, price_scale=1,
-        **SIZES, **HEADER,
+        ["A", "B", "C"], [1, 1, 1], 0, [1, 2, 3], [4, 5, 6], price=fmt(0, 1),
+        **head(),
     )  # fmt: skip
 
 
@@ -446,10 +453,8 @@ GOOD = {
     "entry_types": [0, 1, 2],
     "prices": [1, 2, 3],
     "sizes": [4, 5, 6],
-    "price_exponent": -2,
-    "price_scale": 2,
-    **SIZES,
-    **HEADER,
+    "price": fmt(-2, 2),
+    **head(),
 }
 
 
@@ -487,26 +492,25 @@ def test_good_inputs_build():
         ({"symbols": 5}, TypeError, "sequence of str or bytes"),
         ({"symbols": np.array([["a"]])}, ValueError, "must be 1-D"),
         (
-            {"price_scale": 10**6},
+            {"price": fmt(-2, 10**6)},
             vecfix.RowTooLongError,
             r"prices: row 0 .* vecfix\.MAX_ROW_LENGTH=65536",
         ),
-        ({"price_scale": 2**40}, ValueError, "prices: price_scale must fit in int32"),
-        ({"price_scale": None}, TypeError, "price_scale is required"),
+        ({"price": fmt(-2, [2, 2**40, 2])}, ValueError, r"prices: price.scale must fit in int32"),
+        ({"price": fmt(-2, None)}, TypeError, r"prices: price.scale is required for integer"),
+        ({"price": None}, TypeError, r"prices: price= is required for integer coefficients"),
+        ({"price": (-2, 2)}, TypeError, "price must be a vecfix.NumberFormat, got tuple"),
+        ({"size": fmt(-1, None)}, TypeError, r"sizes: size.scale is required for integer"),
         ({"prices": [1.5, 2, 3]}, TypeError, "prices: coefficients must be integers"),
         ({"price_valid": [1, 1, 1]}, TypeError, "price_valid must be booleans"),
         ({"size_valid": [True]}, ValueError, "size_valid has shape"),
-        ({"sender": "A=B"}, ValueError, r"sender = b'A=B' contains '='"),
-        ({"target": ""}, ValueError, "target.* is empty"),
-        ({"target": 7}, TypeError, "target must be a str"),
-        ({"begin_string": "FIX\x014.4"}, ValueError, "begin_string.* contains SOH"),
-        ({"seq_start": 0}, ValueError, "seq_start must be >= 1"),
+        ({"header": None}, TypeError, r"header is required: pass header=vecfix.fix.Header\("),
+        ({"header": {"sender": "S"}}, TypeError, "header must be a vecfix.fix.Header, got dict"),
         (
-            {"seq_start": 2**63 - 1},
+            {"header": fix.Header("S", "T", next_seq=2**63 - 1)},
             ValueError,
             "2 messages from MsgSeqNum 9223372036854775807 would pass",
         ),
-        ({"seq_start": 1.0}, TypeError, "seq_start must be an int"),
         ({"sending_time": "2024-01-02 03:04:05"}, ValueError, "not a UTC timestamp"),
         ({"sending_time": "20241302-03:04:05"}, ValueError, "not a UTC timestamp"),
         ({"sending_time": "20240102-24:00:00"}, ValueError, "not a UTC timestamp"),
@@ -533,7 +537,7 @@ def test_formatted_columns_refuse_exponent_and_scale():
     bad = SimpleNamespace(matrix=np.frombuffer(b"1\x012", np.uint8).reshape(3, 1),
                           lengths=np.ones(3, np.int64))  # fmt: skip
     with pytest.raises(ValueError, match=r"prices\[1\] = b'\\x01' contains SOH"):
-        fix.snapshots(**{**GOOD, "prices": bad, "price_exponent": None, "price_scale": None})
+        fix.snapshots(**{**GOOD, "prices": bad, "price": None})
 
 
 @pytest.mark.parametrize(
@@ -545,7 +549,8 @@ def test_formatted_columns_refuse_exponent_and_scale():
         ({"bid_px": [1]}, ValueError, "bid_px has 1 rows, expected 2: one per quote"),
         ({"offer_size": [1, 2, 3]}, ValueError, "offer_size has 3 rows"),
         ({"offer_px_valid": [True]}, ValueError, "offer_px_valid has shape"),
-        ({"price_scale": None}, TypeError, "price_scale is required"),
+        ({"price": fmt(-1, None)}, TypeError, r"bid_px: price.scale is required"),
+        ({"price": None}, TypeError, r"bid_px: price= is required"),
         ({"bid_px": [1, None], "offer_px": [3, None]}, ValueError, "quote 1 has neither"),
         ({"bid_px_valid": [False, True], "offer_px": [None, 4]}, ValueError, "quote 0 has n"),
     ],
@@ -553,8 +558,7 @@ def test_formatted_columns_refuse_exponent_and_scale():
 def test_quote_errors(change, error, match):
     good = {
         "symbols": ["A", "B"], "bid_px": [1, 2], "offer_px": [3, 4], "bid_size": [5, 6],
-        "offer_size": [7, 8], "quote_ids": ["q1", "q2"], "price_exponent": 0,
-        "price_scale": 1, **SIZES, **HEADER,
+        "offer_size": [7, 8], "quote_ids": ["q1", "q2"], "price": fmt(0, 1), **head(),
     }  # fmt: skip
     assert len(fix.quotes(**good)) == 2
     with pytest.raises(error, match=match):

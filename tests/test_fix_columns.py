@@ -28,8 +28,8 @@ pl = pytest.importorskip("polars")
 from fix_checks import pairs_of, ref_fixed  # noqa: E402
 
 WHEN = "20240102-14:30:00.000"
-NUMBERS = {"price_exponent": -9, "price_scale": 2, "size_exponent": 0, "size_scale": 0}
-HEAD = {"sender": "S", "target": "T", "sending_time": WHEN}
+NUMBERS = {"price": vecfix.NumberFormat(-9, 2)}  # sizes: whole numbers, no format needed
+HEAD = {"header": fix.Header("S", "T"), "sending_time": WHEN}
 PRICENULL9 = 2**63 - 1
 SYMBOLS = ["ESZ4", "NQZ4", "ESZ4", "6EZ4-6EH5"]
 
@@ -61,11 +61,15 @@ TEXT_SOURCES = {
 @pytest.mark.parametrize("source", sorted(TEXT_SOURCES))
 def test_symbols_from_every_container_give_the_same_messages(source):
     symbols = TEXT_SOURCES[source](SYMBOLS)
+    sets = TEXT_SOURCES[source](["ES", "ES", "NQ", "6E-H5"])  # runs of one ID: one set
     msgs = fix.mass_quotes(
-        symbols, [1] * 4, [2] * 4, [3] * 4, [4] * 4, set_counts=[4], **NUMBERS, **HEAD
+        symbols, [1] * 4, [2] * 4, [3] * 4, [4] * 4, quote_set_ids=sets, **NUMBERS, **HEAD
     )
     got = [v for m in msgs for tag, v in pairs_of(m) if tag == 55]
     assert got == [s.encode() for s in SYMBOLS]
+    pairs = [p for m in msgs for p in pairs_of(m) if p[0] in (302, 304)]
+    assert pairs == [(302, b"ES"), (304, b"2"), (302, b"NQ"), (304, b"1"), (302, b"6E-H5"),
+                     (304, b"1")]  # fmt: skip
     out = fix.fields(55, symbols)
     assert out.to_list() == [b"55=" + s.encode() + b"\x01" for s in SYMBOLS]
 
@@ -138,7 +142,9 @@ NULL_SOURCES = {
 
 
 def _build(kind, px, sz, null):
-    args = {**NUMBERS, **HEAD, "null": null}
+    args = {"price": vecfix.NumberFormat(-9, 2, null), **HEAD}
+    if null is not None:  # (sizes of whole numbers need a format only for their sentinel)
+        args["size"] = vecfix.NumberFormat(null=null)
     n = len(PX)
     if kind == "W":
         return fix.snapshots(["A"], [n], 0, px, sz, **args)
@@ -202,7 +208,7 @@ def test_a_mask_hides_what_text_rows_hold(kind):
     hold "N/A" or "" (it was parsed, or replaced by a 0 that text refuses: '' in a bytes
     array, an int among str). The message leaves it out, as for ints."""
     values = TEXT_WITH_JUNK[kind]()
-    args = dict(quote_ids=["a", "b", "c"], price_scale=2, size_exponent=0, size_scale=0)
+    args = dict(quote_ids=["a", "b", "c"], price=vecfix.NumberFormat(scale=2))
     msgs = fix.quotes(
         ["X", "X", "X"], values, ["1.5"] * 3, [1, 2, 3], [1, 2, 3],
         bid_px_valid=[True, False, True], **args, **HEAD,
@@ -218,24 +224,21 @@ def test_a_mask_hides_what_text_rows_hold(kind):
 # ---------------------------------------------------------------------------------------
 
 
-def test_exponent_is_required_for_integer_columns_as_in_format_fixed():
+def test_exponent_is_required_for_integer_prices_as_in_format_fixed():
     with pytest.raises(TypeError, match="exponents is required"):
         vecfix.format_fixed([1, 2], scales=2)
-    for missing in ("price_exponent", "size_exponent"):
-        args = {**NUMBERS, missing: None}
-        with pytest.raises(
-            TypeError, match=f"(prices|sizes): {missing} is required for integer coeff"
-        ):
-            fix.snapshots(["A"], [2], 0, [1, 2], [3, 4], **args, **HEAD)
-        with pytest.raises(TypeError, match=f"{missing} is required"):
-            fix.incremental(0, 0, ["A", "B"], [1, 2], [3, 4], **args, **HEAD)
+    args = {"price": vecfix.NumberFormat(scale=2)}
+    with pytest.raises(TypeError, match=r"prices: price.exponent is required for integer coeff"):
+        fix.snapshots(["A"], [2], 0, [1, 2], [3, 4], **args, **HEAD)
+    with pytest.raises(TypeError, match=r"price.exponent is required"):
+        fix.incremental(0, 0, ["A", "B"], [1, 2], [3, 4], **args, **HEAD)
     # values that carry their own exponent take none, in fix as in format_fixed
     msgs = fix.snapshots(
         ["A"], [2], 0, pa.array(["1.005", None]).cast(pa.decimal128(10, 3)), [3, 4],
-        price_scale=2, size_exponent=0, size_scale=0, **HEAD,
+        price=vecfix.NumberFormat(scale=2), **HEAD,
     )  # fmt: skip
     assert [v for t, v in pairs_of(msgs[0]) if t == 270] == [b"1.01"]
-    with pytest.raises(TypeError, match=r"prices: .* leave price_exponent=None"):
+    with pytest.raises(TypeError, match=r"prices: .* leave price.exponent=None"):
         fix.snapshots(
             ["A"], [2], 0, pa.array(["1.005", "2"]).cast(pa.decimal128(10, 3)), [3, 4],
             **NUMBERS, **HEAD,
@@ -320,7 +323,7 @@ def test_sending_time_scalars_and_errors():
     nat = np.array(["2024-01-02", "NaT"], "datetime64[ms]")
     assert fix.sending_time(nat).to_list() == ["20240102-00:00:00.000", None]
     with pytest.raises(ValueError, match=r"sending_time\[1\] is null"):
-        fix.snapshots(["A", "B"], [0, 0], [], [], [], sender="S", target="T", sending_time=nat)
+        fix.snapshots(["A", "B"], [0, 0], [], [], [], header=fix.Header("S", "T"), sending_time=nat)
 
 
 #: Values of each field of a timestamp at and past its limits (a month's last days, Feb 29
@@ -504,7 +507,7 @@ def test_a_header_value_is_refused_as_one_value(value, says):
 
 def test_sending_time_defaults_to_now():
     before = dt.datetime.now(dt.timezone.utc)
-    msgs = fix.snapshots(["A"], [0], [], [], [], sender="S", target="T")
+    msgs = fix.snapshots(["A"], [0], [], [], [], header=fix.Header("S", "T"))
     after = dt.datetime.now(dt.timezone.utc)
     stamp = dict(pairs_of(msgs[0]))[52].decode()
     sent = dt.datetime.strptime(stamp, "%Y%m%d-%H:%M:%S.%f").replace(tzinfo=dt.timezone.utc)
@@ -576,8 +579,8 @@ SAME_RULE = [  # (prices, exponent, scale): what format_fixed refuses, fix refus
     ([1.5, 2.5], -2, 2),
     ([True, False], -2, 2),
     (["1.5", 2], None, 2),
-    ([1, 2], 2**40, 2),
-    ([1, 2], -2, 2**40),
+    ([1, 2], [-2, 2**40], 2),
+    ([1, 2], -2, [2**40, 2]),
     (np.array([1, 2], dtype=np.float32), -2, 2),
     (pl.Series([1.5, None]), -2, 2),
     ([10**5000, 1], 0, 0),
@@ -593,19 +596,17 @@ def test_prices_follow_format_fixed_rules(prices, exponent, scale):
         want = exc
     else:  # accepted by format_fixed: accepted by fix, same text
         msgs = fix.snapshots(
-            ["A"], [2], 0, prices, [1, 2], price_exponent=exponent, price_scale=scale,
-            size_exponent=0, size_scale=0, **HEAD,
-        )  # fmt: skip
+            ["A"], [2], 0, prices, [1, 2], price=vecfix.NumberFormat(exponent, scale), **HEAD
+        )
         got = [v for t, v in pairs_of(msgs[0]) if t == 270]
         assert got == [t.encode() for t in vecfix.format_fixed(prices, exponent, scale)]
         return
     with pytest.raises(type(want)) as info:
         fix.snapshots(
-            ["A"], [2], 0, prices, [1, 2], price_exponent=exponent, price_scale=scale,
-            size_exponent=0, size_scale=0, **HEAD,
-        )  # fmt: skip
-    text = re.sub(r"\bexponents\b", "price_exponent", str(want))
-    text = re.sub(r"\bscales\b", "price_scale", text)
+            ["A"], [2], 0, prices, [1, 2], price=vecfix.NumberFormat(exponent, scale), **HEAD
+        )
+    text = re.sub(r"\bexponents\b", "price.exponent", str(want))
+    text = re.sub(r"\bscales\b", "price.scale", text)
     assert str(info.value) == f"prices: {text}"
 
 
@@ -629,7 +630,7 @@ def _misaligned(builder):
     df = pd.DataFrame({"sym": ["A", "B", "C"], "px": [1, 2, 3], "sz": [4, 5, 6]})
     sub = df[df.px > 1]
     wrong, right = df.sz.iloc[:2], sub.sz
-    kw = {**NUMBERS, **HEAD, "price_exponent": 0, "price_scale": 0}
+    kw = {**HEAD, "price": vecfix.NumberFormat(0, 0)}
     calls = {
         "quotes": lambda s: fix.quotes(
             sub.sym, sub.px, sub.px, s, sub.sz, quote_ids=["a", "b"], **kw

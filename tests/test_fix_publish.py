@@ -21,7 +21,7 @@ simplefix = pytest.importorskip("simplefix")
 from fix_checks import pairs_of, ref_fixed  # noqa: E402
 
 WHEN = "20240102-14:30:00.000"
-NUMBERS = {"price_exponent": -2, "price_scale": 2, "size_exponent": 0, "size_scale": 0}
+NUMBERS = {"price": vecfix.NumberFormat(-2, 2)}  # sizes: whole numbers, no format needed
 QUOTE_ORDER = (132, 133, 134, 135)  # after 299 and 55, FIX 4.4 QuotEntryGrp
 INC_ORDER = (270, 271, 273, 290)  # after 279, 269 and 55, FIX 4.4 MDIncGrp
 
@@ -87,6 +87,11 @@ def expected_values(row, exps=(-2, -2, 0, 0), scales=(2, 2, 0, 0)):
     }
 
 
+def set_ids(set_counts):
+    """``quote_set_ids`` for sets of these sizes, numbered 1, 2, ... (as the default)."""
+    return np.repeat(np.arange(1, len(set_counts) + 1), set_counts)
+
+
 def check_layout(set_counts, limit, messages, entries):
     """Entries in input order; 304, 893 and the packing rule, from the set sizes alone."""
     if not set_counts:
@@ -134,8 +139,8 @@ def test_mass_quote_groups_order_and_values():
     cols = [list(c) for c in zip(*rows, strict=True)]
     head = fix.Header("MM", "VENUE", next_seq=41)
     msgs = fix.mass_quotes(
-        symbols, *cols, set_counts=[3, 1], max_entries=2, header=head, sending_time=WHEN,
-        quote_ids="Q", response_level=2, **NUMBERS,
+        symbols, *cols, quote_set_ids=set_ids([3, 1]), max_entries=2, header=head,
+        sending_time=WHEN, quote_ids="Q", response_level=2, **NUMBERS,
     )  # fmt: skip
     messages, entries = read_mass_quotes(msgs)
     # the 3-entry set is cut (2 + 1); the 1-entry set fits in the room left
@@ -155,17 +160,16 @@ def test_mass_quote_groups_order_and_values():
 def test_mass_quote_ids_given_and_defaults():
     msgs = fix.mass_quotes(
         np.array(["A", "B", "C"]), [1, 2, 3], [4, 5, 6], [7, 8, 9], [1, 1, 1],
-        set_counts=np.array([1, 2], dtype=np.uint8), quote_entry_ids=["e1", "e2", "e3"],
-        quote_set_ids=[10, 20], quote_ids=["first"], sender="S", target="T",
-        sending_time=WHEN, **NUMBERS,
+        quote_set_ids=np.array([10, 20, 20], dtype=np.uint8), quote_entry_ids=["e1", "e2", "e3"],
+        quote_ids=["first"], header=fix.Header("S", "T"), sending_time=WHEN, **NUMBERS,
     )  # fmt: skip
     messages, entries = read_mass_quotes(msgs)
     assert messages == [(1, b"first", 3)]
     assert [(e[0], e[3]) for e in entries] == [(b"10", b"e1"), (b"20", b"e2"), (b"20", b"e3")]
     # default: sets of max_entries rows, QuoteID = MsgSeqNum
     msgs = fix.mass_quotes(
-        ["A"] * 5, [1] * 5, [2] * 5, [3] * 5, [4] * 5, max_entries=2, sender="S",
-        target="T", seq_start=9, sending_time=WHEN, **NUMBERS,
+        ["A"] * 5, [1] * 5, [2] * 5, [3] * 5, [4] * 5, max_entries=2,
+        header=fix.Header("S", "T", next_seq=9), sending_time=WHEN, **NUMBERS,
     )  # fmt: skip
     messages, entries = read_mass_quotes(msgs)
     assert messages == [(9, b"9", 2), (10, b"10", 2), (11, b"11", 1)]
@@ -175,28 +179,33 @@ def test_mass_quote_ids_given_and_defaults():
 @pytest.mark.parametrize(
     ("change", "error", "match"),
     [
-        ({"set_counts": [2, 0, 1]}, ValueError, r"set_counts\[1\] = 0 is empty"),
-        ({"set_counts": [2, 2]}, ValueError, "set_counts sums to 4, but there are 3 entries"),
-        ({"set_counts": [1.5, 1.5]}, TypeError, "set_counts must be integers"),
+        (
+            {"quote_set_ids": ["a", "b", "a"]},
+            ValueError,
+            r"quote_set_ids\[2\] = 'a' comes back after another set \(its set began at row 0\)",
+        ),
+        ({"quote_set_ids": [1, 1]}, ValueError, "quote_set_ids has 2 rows, expected 3"),
+        ({"quote_set_ids": [1.5, 1.5, 2]}, TypeError, r"quote_set_ids\[0\] must be str or bytes"),
+        ({"quote_set_ids": ["a", None, "a"]}, ValueError, r"quote_set_ids\[1\] is null"),
+        ({"quote_set_ids": ["a", "a=", "b"]}, ValueError, r"quote_set_ids\[1\] .* contains '='"),
         ({"max_entries": 0}, ValueError, "max_entries must be >= 1"),
         ({"max_entries": 2.0}, TypeError, "max_entries must be an int"),
         ({"bid_px": [1, None, 3], "offer_px": [1, None, 3]}, ValueError, "quote entry 1 has"),
         ({"bid_px": [1, 2]}, ValueError, "bid_px has 2 rows, expected 3"),
         ({"quote_ids": ["a", "b"]}, ValueError, "quote_ids has 2 rows, expected 1"),
         ({"quote_ids": "a=b"}, ValueError, "contains '='"),
-        ({"quote_set_ids": ["x"]}, ValueError, "quote_set_ids has 1 rows, expected 2"),
         ({"quote_entry_ids": ["x", None, "z"]}, ValueError, r"quote_entry_ids\[1\] is null"),
         ({"symbols": ["A", "B\x01", "C"]}, ValueError, r"symbols\[1\] = b'B\\x01' contains SOH"),
         ({"response_level": -1}, ValueError, "response_level must be >= 0"),
-        ({"price_exponent": None}, TypeError, "bid_px: price_exponent is required"),
-        ({"size_scale": None}, TypeError, "size_scale is required"),
+        ({"price": None}, TypeError, r"bid_px: price= is required for integer coefficients"),
+        ({"size": vecfix.NumberFormat(-1)}, TypeError, r"bid_size: size.scale is required"),
     ],
 )
 def test_mass_quote_errors_take_no_sequence_number(change, error, match):
     head = fix.Header("S", "T", next_seq=5)
     good = {
         "symbols": ["A", "B", "C"], "bid_px": [1, 2, 3], "offer_px": [4, 5, 6],
-        "bid_size": [1, 1, 1], "offer_size": [2, 2, 2], "set_counts": [2, 1],
+        "bid_size": [1, 1, 1], "offer_size": [2, 2, 2], "quote_set_ids": [1, 1, 2],
         "header": head, "sending_time": WHEN, **NUMBERS,
     }  # fmt: skip
     with pytest.raises(error, match=match):
@@ -228,8 +237,8 @@ def test_random_quote_set_groupings(sets, limit, first):
     cols = [list(c) for c in zip(*rows, strict=True)] if rows else [[], [], [], []]
     head = fix.Header("MM", "VENUE", next_seq=first)
     msgs = fix.mass_quotes(
-        [f"S{i % 3}" for i in range(len(rows))], *cols, set_counts=counts, max_entries=limit,
-        header=head, sending_time=WHEN, **NUMBERS,
+        [f"S{i % 3}" for i in range(len(rows))], *cols, quote_set_ids=set_ids(counts),
+        max_entries=limit, header=head, sending_time=WHEN, **NUMBERS,
     )  # fmt: skip
     messages, entries = read_mass_quotes(msgs)
     assert [m[0] for m in messages] == list(range(first, first + len(messages)))
@@ -278,7 +287,8 @@ def test_incremental_entries_times_positions_and_groups():
     msgs = fix.incremental(
         [0, 2, "1", 0], ["0", "1", 2, "J"], ["ESZ4", "ESZ4", "NQZ4", "CL"], px, sz,
         entry_counts=[3, 1], entry_times=times, position_nos=[1, None, 3, 10],
-        md_req_id="REQ-1", sender="MD", target="C", seq_start=3, sending_time=WHEN, **NUMBERS,
+        md_req_id="REQ-1", header=fix.Header("MD", "C", next_seq=3), sending_time=WHEN,
+        **NUMBERS,
     )  # fmt: skip
     got = read_incremental(msgs)
     assert [seq for seq, _ in got] == [3, 4]
@@ -315,7 +325,7 @@ def test_random_incremental_groupings(groups, limit, grouped):
     sz = [s for _, s in rows]
     msgs = fix.incremental(
         1, 0, ["X"] * len(rows), px, sz, entry_counts=counts, max_entries=limit,
-        sender="S", target="T", sending_time=WHEN, **NUMBERS,
+        header=fix.Header("S", "T"), sending_time=WHEN, **NUMBERS,
     )  # fmt: skip
     got = read_incremental(msgs)
     sizes = [len(es) for _, es in got]
@@ -349,7 +359,7 @@ def test_random_incremental_groupings(groups, limit, grouped):
 def test_incremental_errors(change, error, match):
     good = {
         "actions": 0, "entry_types": [0, 1], "symbols": ["A", "B"], "prices": [1, 2],
-        "sizes": [3, 4], "sender": "S", "target": "T", "sending_time": WHEN, **NUMBERS,
+        "sizes": [3, 4], "header": fix.Header("S", "T"), "sending_time": WHEN, **NUMBERS,
     }  # fmt: skip
     assert len(fix.incremental(**good)) == 1
     with pytest.raises(error, match=match):
@@ -398,12 +408,16 @@ def test_header_record_and_its_errors():
         fix.Header("A=B", "T")
     with pytest.raises(ValueError, match="precision must be one of"):
         fix.Header("S", "T", precision="ns")
-    with pytest.raises(TypeError, match="pass either header= or sender, seq_start, not both"):
-        fix.snapshots([], [], [], [], [], header=head, sender="S", seq_start=3)
-    with pytest.raises(TypeError, match="sender and target are required"):
-        fix.snapshots([], [], [], [], [], target="T")
-    with pytest.raises(TypeError, match=r"header must be a vecfix\.fix\.Header"):
-        fix.snapshots([], [], [], [], [], header={"sender": "S"})
+    with pytest.raises(TypeError, match="sender must be a str"):
+        fix.Header(7, "T")
+    with pytest.raises(ValueError, match=r"target .*is empty"):
+        fix.Header("S", "")
+    with pytest.raises(ValueError, match=r"begin_string.* contains SOH"):
+        fix.Header("S", "T", begin_string="FIX\x014.4")
+    with pytest.raises(ValueError, match="next_seq must be >= 1"):
+        fix.Header("S", "T", next_seq=0)
+    with pytest.raises(TypeError, match="next_seq must be an int, got float"):
+        fix.Header("S", "T", next_seq=1.0)
 
 
 def test_default_entry_ids_across_digit_widths_and_fragments():
@@ -411,8 +425,8 @@ def test_default_entry_ids_across_digit_widths_and_fragments():
     mid-width (BodyLength is recomputed from the bytes by ``pairs_of``)."""
     n = 1234
     msgs = fix.mass_quotes(
-        ["A"] * n, list(range(n)), [None] * n, [1] * n, [None] * n, set_counts=[n],
-        max_entries=500, sender="S", target="T", sending_time=WHEN, **NUMBERS,
+        ["A"] * n, list(range(n)), [None] * n, [1] * n, [None] * n, quote_set_ids=[1] * n,
+        max_entries=500, header=fix.Header("S", "T"), sending_time=WHEN, **NUMBERS,
     )  # fmt: skip
     messages, entries = read_mass_quotes(msgs)
     assert [c for _, _, c in messages] == [500, 500, 234]

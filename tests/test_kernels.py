@@ -29,7 +29,7 @@ NO_HINTS = np.empty(0, dtype=np.int32)
 
 @pytest.mark.parametrize("name", ["grid", "prices"])
 def test_kernel_length_formula_agrees_with_decimal_and_golden(golden, name):
-    """``row_kernels.row_length`` (the kernels' one formula, through ``_text_length``) and
+    """``row_kernels._row_length`` (the kernels' one formula, through ``_text_length``) and
     ``_scalar.row_length`` give each golden row's length."""
     rows = list(golden[name].rows())
     if NOJIT:
@@ -37,7 +37,7 @@ def test_kernel_length_formula_agrees_with_decimal_and_golden(golden, name):
     bad = []
     for c, e, s, text in rows:
         if INT64_MIN <= c <= INT64_MAX:
-            got = (row_kernels.row_length(c, e, s), row_length(c, e, s))
+            got = (row_kernels._row_length(c, e, s), row_length(c, e, s))
             if got != (len(text), len(text)):
                 bad.append((c, e, s, text, got))
     assert bad[:5] == []

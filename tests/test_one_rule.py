@@ -189,7 +189,8 @@ def _run_dask(case: Case) -> list[str | None]:
 def _run_fix(case: Case) -> list[str | None]:
     """The case's values as the prices of one incremental refresh (35=X), read back as
     each entry's 270= (None where the entry has none). The builder names its arguments
-    ``prices`` / ``price_exponent``: its errors are compared with those words put back."""
+    ``prices`` / ``price.exponent`` (of ``price=vecfix.NumberFormat(...)``): its errors are
+    compared with those words put back."""
     import vecfix.fix as fix
 
     values = case.values()
@@ -198,15 +199,16 @@ def _run_fix(case: Case) -> list[str | None]:
         pytest.skip("a FIX group of no entries is refused (tests/test_fix_publish.py)")
     try:
         messages = fix.incremental(
-            0, 0, ["X"] * n, values, np.ones(n, dtype=np.int64), price_exponent=case.exponent,
-            price_scale=case.scale, size_exponent=0, size_scale=0, null=case.null,
-            sender="S", target="T", sending_time="20260101-00:00:00.000",
+            0, 0, ["X"] * n, values, np.ones(n, dtype=np.int64),
+            price=vecfix.NumberFormat(case.exponent, case.scale, case.null),
+            header=fix.Header("S", "T"), sending_time="20260101-00:00:00.000",
         )  # fmt: skip
     except Exception as exc:
 
         def format_fixed_words(text: str) -> str:
             text = text.removeprefix("prices: ").replace("prices row", "coefficients row")
-            return text.replace("price_exponent", "exponents").replace("price_scale", "scales")
+            text = text.replace("price.exponent", "exponents").replace("price.scale", "scales")
+            return text.replace("price.null", "null=")
 
         if isinstance(exc, RowError):
             exc.lead, exc.detail = format_fixed_words(exc.lead), format_fixed_words(exc.detail)

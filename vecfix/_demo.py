@@ -151,7 +151,8 @@ def _write_fix(path: str, snap: Any, prices: Any, sizes: Any, msg_type: str = "W
 
 def _mass_quotes(fix: Any, head: Any, when: str, snap: Any, prices: Any, sizes: Any) -> Any:
     """The k-th bid and the k-th offer of an instrument as one two-sided quote entry; one
-    quote set per instrument; entries with no price on either side are left out."""
+    quote set per instrument (its symbol as QuoteSetID); entries with no price on either
+    side are left out."""
     import numpy as np
 
     from ._result import Formatted
@@ -176,12 +177,10 @@ def _mass_quotes(fix: Any, head: Any, when: str, snap: Any, prices: Any, sizes: 
     (bid_px, bid_sz, offer_px, offer_sz) = cols
     assert bid_px.valid is not None and offer_px.valid is not None  # ``ok`` above
     keep = np.flatnonzero(bid_px.valid | offer_px.valid)
-    entry_inst = np.repeat(np.arange(n_inst), per_inst)[keep]
-    set_counts = np.bincount(entry_inst, minlength=n_inst)
-    return fix.mass_quotes(
-        np.array(snap.symbols)[entry_inst], bid_px[keep], offer_px[keep], bid_sz[keep],
-        offer_sz[keep], set_counts=set_counts[set_counts > 0], max_entries=100, header=head,
-        sending_time=when,
+    symbols = np.array(snap.symbols)[np.repeat(np.arange(n_inst), per_inst)[keep]]
+    return fix.mass_quotes(  # one quote set per instrument, its symbol its QuoteSetID
+        symbols, bid_px[keep], offer_px[keep], bid_sz[keep], offer_sz[keep],
+        quote_set_ids=symbols, max_entries=100, header=head, sending_time=when,
     )  # fmt: skip
 
 

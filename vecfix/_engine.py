@@ -38,6 +38,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from . import _tuning
 
@@ -82,7 +83,7 @@ def kernels_for(rows: int) -> bool:
             if cost <= _state["budget"]:  # small work: Python pays less than the kernels
                 _state["budget"] -= cost
                 return False
-        if not ready() and cost < _tuning.KERNEL_COMPILE_COST and compiling():
+        if not ready("fixed") and cost < _tuning.KERNEL_COMPILE_COST and compiling():
             return False  # a child fills the cache meanwhile: Python until it has
     load()
     return True
@@ -104,7 +105,7 @@ def load() -> None:
     _state["loaded"] = True
 
 
-def import_kernels(name: str) -> object:
+def import_kernels(name: str) -> Any:
     """Import the kernel module ``vecfix._kernels.<name>``: its kernels compile, or load
     from the cache, as it is imported. A cache that cannot be read (corrupted on disk, say)
     is left aside with a warning, and the kernels compile in memory: never an error."""
@@ -113,7 +114,12 @@ def import_kernels(name: str) -> object:
         return sys.modules[module]
     try:
         with gc_paused():
-            return importlib.import_module(module)
+            imported = importlib.import_module(module)
+        stamp = _stamp(name)  # the module's kernels are in the cache now
+        if stamp is not None and not stamp.exists():
+            with contextlib.suppress(OSError):
+                stamp.touch()
+        return imported
     except Exception as exc:
         if cache_dir() is None:
             raise
@@ -245,18 +251,19 @@ def _cpu() -> str:
     return hashlib.sha256(f"{name}:{features}".encode()).hexdigest()[:12]
 
 
-def _stamp() -> Path | None:
+def _stamp(name: str) -> Path | None:
     where = cache_dir()
-    return None if where is None else where / f"ready-{_cpu()}"
+    return None if where is None else where / f"ready-{name}-{_cpu()}"
 
 
-def ready() -> bool:
-    """Whether every kernel is compiled in the cache for this CPU (a :func:`warmup` has
-    finished there), so that loading them costs a fraction of a second. True when there
-    is nothing to compile (``NUMBA_DISABLE_JIT=1``)."""
+def ready(name: str = "fixed") -> bool:
+    """Whether the kernels of ``vecfix._kernels.<name>`` are compiled in the cache for
+    this CPU (a process imported them there and left a stamp), so that loading them costs
+    a fraction of a second. True when there is nothing to compile
+    (``NUMBA_DISABLE_JIT=1``)."""
     if _jit_disabled():
         return True
-    stamp = _stamp()
+    stamp = _stamp(name)
     return stamp is not None and stamp.exists()
 
 
@@ -317,7 +324,7 @@ def _alive(pid: int) -> bool:
 def _wait_for_child() -> None:
     """Wait while a child compiles into the cache (then this process loads its work)."""
     lock = _lock_path()
-    while lock is not None and _held(lock) and not ready():
+    while lock is not None and _held(lock) and not ready("fixed"):
         time.sleep(0.05)
 
 
@@ -335,16 +342,13 @@ def warmup() -> None:
     >>> vecfix.warmup()
     """
     for name in KERNEL_MODULES:
-        import_kernels(name)
+        import_kernels(name)  # (each leaves its stamp)
     _state["loaded"] = True
-    stamp = _stamp()
-    if stamp is not None:
-        with contextlib.suppress(OSError):
-            stamp.touch()
 
 
 def child() -> int:
-    """The background compile: take the lock, :func:`warmup`, leave the stamp."""
+    """The background compile: take the lock, :func:`warmup` (each kernel module leaves
+    its stamp as it is done: the format kernels first)."""
     lock = _lock_path()
     if lock is None:
         return 1

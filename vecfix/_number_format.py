@@ -37,8 +37,8 @@ class NumberFormat:
         an array of one exponent a row.
     scale : int, str or per-row values, optional
         Decimal places to print, as ``exponent``: one for every row, a column's name, or
-        one a row. ``None``: the consumer's default (the FIX builders print whole-number
-        sizes at scale 0; elsewhere a scale is required).
+        one a row. ``None``: the consumer's default (the FIX builders print integers of
+        exponent 0 as whole numbers and decimals as written; elsewhere a scale is required).
     null : int or sequence of int, optional
         Sentinel coefficients that mean "no value" (``2**63 - 1``: CME ``PRICENULL9``,
         Databento ``UNDEF_PRICE``); rows equal to one of them are null. Integer columns

@@ -397,7 +397,7 @@ def _say_if_cold(quiet: bool) -> None:
     compile in a background process while small work runs in plain Python)."""
     from . import _engine
 
-    if not quiet and not _engine.ready():
+    if not quiet and _engine._state["mode"] == "auto" and not _engine.ready():
         print(
             "vecfix: first run on this machine: the kernels compile into Numba's cache in a"
             " background process (once); small work runs in plain Python meanwhile",

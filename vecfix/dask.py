@@ -24,16 +24,13 @@ from __future__ import annotations
 
 import logging
 import os
-import re
-import uuid
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
 try:
-    import dask
+    import dask  # noqa: F401 (as the others: installed, or the message below)
     import dask.dataframe as dd
     import pandas as pd
     import pyarrow  # noqa: F401 (needed by the formatted columns)
@@ -43,10 +40,10 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"pip install 'vecfix[dask]' ({exc})"
     ) from exc
 
+from ._dask_fix import WrittenPart, write_fix_snapshots
 from ._format import format_fixed
 from .columns import Kind, RowError, kind_of, rules
 from .columns.rules import as_int
-from .fix import snapshots
 
 __all__ = [
     "STRING_DTYPE",
@@ -61,8 +58,6 @@ __all__ = [
 STRING_DTYPE = pd.StringDtype("pyarrow", na_value=pd.NA)
 
 _SPEC_KEYS = frozenset({"scale", "exponent", "null"})
-_PART_NAME = "part-{:05d}.fix"
-_TMP_RE = re.compile(r"^\.part-\d{5}\.fix\.[0-9a-f]{32}\.tmp$")
 
 
 # ---------------------------------------------------------------------------------------
@@ -374,290 +369,3 @@ def format_parquet(
             f"{type(scheduler).__name__}"
         )
     return run(scheduler)
-
-
-# ---------------------------------------------------------------------------------------
-# write_fix_snapshots
-# ---------------------------------------------------------------------------------------
-
-
-class WrittenPart(NamedTuple):
-    """One file written by :func:`write_fix_snapshots`."""
-
-    path: str
-    """Where the file is."""
-    messages: int
-    """``35=W`` messages in it (distinct symbols of the partition)."""
-    entries: int
-    """``268`` entries in it (rows of the partition)."""
-    nbytes: int
-    """Its size in bytes."""
-    first_seq: int
-    """MsgSeqNum (``34``) of its first message (the next file's, if it is empty)."""
-
-
-class _Fields(NamedTuple):
-    symbol: str
-    entry_type: str
-    price: _Spec
-    size: _Spec
-
-
-def _symbol_counts(part: pd.DataFrame, symbol: str) -> pd.Series:
-    return pd.Series([part[symbol].nunique(dropna=False)], dtype=np.int64)
-
-
-def _symbol_count(part: pd.DataFrame, symbol: str) -> int:
-    return int(part[symbol].nunique(dropna=False))
-
-
-def _message_counts(ddf: dd.DataFrame, parts: list[Any], symbol: str, kw: dict) -> np.ndarray:
-    """Distinct symbols per partition of ``parts``, reading as little as Dask allows.
-
-    The cheap way reads only the symbol column, but Dask may then fuse small Parquet
-    partitions into fewer tasks; if it did, count on the partitions themselves.
-    """
-    (cheap,) = dask.compute(
-        ddf[[symbol]].map_partitions(_symbol_counts, symbol, meta=pd.Series([], dtype=np.int64)),
-        **kw,
-    )
-    if len(cheap) == len(parts):
-        return cheap.to_numpy(dtype=np.int64)
-    count = dask.delayed(_symbol_count, pure=True)
-    return np.array(dask.compute(*[count(p, symbol) for p in parts], **kw), dtype=np.int64)
-
-
-def _entry_types(series: pd.Series) -> np.ndarray:
-    if _column_kind(series) == "integers":
-        return series.to_numpy(dtype=np.int64)
-    return series.astype(object).to_numpy().astype("U")
-
-
-def _write_part(
-    part: pd.DataFrame,
-    number: int,
-    first_seq: int,
-    planned: int,
-    out_dir: str,
-    fields: _Fields,
-    header: Mapping[str, Any],
-) -> WrittenPart:
-    """Build one partition's snapshots and write them, replacing the file atomically."""
-    where = f"partition {number}"
-    for col in (fields.symbol, fields.entry_type):
-        missing = part[col].isna().to_numpy()
-        if missing.any():
-            label = part.index[int(np.argmax(missing))]
-            raise ValueError(f"{where}: column {col!r} is null at index {label!r}")
-    codes, symbols = pd.factorize(part[fields.symbol], sort=False)  # first-appearance order
-    order = np.argsort(codes, kind="stable")  # rows of one symbol together, in row order
-    counts = np.bincount(codes, minlength=len(symbols))
-    if len(symbols) != planned:  # pragma: no cover - Dask split the data differently
-        raise RuntimeError(
-            f"{where} has {len(symbols)} symbols but the numbering pass counted {planned}: "
-            "the partitioning changed between the two passes; persist() the frame first"
-        )
-    used = (fields.symbol, fields.entry_type, fields.price.column, fields.size.column)
-    rows = part[list(dict.fromkeys(used))].iloc[order]
-    try:
-        prices = format_fixed(
-            rows[fields.price.column], fields.price.exponent, fields.price.scale,
-            null=fields.price.null,
-        )  # fmt: skip
-        sizes = format_fixed(
-            rows[fields.size.column], fields.size.exponent, fields.size.scale,
-            null=fields.size.null,
-        )  # fmt: skip
-        msgs = snapshots(
-            [str(s) for s in symbols], counts, _entry_types(rows[fields.entry_type]),
-            prices, sizes, seq_start=first_seq, **header,
-        )  # fmt: skip
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{where}: {exc}") from None
-    final = os.path.join(out_dir, _PART_NAME.format(number))
-    tmp = os.path.join(out_dir, f".{_PART_NAME.format(number)}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            msgs.write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)  # atomic: readers see the old file or the whole new one
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return WrittenPart(final, len(msgs), int(counts.sum()), int(msgs.nbytes), first_seq)
-
-
-def _finish(parts: list[WrittenPart], out_dir: str) -> list[WrittenPart]:
-    """Remove temporary files left by attempts that died mid-write."""
-    for entry in os.scandir(out_dir):
-        if _TMP_RE.match(entry.name):
-            Path(entry.path).unlink(missing_ok=True)
-    return list(parts)
-
-
-def write_fix_snapshots(
-    ddf: dd.DataFrame,
-    out_dir: str | os.PathLike[str],
-    *,
-    symbol: str,
-    entry_type: str,
-    price: str,
-    size: str,
-    price_scale: int,
-    price_exponent: int | None = None,
-    size_scale: int = 0,
-    size_exponent: int | None = None,
-    price_null: int | Sequence[int] | None = None,
-    size_null: int | Sequence[int] | None = None,
-    sender: str,
-    target: str,
-    sending_time: str,
-    seq_start: int = 1,
-    begin_string: str = "FIX.4.4",
-    overwrite: bool = False,
-    compute: bool = True,
-    scheduler: Any = None,
-) -> list[WrittenPart] | Any:
-    """Write each partition's rows as FIX ``35=W`` snapshots to its own file.
-
-    Partition ``k`` becomes ``out_dir/part-{k:05d}.fix``: one MarketDataSnapshotFullRefresh
-    (built by :func:`vecfix.fix.snapshots`) per distinct symbol of the partition, in order
-    of the symbol's first row, whose ``268`` entries are that symbol's rows in row order.
-    A symbol that spans partitions gets one message per partition (repartition by symbol
-    first if you need one message per symbol). An empty partition writes an empty file.
-
-    MsgSeqNum (``34``) runs on across files in partition order, from ``seq_start``, so the
-    files concatenated in name order are one gap-free sequence. To number them, a first
-    pass counts the symbols of each partition when this function is called (even with
-    ``compute=False``). It reads only the ``symbol`` column where Dask keeps the same
-    partitions for that column alone, else whole partitions; ``ddf.persist()`` first
-    avoids reading the data twice when it fits in the cluster's memory.
-
-    Each file is written to a temporary name in ``out_dir`` and renamed over the final
-    name (``os.replace``), so a task that Dask retries after a worker died rewrites the
-    same bytes under the same name: no file is lost, half-written or duplicated. Temporary
-    files left by dead attempts are removed at the end.
-
-    Parameters
-    ----------
-    ddf : dask.dataframe.DataFrame
-        One market data entry per row.
-    out_dir : str or os.PathLike
-        A local directory, seen at the same path by every worker (a shared mount, or a
-        local cluster). Created if missing.
-    symbol : str
-        Column of symbols (``55``): printable ASCII text, not null.
-    entry_type : str
-        Column of MDEntryType (``269``): ints 0..9 or one-character strings, not null. For
-        one type for all rows add a constant column first: ``ddf.assign(t="2")``.
-    price, size : str
-        Columns of MDEntryPx (``270``) and MDEntrySize (``271``): integer coefficients or
-        decimals, as for :func:`format_columns`. A null price or size (or a sentinel from
-        ``price_null``/``size_null``) omits that field from its entry.
-    price_scale, price_exponent : int
-        Decimals to print and, for integer columns (required there), the exponent.
-    size_scale, size_exponent : int
-        The same for sizes: scale 0, and exponent 0 for integer columns, by default.
-    price_null, size_null : int or sequence of int, optional
-        Null sentinel coefficients of integer columns.
-    sender, target, sending_time, begin_string
-        Header fields ``49``, ``56``, ``52`` (one ``YYYYMMDD-HH:MM:SS[.sss]`` for all
-        messages) and ``8``, as for :func:`vecfix.fix.snapshots`.
-    seq_start : int, default 1
-        MsgSeqNum of the first message of the first non-empty file.
-    overwrite : bool, default False
-        If ``out_dir`` already holds ``part-*.fix`` files: ``False`` raises, ``True``
-        deletes them first.
-    compute : bool, default True
-        ``False`` returns a :class:`dask.delayed.Delayed` that writes the files when
-        computed (e.g. ``client.compute(...)``) and yields the same list.
-    scheduler : optional
-        Passed to :func:`dask.compute` (e.g. a ``distributed.Client``); default: Dask's
-        current scheduler.
-
-    Returns
-    -------
-    list of WrittenPart or dask.delayed.Delayed
-        One entry per partition, in partition order: path, messages, entries, bytes and
-        first MsgSeqNum.
-
-    Raises
-    ------
-    FileExistsError
-        If ``out_dir`` holds ``part-*.fix`` files and ``overwrite`` is false.
-    KeyError, TypeError
-        If a column is missing, or exponent/scale do not fit its dtype.
-    ValueError
-        When a partition runs: a null symbol or entry type (named with partition and
-        index), or anything :func:`vecfix.fix.snapshots` refuses.
-
-    Examples
-    --------
-    >>> import tempfile, pandas as pd, dask.dataframe as dd
-    >>> import vecfix.dask as vd
-    >>> df = pd.DataFrame({"sym": ["ES", "NQ", "ES"], "t": ["0", "1", "2"],
-    ...                    "px": [5012_25, 18001_50, 5012_50], "qty": [3, 1, 2]})
-    >>> out_dir = tempfile.mkdtemp()
-    >>> parts = vd.write_fix_snapshots(
-    ...     dd.from_pandas(df, npartitions=1), out_dir, symbol="sym", entry_type="t",
-    ...     price="px", size="qty", price_exponent=-2, price_scale=2,
-    ...     sender="MD", target="C", sending_time="20240102-14:30:00", scheduler="sync",
-    ... )
-    >>> [(Path(p.path).name, p.messages, p.entries, p.first_seq) for p in parts]
-    [('part-00000.fix', 2, 3, 1)]
-    >>> for m in Path(parts[0].path).read_bytes().split(b"\\x0110=")[:2]:
-    ...     print(m.split(b"\\x0155=")[1].replace(b"\\x01", b"|").decode().split("|", 1)[1])
-    268=2|269=0|270=5012.25|271=3|269=2|270=5012.50|271=2
-    268=1|269=1|270=18001.50|271=1
-    """
-    meta = ddf._meta
-    for name, col in (("symbol", symbol), ("entry_type", entry_type)):
-        if col not in meta.columns:
-            raise KeyError(f"{name}={col!r} is not a column; the frame has {list(meta.columns)}")
-    for name, col in (("price", price), ("size", size)):
-        if col not in meta.columns:
-            raise KeyError(f"{name}={col!r} is not a column; the frame has {list(meta.columns)}")
-    size_kind = _column_kind(meta[size])
-    if size_exponent is None and size_kind in ("integers", "empty"):
-        size_exponent = 0
-    fields = _Fields(
-        symbol,
-        entry_type,
-        _spec(price, meta[price], price_scale, price_exponent, price_null, "price"),
-        _spec(size, meta[size], size_scale, size_exponent, size_null, "size"),
-    )
-    seq_start = as_int(seq_start, "seq_start")
-    header: dict[str, Any] = {
-        "sender": sender,
-        "target": target,
-        "sending_time": sending_time,
-        "begin_string": begin_string,
-    }
-    snapshots([], [], [], [], [], price_scale=0, **header)  # check the header before any work
-
-    out = os.fspath(out_dir)
-    os.makedirs(out, exist_ok=True)
-    old = sorted(p for p in os.listdir(out) if re.fullmatch(r"part-\d{5}\.fix", p))
-    if old and not overwrite:
-        raise FileExistsError(
-            f"{out} already holds {len(old)} part-*.fix files (e.g. {old[0]}); "
-            "pass overwrite=True to replace them"
-        )
-    for name in old:
-        os.remove(os.path.join(out, name))
-
-    kw = {} if scheduler is None else {"scheduler": scheduler}
-    parts = ddf.to_delayed()
-    counts = _message_counts(ddf, parts, symbol, kw)
-    firsts = seq_start + np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    write = dask.delayed(_write_part, pure=False)  # side effects: never reuse a result
-    tasks = [
-        write(p, k, int(firsts[k]), int(counts[k]), out, fields, header)
-        for k, p in enumerate(parts)
-    ]
-    done = dask.delayed(_finish, pure=False)(tasks, out)
-    if not compute:
-        return done
-    (result,) = dask.compute(done, **kw)
-    return result

@@ -11,8 +11,8 @@ sum, and *write* kernels fill it in place. Framing is shared by every message ty
   :func:`write_mass_quote_bodies`, :func:`write_incremental_bodies`) writes the body;
 * :func:`write_trailers` sums every byte written and appends ``10=CCC|``.
 
-Two helpers prepare inputs: :func:`rows_to_matrix` lays Arrow strings out as a byte matrix,
-and :func:`pack_sets` lays MassQuote's quote sets out in messages.
+A helper prepares inputs: :func:`pack_sets` lays MassQuote's quote sets out in messages
+(Arrow strings become byte matrices through :func:`vecfix._kernels.text.copy_rows`).
 
 Column data arrive as byte matrices: row ``r`` of a column is ``matrix[r, :lengths[r]]``
 and is absent when ``valid[r]`` is false. Tags arrive pre-rendered as ``b"TAG="`` rows of a
@@ -24,13 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import helper, kernel
+from .._jit import array, helper, i64, kernel
+from . import SOH
 
-SOH = 1
 _ZERO = 48  # b"0"
-
-# Rows of the tag table handed to the quote kernels; 132..135 must stay last, in order.
-QUOTE_TAGS = (117, 55, 132, 133, 134, 135)
 _Q_ID, _Q_SYMBOL, _Q_FIRST_VALUE = 0, 1, 2
 
 
@@ -44,7 +41,16 @@ def ndigits(v):
     return n
 
 
-@kernel
+@kernel(
+    (
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+        i64,
+        i64,
+        i64,
+    )
+)
 def first_bad_byte(matrix, lengths, valid, lo, hi, forbidden):
     """First present row that is empty or holds a byte outside ``lo..hi`` or equal to
     ``forbidden``; -1 when every row is fine."""
@@ -61,7 +67,16 @@ def first_bad_byte(matrix, lengths, valid, lo, hi, forbidden):
     return -1
 
 
-@kernel
+@kernel(
+    (
+        array("uint8"),
+        array("int64", readonly=True),
+        array("uint8", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+    )
+)
 def write_fields(buf, starts, tag, matrix, lengths, valid):
     """Write ``TAG=VALUE|`` for every present row ``r`` at ``buf[starts[r]:]``."""
     t = tag.shape[0]
@@ -78,7 +93,7 @@ def write_fields(buf, starts, tag, matrix, lengths, valid):
         buf[p + n] = SOH
 
 
-@kernel
+@kernel((array("int64", readonly=True), array("int64", readonly=True)))
 def check_disjoint(starts, ends):
     """For ranges sorted by start: index of the first range overlapping the previous one,
     -1 if none, -2 if ``starts`` is not sorted (empty ranges are skipped)."""
@@ -96,7 +111,18 @@ def check_disjoint(starts, ends):
     return -1
 
 
-@kernel
+@kernel(
+    (
+        array("int64", readonly=True),
+        i64,
+        i64,
+        i64,
+        array("int64", readonly=True),
+        i64,
+        array("int64"),
+        array("int64"),
+    )
+)
 def frame_lengths(
     body_lengths, begin_len, head_len, seq_start, time_lengths, tstep, out_len, out_body
 ):
@@ -114,7 +140,19 @@ def frame_lengths(
         out_len[i] = begin_len + ndigits(body) + 1 + body + 7
 
 
-@kernel
+@kernel(
+    (
+        array("uint8"),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("uint8", readonly=True),
+        array("uint8", readonly=True),
+        i64,
+        array("uint8", 2, readonly=True),
+        array("int64", readonly=True),
+        i64,
+    )
+)
 def write_heads(buf, offsets, bodies, begin, head, seq_start, times, time_lengths, tstep):
     """Write ``8=…|9=…|35=…|49=…|56=…|34=SEQ|52=TIME|`` at the start of every message."""
     nb = begin.shape[0]
@@ -151,7 +189,7 @@ def write_heads(buf, offsets, bodies, begin, head, seq_start, times, time_length
         buf[p + n] = SOH
 
 
-@kernel
+@kernel((array("uint8"), array("int64", readonly=True)))
 def write_trailers(buf, offsets):
     """Append ``10=CCC|``: the sum of every byte before it, modulo 256, in three digits."""
     for i in range(offsets.shape[0] - 1):
@@ -170,7 +208,17 @@ def write_trailers(buf, offsets):
         buf[end + 6] = SOH
 
 
-@kernel
+@kernel(
+    (
+        array("int32", readonly=True),
+        array("int64", readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+        array("int64"),
+    )
+)
 def snapshot_lengths(sym_lengths, entry_starts, px_len, px_valid, sz_len, sz_valid, out):
     """Body of each 35=W message: ``55=SYM|268=K|`` then per entry ``269=T|`` and the
     present ``270=PX|``, ``271=SIZE|``."""
@@ -204,7 +252,23 @@ def _put_27x(buf, p, last_digit, values, row, n):
     return p + 1
 
 
-@kernel
+@kernel(
+    (
+        array("uint8"),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("int64", readonly=True),
+        array("uint8", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+    )
+)
 def write_snapshot_bodies(
     buf, starts, ends, syms, sym_lengths, entry_starts, entry_types,
     px, px_len, px_valid, sz, sz_len, sz_valid,
@@ -257,7 +321,16 @@ def write_snapshot_bodies(
     return -1
 
 
-@kernel
+@kernel(
+    (
+        array("int64", readonly=True),
+        array("int32", readonly=True),
+        array("int32", readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+        array("int64"),
+    )
+)
 def quote_lengths(tag_lengths, id_lengths, sym_lengths, values_len, values_valid, out):
     """Body of each 35=S message: ``117=ID|55=SYM|`` and the present ``132``..``135``.
     Value rows: bid px ``0..n``, offer px ``n..2n``, bid size, offer size."""
@@ -272,7 +345,22 @@ def quote_lengths(tag_lengths, id_lengths, sym_lengths, values_len, values_valid
         out[i] = total
 
 
-@kernel
+@kernel(
+    (
+        array("uint8"),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int64", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+    )
+)
 def write_quote_bodies(
     buf, starts, ends, tags, tag_lengths, ids, id_lengths, syms, sym_lengths,
     values, values_len, values_valid,
@@ -388,21 +476,16 @@ def _put_uint(buf, p, v):
     return p + nd + 1
 
 
-@kernel
-def rows_to_matrix(data, offsets, out):
-    """Row ``r`` of ``out`` = ``data[offsets[r]:offsets[r + 1]]``, zero-padded (Arrow
-    strings into a byte matrix)."""
-    width = out.shape[1]
-    for r in range(out.shape[0]):
-        a = offsets[r]
-        n = offsets[r + 1] - a
-        for k in range(n):
-            out[r, k] = data[a + k]
-        for k in range(n, width):
-            out[r, k] = 0
-
-
-@kernel
+@kernel(
+    (
+        array("int64", readonly=True),
+        i64,
+        array("int64"),
+        array("int64"),
+        array("int64"),
+        array("int64"),
+    )
+)
 def pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
     """Lay quote sets out in messages of at most ``limit`` entries, in order.
 
@@ -435,7 +518,40 @@ def pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
     counts[1] = nm
 
 
-@kernel
+@kernel(
+    (
+        array("uint8"),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("uint8", readonly=True),
+        array("int64"),
+        array("int64"),
+        array("int64", readonly=True),
+        array("uint8", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+    )
+)
 def write_mass_quote_bodies(
     buf, starts, ends, qids, qid_len, level, msg_frags, frag_set, frag_entries, frag_flag,
     set_ids, set_id_len, set_total, set_starts, eids, eid_len, syms, sym_len,
@@ -488,7 +604,31 @@ def write_mass_quote_bodies(
     return -1
 
 
-@kernel
+@kernel(
+    (
+        array("uint8"),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("uint8", readonly=True),
+        array("int64", readonly=True),
+        array("uint8", readonly=True),
+        array("uint8", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+        array("uint8", 2, readonly=True),
+        array("int32", readonly=True),
+        array("bool", readonly=True),
+    )
+)
 def write_incremental_bodies(
     buf, starts, ends, prefix, entry_starts, actions, types, syms, sym_len,
     px, px_len, px_ok, sz, sz_len, sz_ok, times, time_len, time_ok, pos, pos_len, pos_ok,

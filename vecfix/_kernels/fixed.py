@@ -26,8 +26,8 @@ code:
    (its matrix row, or, in Arrow's layout, where the row before ended); what spills past a
    row is overwritten by the rows written after it, or lands in slack bytes.
 
-Slow rows then go through the one scalar row writer, :func:`~vecfix._kernels.rows.row_length`
-and :func:`~vecfix._kernels.rows.write_row`, which take any int64 row, digit by digit (rows
+Slow rows then go through the one scalar row writer, :func:`~vecfix._kernels.rows._row_length`
+and :func:`~vecfix._kernels.rows._write_row`, which take any int64 row, digit by digit (rows
 beyond int64 never reach a kernel: the decimal fallback does them).
 """
 
@@ -37,7 +37,7 @@ import numpy as np
 
 from .._jit import array, bits, double, funnel, helper, i64, kernel, store8, target_has, two_i64
 from .._tuning import BLOCK
-from .rows import _RUN, _magnitude, row_length, write_row
+from .rows import _RUN, _magnitude, _row_length, _write_row
 
 _U64 = np.uint64
 _U32 = np.uint32
@@ -612,7 +612,7 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
                     j = _I64(slow_rows[r])
                     i = i0 + j
                     c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
-                    size[j] = _U32(min(row_length(c, e, s), cap))
+                    size[j] = _U32(min(_row_length(c, e, s), cap))
             if not measure:
                 _compose(nb, wide, narrow)
                 fast = nb
@@ -630,9 +630,9 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
                     i = i0 + j
                     c, e, s = coef[i], _I64(exps[i * estep]), _I64(scales[i * sstep])
                     if packed:
-                        write_row(buf, _I64(at[j]), _I64(size[j]), c, e, s)
+                        _write_row(buf, _I64(at[j]), _I64(size[j]), c, e, s)
                     else:  # its length too: the words placed for it were a placeholder's
-                        size[j] = _U32(min(write_row(buf, i * width, width, c, e, s), cap))
+                        size[j] = _U32(min(_write_row(buf, i * width, width, c, e, s), cap))
             out = lengths[i0 : i0 + nb]
             top = 0
             for j in range(nb):

@@ -78,14 +78,14 @@ def _ndigits(m):
 
 
 @kernel
-def row_length(c, e, s):
+def _row_length(c, e, s):
     """Printed length of any row ``(c, e, s)`` with an int64 ``c`` (and int32 ``e``, ``s``)."""
     m, z = _rounded(c, e, s)
     return _text_length(_ndigits(m), z, c < 0, _I64(s))
 
 
 @kernel
-def write_row(buf, base, width, c, e, s):
+def _write_row(buf, base, width, c, e, s):
     """Write any row at ``buf[base:base + width]``, zero-padded, byte by byte, from the
     right; return its length (the caller has checked that it fits)."""
     m, z = _rounded(c, e, s)
@@ -258,7 +258,7 @@ def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limi
                 if slots[j] < 0:
                     i = i0 + j
                     e, s = _I64(exps[i * estep]), _I64(scales[i * sstep])
-                    widest = max(widest, min(row_length(coef[i], e, s), cap))
+                    widest = max(widest, min(_row_length(coef[i], e, s), cap))
         part = coef[i0:i1]
         for j in range(i1 - i0):
             k = slots[j]
@@ -275,8 +275,8 @@ def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limi
         if lo <= hi:
             s = t % 16
             e = t // 16 - 20 - s
-            widest = max(widest, min(row_length(lo, e, s), cap))
-            widest = max(widest, min(row_length(hi, e, s), cap))
+            widest = max(widest, min(_row_length(lo, e, s), cap))
+            widest = max(widest, min(_row_length(hi, e, s), cap))
     return widest
 
 
@@ -288,7 +288,7 @@ def format_few(coef, exponent, scale, buf, lengths):
     Row ``i`` goes to ``buf[i * widest:][:widest]``, zero-padded, its length to
     ``lengths[i]``. ``buf`` holds ``len(coef) * bound + 8`` bytes or more, ``bound``
     being the longest row any int64 prints under the layout. One scalar pass of the
-    general path (:func:`write_row`), the widest row found from the smallest and the
+    general path (:func:`_write_row`), the widest row found from the smallest and the
     largest coefficient (a row's length only grows with ``|c|``): :func:`format_rows`'
     passes cost more than this for a handful of rows (``format_fixed``'s call of a
     trading loop).
@@ -306,7 +306,7 @@ def format_few(coef, exponent, scale, buf, lengths):
     if n == 0:
         return 0
     lo, hi = _extremes(coef, coef[0], coef[0])
-    widest = max(row_length(lo, exponent, scale), row_length(hi, exponent, scale))
+    widest = max(_row_length(lo, exponent, scale), _row_length(hi, exponent, scale))
     for i in range(n):
-        lengths[i] = write_row(buf, i * widest, widest, coef[i], exponent, scale)
+        lengths[i] = _write_row(buf, i * widest, widest, coef[i], exponent, scale)
     return widest

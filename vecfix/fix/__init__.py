@@ -14,18 +14,21 @@ message until you ask for one.
   across calls; :func:`sending_time` writes datetimes as FIX ``UTCTimestamp`` (``52``).
 
 Prices and sizes go through :func:`vecfix.format_fixed`, so a ``270`` field holds exactly
-the text of shopspring/decimal's ``StringFixed``; a null leaves its field out. BodyLength
+the text of shopspring/decimal's ``StringFixed``; a null leaves its field out. Each
+builder takes the header (``header=``, a :class:`Header`: required) and one
+:class:`vecfix.NumberFormat` for its prices (``price=``; integer prices need one, e.g.
+``NumberFormat(-9, 2)`` for CME PRICE9) and one for its sizes (``size=``; whole-number
+sizes need none); decimals are printed as written unless a format gives a scale. BodyLength
 (``9``) and CheckSum (``10``) are computed by the kernels over the bytes actually written.
 Columns are paired by position; pandas Series given for one kind of row (entries, or
 instruments) must share an index, as in :func:`vecfix.format_fixed`. Below, ``|`` stands
 for SOH.
 
->>> import vecfix.fix as fix
+>>> import vecfix, vecfix.fix as fix
 >>> head = fix.Header("VECFIX", "CLIENT")
 >>> msgs = fix.snapshots(
 ...     ["ESZ4"], [2], ["0", "1"], [5000_250000000, 5000_500000000], [7, 12],
-...     price_exponent=-9, price_scale=2, size_exponent=0, size_scale=0,
-...     header=head, sending_time="20240102-03:04:05.678",
+...     price=vecfix.NumberFormat(-9, 2), header=head, sending_time="20240102-03:04:05.678",
 ... )
 >>> print(msgs[0].replace(b"\\x01", b"|").decode())
 8=FIX.4.4|9=118|35=W|49=VECFIX|56=CLIENT|34=1|52=20240102-03:04:05.678|55=ESZ4|268=2|269=0|270=5000.25|271=7|269=1|270=5000.50|271=12|10=084|

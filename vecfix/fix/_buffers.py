@@ -119,12 +119,11 @@ class Messages(_Chunks):
 
     Examples
     --------
-    >>> import io, vecfix.fix as fix
-    >>> msgs = fix.quotes(
+    >>> import io, vecfix, vecfix.fix as fix
+    >>> msgs = fix.quotes(  # one exponent and one scale a row
     ...     ["EURUSD", "USDJPY"], [108_215, 15_501_2], [108_225, 15_502_0], [1, 2], [1, 2],
-    ...     quote_ids=["q1", "q2"], price_exponent=[-5, -3], price_scale=[5, 3],
-    ...     size_exponent=0, size_scale=0, sender="S", target="T", seq_start=41,
-    ...     sending_time="20240102-03:04:05",
+    ...     quote_ids=["q1", "q2"], price=vecfix.NumberFormat([-5, -3], [5, 3]),
+    ...     header=fix.Header("S", "T", next_seq=41), sending_time="20240102-03:04:05",
     ... )
     >>> len(msgs), msgs.lengths.tolist()
     (2, [117, 117])

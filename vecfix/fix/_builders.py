@@ -12,25 +12,26 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels import fix as _k
+from .._kernels import QUOTE_TAGS
 from .._limits import INT32_MAX
+from .._number_format import NumberFormat
 from .._result import Formatted
 from ..columns import ColumnLike
 from ._buffers import FieldBuffer, Messages
 from ._columns import (
-    Null,
+    _fix,
     all_valid,
     check_aligned,
     check_rows,
     codes,
     has_formatted_shape,
-    number_column,
     require_a_price,
     require_all,
     text_column,
     valid_mask,
 )
-from ._header import Header, frame, resolve_header, times_for
+from ._header import Header, check_header, frame, times_for
+from ._numbers import check_format, formatted_column, number_column, per_row
 
 MAX_TAG: int = INT32_MAX
 """Largest tag number accepted (FIX tags are positive integers; engines hold them in int32)."""
@@ -73,7 +74,7 @@ def _tag_table(tags: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     return matrix, np.array([len(t) for t in rendered], dtype=np.int64)
 
 
-_QUOTE_TAGS = _tag_table(_k.QUOTE_TAGS)
+_QUOTE_TAGS = _tag_table(QUOTE_TAGS)
 
 
 def matrix_of(col: Formatted) -> np.ndarray:
@@ -151,7 +152,7 @@ def fields(
     """
     tag_bytes = np.frombuffer(f"{_check_tag(tag)}=".encode(), np.uint8)
     if has_formatted_shape(column):
-        col = number_column("column", "column", column, None, None, valid=valid)
+        col = formatted_column("column", column, valid)
     else:
         col = text_column("column", column, identifier=False)
         if valid is not None:
@@ -168,12 +169,12 @@ def fields(
         starts = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(sizes, out=starts[1:])
         buf = np.empty(int(starts[-1]), dtype=np.uint8)
-        _k.write_fields(buf, starts, tag_bytes, matrix, lengths, present)
+        _fix().write_fields(buf, starts, tag_bytes, matrix, lengths, present)
         return FieldBuffer(buf, starts)
     starts = _caller_offsets(out, offsets, n)
     ends = starts + sizes
     _check_fits(out, starts, ends)
-    _k.write_fields(out, starts, tag_bytes, matrix, lengths, present)
+    _fix().write_fields(out, starts, tag_bytes, matrix, lengths, present)
     return ends
 
 
@@ -205,10 +206,10 @@ def _check_fits(out: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
             f"row {r}'s field needs out[{int(starts[r])}:{int(ends[r])}] but out has"
             f" {out.size} bytes; nothing was written"
         )
-    r = int(_k.check_disjoint(starts, ends))
+    r = int(_fix().check_disjoint(starts, ends))
     if r == -2:  # not in order: check in sorted order
         order = np.argsort(starts, kind="stable")
-        r = int(_k.check_disjoint(starts[order], ends[order]))
+        r = int(_fix().check_disjoint(starts[order], ends[order]))
         r = int(order[r]) if r >= 0 else r
     if r >= 0:
         raise ValueError(
@@ -269,19 +270,12 @@ def snapshots(
     prices: Formatted | ColumnLike,
     sizes: Formatted | ColumnLike,
     *,
-    price_exponent: ColumnLike = None,
-    price_scale: ColumnLike = None,
-    size_exponent: ColumnLike = None,
-    size_scale: ColumnLike = None,
+    price: NumberFormat | None = None,
+    size: NumberFormat | None = None,
     price_valid: ColumnLike = None,
     size_valid: ColumnLike = None,
-    null: Null = None,
-    header: Header | None = None,
-    sender: str | None = None,
-    target: str | None = None,
-    seq_start: int | None = None,
+    header: Header,
     sending_time: TimeLike = None,
-    begin_string: str | None = None,
 ) -> Messages:
     """Build one MarketDataSnapshotFullRefresh (``35=W``) per symbol.
 
@@ -303,25 +297,23 @@ def snapshots(
         MDEntryType (``269``) per entry: ints 0..9 or one-character strings (``"0"`` bid,
         ``"1"`` offer, ``"2"`` trade, ...). A scalar applies to every entry.
     prices, sizes : column of int or decimals, or Formatted
-        MDEntryPx (``270``) and MDEntrySize (``271``) per entry, formatted by
-        :func:`vecfix.format_fixed` with its rules (nulls from ``None``, Arrow, pandas or
-        polars nulls and ``null=`` leave the field out), or an already formatted
+        MDEntryPx (``270``) and MDEntrySize (``271``) per entry: integer coefficients,
+        decimals (``Decimal``, decimal text, Arrow, pandas or polars decimals), formatted
+        by :func:`vecfix.format_fixed` (nulls from ``None``, Arrow, pandas or polars nulls
+        and the format's ``null`` leave the field out), or an already formatted
         :class:`vecfix.Formatted`.
-    price_exponent, price_scale, size_exponent, size_scale : int or array_like of int
-        Exponents and scales as :func:`vecfix.format_fixed` takes them: the exponent is
-        required for integer columns and must be left out for decimals; both are left out
-        for a ``Formatted``.
+    price, size : vecfix.NumberFormat, optional
+        How ``prices`` and ``sizes`` are printed: exponent, scale and null sentinels, one
+        for the column or arrays of one a row. Integer prices need both
+        (``price=vecfix.NumberFormat(-9, 2)`` for CME PRICE9 with 2 decimals); integer
+        sizes need nothing when they count whole units (exponent 0, scale 0); decimals
+        are printed as written unless a scale is given; a ``Formatted`` takes none. The
+        rules in full: :mod:`vecfix.fix._numbers`.
     price_valid, size_valid : array_like of bool, optional
         ``True`` where the price (size) is present; what a masked row holds is not read.
-    null : int or sequence of int, optional
-        Sentinel coefficients meaning "no value" (e.g. ``2**63 - 1``, CME PRICENULL9) in
-        the price and size columns this call formats.
-    header : Header, optional
-        Sender, target, begin string and the next MsgSeqNum (``34``), shared across calls.
-        Without it, ``sender`` and ``target`` are required and numbering starts at
-        ``seq_start`` (default 1).
-    sender, target, seq_start, begin_string
-        The header as separate keywords (when ``header`` is not given).
+    header : Header
+        Required: sender, target, begin string and the next MsgSeqNum (``34``), shared
+        across calls (see :class:`Header`).
     sending_time : str, datetime or a column of either, optional
         SendingTime (``52``), one for all messages or one per message: text
         ``YYYYMMDD-HH:MM:SS[.sss]`` or datetimes (see :func:`sending_time`). Default: now.
@@ -342,11 +334,10 @@ def snapshots(
 
     Examples
     --------
-    >>> import vecfix.fix as fix
+    >>> import vecfix, vecfix.fix as fix
     >>> msgs = fix.snapshots(
     ...     ["AAPL", "MSFT"], [1, 2], [2, 0, 1], [189_9800, 402_1200, None], [100, 5, 7],
-    ...     price_exponent=-4, price_scale=2, size_exponent=0, size_scale=0,
-    ...     sender="MD", target="C", seq_start=7,
+    ...     price=vecfix.NumberFormat(-4, 2), header=fix.Header("MD", "C", next_seq=7),
     ...     sending_time=["20240102-14:30:00.000", "20240102-14:30:00.001"],
     ... )
     >>> for m in msgs:
@@ -354,10 +345,13 @@ def snapshots(
     8=FIX.4.4|9=85|35=W|49=MD|56=C|34=7|52=20240102-14:30:00.000|55=AAPL|268=1|269=2|270=189.98|271=100|10=036|
     8=FIX.4.4|9=95|35=W|49=MD|56=C|34=8|52=20240102-14:30:00.001|55=MSFT|268=2|269=0|270=402.12|271=5|269=1|271=7|10=235|
     """
+    head = check_header(header)
+    price = check_format("price", price, {"prices": prices})
+    size = check_format("size", size, {"sizes": sizes})
     check_aligned({"symbols": symbols, "entry_counts": entry_counts})
     check_aligned({"entry_types": entry_types, "prices": prices, "sizes": sizes,
-                   "price_valid": price_valid, "size_valid": size_valid})  # fmt: skip
-    head = resolve_header(header, sender, target, seq_start, begin_string)
+                   "price_valid": price_valid, "size_valid": size_valid,
+                   **per_row(price=price, size=size)})  # fmt: skip
     syms = text_column("symbols", symbols)
     require_all("symbols", syms, "every message needs one")
     n = len(syms)
@@ -365,24 +359,19 @@ def snapshots(
     n_entries = int(entry_starts[-1])
     what = f"entry (entry_counts sums to {n_entries})"
     types = codes("entry_types", entry_types, n_entries, what)
-    px = number_column(
-        "prices", "price", prices, price_exponent, price_scale, null=null, valid=price_valid,
-        valid_name="price_valid",
-    )  # fmt: skip
+    px = number_column("prices", "price", prices, price, valid=price_valid,
+                       valid_name="price_valid")  # fmt: skip
     check_rows("prices", px, n_entries, what)
-    sz = number_column(
-        "sizes", "size", sizes, size_exponent, size_scale, null=null, valid=size_valid,
-        valid_name="size_valid",
-    )  # fmt: skip
+    sz = number_column("sizes", "size", sizes, size, valid=size_valid, valid_name="size_valid")
     check_rows("sizes", sz, n_entries, what)
     times, tstep = times_for("sending_time", sending_time, head.precision, n, "messages")
     body = np.empty(n, dtype=np.int64)
     px_ok, sz_ok = all_valid(px), all_valid(sz)
     sym_len, px_len, sz_len = lengths_of(syms), lengths_of(px), lengths_of(sz)
-    _k.snapshot_lengths(sym_len, entry_starts, px_len, px_ok, sz_len, sz_ok, body)
+    _fix().snapshot_lengths(sym_len, entry_starts, px_len, px_ok, sz_len, sz_ok, body)
 
     def write(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> int:
-        return _k.write_snapshot_bodies(
+        return _fix().write_snapshot_bodies(
             buf, starts, ends, matrix_of(syms), sym_len, entry_starts,
             types, matrix_of(px), px_len, px_ok, matrix_of(sz), sz_len, sz_ok,
         )  # fmt: skip
@@ -404,21 +393,14 @@ def quotes(
     offer_size: Formatted | ColumnLike,
     *,
     quote_ids: ColumnLike,
-    price_exponent: ColumnLike = None,
-    price_scale: ColumnLike = None,
-    size_exponent: ColumnLike = None,
-    size_scale: ColumnLike = None,
+    price: NumberFormat | None = None,
+    size: NumberFormat | None = None,
     bid_px_valid: ColumnLike = None,
     offer_px_valid: ColumnLike = None,
     bid_size_valid: ColumnLike = None,
     offer_size_valid: ColumnLike = None,
-    null: Null = None,
-    header: Header | None = None,
-    sender: str | None = None,
-    target: str | None = None,
-    seq_start: int | None = None,
+    header: Header,
     sending_time: TimeLike = None,
-    begin_string: str | None = None,
 ) -> Messages:
     """Build one Quote (``35=S``) per row.
 
@@ -437,15 +419,13 @@ def quotes(
         an already formatted :class:`vecfix.Formatted`.
     quote_ids : column of str or int
         QuoteID (``117``) per quote, same rules as symbols.
-    price_exponent, price_scale, size_exponent, size_scale : int or array_like of int
-        As :func:`vecfix.format_fixed` takes them (the exponent is required for integer
-        columns); left out for ``Formatted`` columns.
+    price, size : vecfix.NumberFormat, optional
+        How the prices (``bid_px``, ``offer_px``) and the sizes are printed, as for
+        :func:`snapshots`: integer prices need ``price=``; whole-number sizes need nothing.
     bid_px_valid, offer_px_valid, bid_size_valid, offer_size_valid : array_like of bool
         ``True`` where the value is present.
-    null : int or sequence of int, optional
-        Sentinel coefficients meaning "no value", in every column this call formats.
-    header, sender, target, seq_start, sending_time, begin_string
-        The standard header, as for :func:`snapshots`.
+    header, sending_time
+        The standard header (required) and SendingTime, as for :func:`snapshots`.
 
     Returns
     -------
@@ -460,22 +440,24 @@ def quotes(
 
     Examples
     --------
-    >>> import vecfix.fix as fix
+    >>> import vecfix, vecfix.fix as fix
     >>> msgs = fix.quotes(
     ...     ["EURUSD"], [108_215], [None], [1_000_000], [None], quote_ids=["Q1"],
-    ...     price_exponent=-5, price_scale=5, size_exponent=0, size_scale=0,
-    ...     sender="S", target="T", sending_time="20240102-03:04:05",
+    ...     price=vecfix.NumberFormat(-5, 5), header=fix.Header("S", "T"),
+    ...     sending_time="20240102-03:04:05",
     ... )
     >>> print(msgs[0].replace(b"\\x01", b"|").decode())
     8=FIX.4.4|9=82|35=S|49=S|56=T|34=1|52=20240102-03:04:05|117=Q1|55=EURUSD|132=1.08215|134=1000000|10=252|
     """
+    head = check_header(header)
+    price = check_format("price", price, {"bid_px": bid_px, "offer_px": offer_px})
+    size = check_format("size", size, {"bid_size": bid_size, "offer_size": offer_size})
     check_aligned({
         "symbols": symbols, "quote_ids": quote_ids, "bid_px": bid_px, "offer_px": offer_px,
         "bid_size": bid_size, "offer_size": offer_size, "bid_px_valid": bid_px_valid,
         "offer_px_valid": offer_px_valid, "bid_size_valid": bid_size_valid,
-        "offer_size_valid": offer_size_valid,
+        "offer_size_valid": offer_size_valid, **per_row(price=price, size=size),
     })  # fmt: skip
-    head = resolve_header(header, sender, target, seq_start, begin_string)
     syms = text_column("symbols", symbols)
     n = len(syms)
     ids = text_column("quote_ids", quote_ids)
@@ -490,13 +472,9 @@ def quotes(
         ("offer_size", "size", offer_size, offer_size_valid),
     )
     cols = []
-    for name, prefix, values, valid in given:
-        price = prefix == "price"
-        exponent, scale = (price_exponent, price_scale) if price else (size_exponent, size_scale)
-        col = number_column(
-            name, prefix, values, exponent, scale, null=null, valid=valid,
-            valid_name=f"{name}_valid",
-        )  # fmt: skip
+    for name, role, values, valid in given:
+        fmt = price if role == "price" else size
+        col = number_column(name, role, values, fmt, valid=valid, valid_name=f"{name}_valid")
         check_rows(name, col, n, "quote")
         cols.append(col)
     require_a_price(cols[0], cols[1], "quote")
@@ -505,10 +483,10 @@ def quotes(
     body = np.empty(n, dtype=np.int64)
     tags, tag_lengths = _QUOTE_TAGS
     id_len, sym_len = lengths_of(ids), lengths_of(syms)
-    _k.quote_lengths(tag_lengths, id_len, sym_len, lengths, valid, body)
+    _fix().quote_lengths(tag_lengths, id_len, sym_len, lengths, valid, body)
 
     def write(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> int:
-        return _k.write_quote_bodies(
+        return _fix().write_quote_bodies(
             buf, starts, ends, tags, tag_lengths, matrix_of(ids), id_len, matrix_of(syms),
             sym_len, matrix, lengths, valid,
         )  # fmt: skip

@@ -6,36 +6,33 @@ presence mask, validated before anything is written:
 * :func:`text_column` reads symbols and IDs from NumPy ``S``/``U`` arrays, Arrow string,
   binary and dictionary arrays, pandas and polars string or categorical columns, integer
   columns (printed as digits) and, for plain sequences, one Python object per row;
-* :func:`number_column` reads prices and sizes through :func:`vecfix.format_fixed` (its
-  rules, its ``null=``, its ``valid``), or takes an already :class:`~vecfix.Formatted` one;
+* prices and sizes are read in :mod:`vecfix.fix._numbers`;
 * :func:`codes` reads one-character codes (``269`` MDEntryType, ``279`` MDUpdateAction).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .._format import format_fixed
+from .. import _engine, format_fixed
 from .._inputs import check_same_index
-from .._kernels import fix as _k
+from .._kernels import SOH
 from .._result import Formatted
 from ..columns import ColumnLike, Identity
-from ..columns.rules import RowError
 
 _EQUALS = ord("=")
 _ALNUM = np.frombuffer(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", np.uint8)
 
-Null = int | Sequence[int] | None
-"""A ``null=`` sentinel (or several), as :func:`vecfix.format_fixed` takes it."""
-
-
 # ---------------------------------------------------------------------------------------
 # Validation
 # ---------------------------------------------------------------------------------------
+
+
+def _fix() -> Any:
+    """The FIX kernels (:mod:`vecfix._kernels.fix`), loaded on first use."""
+    return _engine.import_kernels("fix")
 
 
 def all_valid(col: Formatted) -> np.ndarray:
@@ -70,8 +67,8 @@ def _describe_bad(name: str, col: Formatted, r: int, identifier: bool) -> ValueE
 
 def check_bytes(name: str, col: Formatted, identifier: bool) -> None:
     """Refuse empty rows and SOH anywhere; identifiers must be printable ASCII without '='."""
-    lo, hi, forbidden = (0x20, 0x7E, _EQUALS) if identifier else (0, 255, _k.SOH)
-    r = _k.first_bad_byte(col.matrix, col.lengths, all_valid(col), lo, hi, forbidden)
+    lo, hi, forbidden = (0x20, 0x7E, _EQUALS) if identifier else (0, 255, SOH)
+    r = _fix().first_bad_byte(col.matrix, col.lengths, all_valid(col), lo, hi, forbidden)
     if r >= 0:
         raise _describe_bad(name, col, int(r), identifier)
 
@@ -224,8 +221,10 @@ def _from_arrow(name: str, values: Any) -> Formatted:
     )
     lengths = np.diff(offsets).astype(np.int32)
     width = max(1, int(lengths.max(initial=0)))
-    matrix = np.empty((n, width), dtype=np.uint8)
-    _k.rows_to_matrix(data, offsets.astype(np.int64), matrix)
+    matrix = np.zeros((n, width), dtype=np.uint8)
+    at = np.arange(0, n * width, width, dtype=np.int64)
+    text = _engine.import_kernels("text")
+    text.copy_rows(data, offsets[:-1].astype(np.int64), 0, lengths, matrix.reshape(-1), at)
     valid = _arrow_valid(values)
     if valid is not None:  # a null's bytes (normally none) are never read
         lengths[~valid] = 0
@@ -321,13 +320,6 @@ def valid_mask(name: str, valid: ColumnLike, n: int) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def _rows(values: object) -> int:
-    try:
-        return len(values)  # type: ignore[arg-type]
-    except TypeError:
-        return 1
-
-
 def check_aligned(columns: dict[str, object]) -> None:
     """Refuse pandas Series among ``columns`` (one builder's columns of one kind of row:
     its entries, or its instruments) whose indexes differ (:func:`check_same_index`, as
@@ -342,115 +334,6 @@ def check_aligned(columns: dict[str, object]) -> None:
             identity = Identity.of(values)
             if identity is not None and identity.index is not None:
                 first = (name, identity)
-
-
-def number_column(
-    name: str,
-    prefix: str,
-    values: Formatted | ColumnLike,
-    exponent: ColumnLike,
-    scale: ColumnLike,
-    *,
-    null: Null = None,
-    valid: ColumnLike = None,
-    valid_name: str = "valid",
-) -> Formatted:
-    """A price or size column, formatted by :func:`vecfix.format_fixed` (its rules).
-
-    ``prefix`` names the builder's arguments (``price`` for ``price_exponent`` and
-    ``price_scale``). ``valid`` (the builder's ``*_valid`` mask) is combined with the
-    column's own nulls; what masked rows hide is never read as text (:func:`_hide_masked`).
-    """
-    if has_formatted_shape(values):
-        if exponent is not None or scale is not None:
-            raise TypeError(
-                f"{name} is already formatted: leave {prefix}_exponent and {prefix}_scale unset"
-            )
-        matrix = np.ascontiguousarray(values.matrix, dtype=np.uint8)  # type: ignore[union-attr]
-        lengths = np.ascontiguousarray(values.lengths, dtype=np.int32)  # type: ignore[union-attr]
-        if matrix.ndim != 2 or lengths.shape != matrix.shape[:1]:
-            raise ValueError(f"{name}: matrix must be (n, width) and lengths (n,)")
-        if lengths.size and (lengths.min() < 0 or lengths.max() > matrix.shape[1]):
-            raise ValueError(f"{name}: lengths must lie within 0..width={matrix.shape[1]}")
-        mask = None if valid is None else valid_mask(valid_name, valid, lengths.size)
-        inner = getattr(values, "valid", None)
-        if inner is not None:
-            inner = valid_mask(f"{name}.valid", inner, lengths.size)
-            mask = inner if mask is None else mask & inner
-        col = Formatted(matrix, lengths, mask)
-        check_bytes(name, col, identifier=False)
-        return col
-    n = _rows(values)
-    mask = None if valid is None else valid_mask(valid_name, valid, n)
-    if n == 0:  # nothing to format: neither exponent nor scale is needed
-        return Formatted(np.zeros((0, 0), np.uint8), np.zeros(0, np.int32))
-    if scale is None:
-        raise TypeError(f"{prefix}_scale is required: the decimal places to print")
-    if isinstance(values, np.ma.MaskedArray):  # hidden values are nulls, never printed
-        hidden = np.ma.getmaskarray(values)
-        mask = ~hidden if mask is None else mask & ~hidden
-        values = values.data
-    if mask is not None:
-        values = _hide_masked(values, mask)
-    try:
-        out = format_fixed(values, exponent, scale, null=null)
-    except RowError as exc:  # keep the row (and the type) for the caller
-        same = exc.lead.strip() == exc.argument  # "coefficients row 2: ..."
-        lead = f"{name} " if same else f"{name}: {builder_words(exc.lead, prefix)}"
-        detail = builder_words(exc.detail, prefix)
-        raise type(exc)(detail, argument=name, row=exc.row, lead=lead) from None
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{name}: {builder_words(str(exc), prefix)}") from None
-    if mask is not None:
-        out = Formatted(out.matrix, out.lengths, mask if out.valid is None else mask & out.valid)
-    return out
-
-
-def builder_words(message: str, prefix: str) -> str:
-    """format_fixed's message with its argument names as the builder calls them
-    (``exponents`` -> ``price_exponent`` for ``prefix="price"``)."""
-    message = re.sub(r"\bexponents\b", f"{prefix}_exponent", message)
-    return re.sub(r"\bscales\b", f"{prefix}_scale", message)
-
-
-def _hide_masked(values: ColumnLike, mask: np.ndarray) -> ColumnLike:
-    """``values`` with the rows where ``mask`` is False made harmless before they are read:
-    0 in integer arrays ("0" in text arrays), a null (None) in lists, object arrays and
-    text columns of pandas, polars and Arrow, whose hidden rows may hold anything ("N/A",
-    "") that the parser would refuse. Typed columns (integers, decimals) are formatted as
-    they are, their masked rows left out after."""
-    col: Any = values
-    if mask.all():
-        return col
-    if isinstance(col, np.ndarray):
-        kind = col.dtype.kind
-        if kind in "iu":
-            return np.where(mask, col, col.dtype.type(0))
-        if kind in "SU":
-            return np.where(mask, col, col.dtype.type("0"))
-        if kind == "O":
-            return np.where(mask, col, np.array(None))
-        return col  # (floats, bools: refused whatever they hold)
-    if isinstance(col, (list, tuple)):
-        return [v if ok else None for v, ok in zip(col, mask.tolist(), strict=True)]
-    module = type(col).__module__.partition(".")[0]
-    if module == "pandas" and getattr(col, "ndim", 0) == 1:
-        if col.dtype.kind in "OU" or str(col.dtype).startswith("string"):
-            return col.where(mask, None)
-    elif module == "polars" and hasattr(col, "scatter"):
-        import polars as pl
-
-        if col.dtype in (pl.String, pl.Object):
-            return col.clone().scatter(np.flatnonzero(~mask), None)
-    elif module == "pyarrow" and hasattr(col, "type"):
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        t = pa.types
-        text = (t.is_string, t.is_large_string, t.is_string_view, t.is_binary, t.is_large_binary)
-        if any(is_text(col.type) for is_text in text):
-            return pc.if_else(pa.array(mask), col, pa.scalar(None, col.type))
-    return col
 
 
 # ---------------------------------------------------------------------------------------

@@ -17,12 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from .._kernels import fix as _k
 from .._limits import INT64_MAX as _INT64_MAX
 from .._result import Formatted
 from ..columns.column import Identity
 from ._buffers import Messages
-from ._columns import identifier, text_column
+from ._columns import _fix, identifier, text_column
 
 _PRECISIONS = {"s": 0, "ms": 3, "us": 6}
 _US_PER_DAY = 86_400_000_000
@@ -133,9 +132,9 @@ class Header:
 
 def _seq_number(value: object) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"seq_start must be an int, got {type(value).__name__} {value!r}")
+        raise TypeError(f"next_seq must be an int, got {type(value).__name__} {value!r}")
     if not 1 <= value <= _INT64_MAX:
-        raise ValueError(f"seq_start must be >= 1 and within int64, got {value}")
+        raise ValueError(f"next_seq must be >= 1 and within int64, got {value}")
     return int(value)
 
 
@@ -145,33 +144,18 @@ def _precision(value: object) -> str:
     return str(value)
 
 
-def resolve_header(
-    header: Header | None,
-    sender: str | None,
-    target: str | None,
-    seq_start: int | None,
-    begin_string: str | None,
-) -> Header:
-    """The builder's :class:`Header`: ``header=``, or one made from the separate keywords."""
-    if header is not None:
-        if not isinstance(header, Header):
-            raise TypeError(f"header must be a vecfix.fix.Header, got {type(header).__name__}")
-        given = [
-            k
-            for k, v in (("sender", sender), ("target", target), ("seq_start", seq_start),
-                         ("begin_string", begin_string))
-            if v is not None
-        ]  # fmt: skip
-        if given:
-            raise TypeError(f"pass either header= or {', '.join(given)}, not both")
+def check_header(header: object) -> Header:
+    """A builder's ``header=``: required, a :class:`Header`."""
+    if isinstance(header, Header):
         return header
-    if sender is None or target is None:
-        raise TypeError("sender and target are required (or pass header=vecfix.fix.Header(...))")
-    return Header(
-        sender,
-        target,
-        begin_string="FIX.4.4" if begin_string is None else begin_string,
-        next_seq=1 if seq_start is None else seq_start,
+    if header is None:
+        raise TypeError(
+            "header is required: pass header=vecfix.fix.Header(sender, target), which holds"
+            " SenderCompID (49), TargetCompID (56) and numbers MsgSeqNum (34) across calls"
+        )
+    raise TypeError(
+        f"header must be a vecfix.fix.Header, got {type(header).__name__}:"
+        " pass header=vecfix.fix.Header(sender, target)"
     )
 
 
@@ -467,17 +451,17 @@ def frame(
     time_lengths = times.lengths.astype(np.int64)
     msg_len = np.empty(n, dtype=np.int64)
     bodies = np.empty(n, dtype=np.int64)
-    _k.frame_lengths(
+    _fix().frame_lengths(
         body_lengths, begin.size, head.size, first_seq, time_lengths, tstep, msg_len, bodies
     )
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(msg_len, out=offsets[1:])
     buf = np.empty(int(offsets[-1]), dtype=np.uint8)
     matrix = times.matrix if times.matrix.shape[1] else np.zeros((len(times), 1), np.uint8)
-    _k.write_heads(buf, offsets, bodies, begin, head, first_seq, matrix, time_lengths, tstep)
+    _fix().write_heads(buf, offsets, bodies, begin, head, first_seq, matrix, time_lengths, tstep)
     ends = offsets[1:] - 7
     bad = int(write_bodies(buf, ends - body_lengths, ends))
     if bad >= 0:  # pragma: no cover - a measure/fill disagreement is a bug in vecfix
         raise RuntimeError(f"internal error: message {bad} was sized wrongly")
-    _k.write_trailers(buf, offsets)
+    _fix().write_trailers(buf, offsets)
     return Messages(buf, offsets)

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .._format import format_fixed
-from .._kernels import fix as _k
+from .. import format_fixed
+from .._number_format import NumberFormat
 from .._result import Formatted
 from ..columns import ColumnLike
 from ._buffers import Messages
@@ -25,18 +25,18 @@ from ._builders import (
     ndigits,
 )
 from ._columns import (
-    Null,
+    _fix,
     all_valid,
     check_aligned,
     check_rows,
     codes,
     identifier,
-    number_column,
     require_a_price,
     require_all,
     text_column,
 )
-from ._header import Header, frame, resolve_header, times_for, timestamps
+from ._header import Header, check_header, frame, times_for, timestamps
+from ._numbers import WHOLE, check_format, number_column, per_row
 
 _Y, _N = ord("Y"), ord("N")
 
@@ -92,7 +92,7 @@ def _pack(set_total: np.ndarray, limit: int) -> tuple[np.ndarray, ...]:
     frag_len = np.empty(cap, np.int64)
     msg_frags = np.empty(cap + 1, np.int64)
     counts = np.zeros(2, np.int64)
-    _k.pack_sets(set_total, limit, frag_set, frag_len, msg_frags, counts)
+    _fix().pack_sets(set_total, limit, frag_set, frag_len, msg_frags, counts)
     n_frags, m = int(counts[0]), int(counts[1])
     frag_set, frag_len, msg_frags = frag_set[:n_frags], frag_len[:n_frags], msg_frags[: m + 1]
     frag_entries = np.zeros(n_frags + 1, np.int64)
@@ -101,6 +101,32 @@ def _pack(set_total: np.ndarray, limit: int) -> tuple[np.ndarray, ...]:
     last = np.append(frag_set[1:] != frag_set[:-1], True) if n_frags else split
     frag_flag = np.where(split, np.where(last, _Y, _N), 0).astype(np.uint8)
     return frag_set, frag_len, frag_entries, frag_flag, msg_frags
+
+
+def _quote_sets(quote_set_ids: ColumnLike, n: int, limit: int) -> tuple[np.ndarray, Formatted]:
+    """Where each quote set starts (and the end, ``n``) and its QuoteSetID: runs of equal
+    IDs in ``quote_set_ids`` (one per entry), or sets of ``limit`` rows numbered from 1."""
+    if quote_set_ids is None:
+        starts = np.append(np.arange(0, n, limit, dtype=np.int64), n)
+        return starts, _digits(np.arange(1, starts.size, dtype=np.int64))
+    ids = _ids("quote_set_ids", quote_set_ids, n, "quote entry")
+    matrix, lengths = matrix_of(ids), lengths_of(ids)
+    rows = np.where(np.arange(matrix.shape[1]) < lengths[:, None], matrix, 0)  # (no padding)
+    new = np.ones(n, dtype=np.bool_)
+    new[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    heads = np.flatnonzero(new)
+    keys = np.ascontiguousarray(rows[heads]).view(f"S{rows.shape[1]}").reshape(-1)
+    order = np.argsort(keys, kind="stable")
+    again = order[1:][keys[order[1:]] == keys[order[:-1]]]  # sets whose ID came before
+    if again.size:
+        s = int(again.min())
+        first = int(heads[np.argmax(keys[:s] == keys[s])])
+        raise ValueError(
+            f"quote_set_ids[{int(heads[s])}] = {keys[s].decode()!r} comes back after another"
+            f" set (its set began at row {first}): a set's entries must be consecutive rows;"
+            " sort or group the rows by set first"
+        )
+    return np.append(heads, n).astype(np.int64), Formatted(rows[heads], lengths[heads])
 
 
 def _sums(lengths: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -127,27 +153,19 @@ def mass_quotes(
     bid_size: Formatted | ColumnLike,
     offer_size: Formatted | ColumnLike,
     *,
-    set_counts: ColumnLike = None,
+    quote_set_ids: ColumnLike = None,
     max_entries: int = 100,
     quote_entry_ids: ColumnLike = None,
-    quote_set_ids: ColumnLike = None,
     quote_ids: ColumnLike = None,
     response_level: int | None = None,
-    price_exponent: ColumnLike = None,
-    price_scale: ColumnLike = None,
-    size_exponent: ColumnLike = None,
-    size_scale: ColumnLike = None,
-    null: Null = None,
-    header: Header | None = None,
-    sender: str | None = None,
-    target: str | None = None,
-    seq_start: int | None = None,
+    price: NumberFormat | None = None,
+    size: NumberFormat | None = None,
+    header: Header,
     sending_time: TimeLike = None,
-    begin_string: str | None = None,
 ) -> Messages:
     """Build MassQuote (``35=i``) messages: a batch of two-sided quotes in few messages.
 
-    Rows are quote entries, grouped into quote sets (``set_counts``), and sets into
+    Rows are quote entries, grouped into quote sets (``quote_set_ids``), and sets into
     messages of at most ``max_entries`` entries: a set joins the current message if it
     fits, else it starts the next one; a set larger than ``max_entries`` is cut across
     messages, each part carrying the set's total in ``304`` and LastFragment ``893=N``
@@ -170,28 +188,27 @@ def mass_quotes(
         BidPx (``132``), OfferPx (``133``), BidSize (``134``), OfferSize (``135``) per
         entry, formatted by :func:`vecfix.format_fixed` (nulls leave the field out), or
         already :class:`vecfix.Formatted`.
-    set_counts : array_like of int, optional
-        Entries per quote set, each ``>= 1``, summing to the number of rows. Default:
-        sets of ``max_entries`` consecutive rows (one set per message).
+    quote_set_ids : column of str or int, optional
+        QuoteSetID (``302``) per entry: consecutive entries with the same ID form one
+        quote set, so the rows of a set must be next to each other (an ID that comes back
+        after another set's rows is refused: sort or group the rows by set first; from
+        set sizes, ``np.repeat(ids, counts)``). Default: sets of ``max_entries``
+        consecutive rows (one set per message), numbered ``1``, ``2``, ...
     max_entries : int, default 100
         Most quote entries in one message (the sum of its ``295`` counts).
     quote_entry_ids : column of str or int, optional
         QuoteEntryID (``299``) per entry. Default: the entry's position in its set
         (``1``, ``2``, ...).
-    quote_set_ids : column of str or int, optional
-        QuoteSetID (``302``) per set. Default: ``1``, ``2``, ... in the order of the sets.
     quote_ids : str or column of str, optional
         QuoteID (``117``): a prefix followed by each message's MsgSeqNum (the default
         prefix is empty: the QuoteID is the MsgSeqNum), or one ID per message.
     response_level : int, optional
         QuoteResponseLevel (``301``), written in every message when given.
-    price_exponent, price_scale, size_exponent, size_scale : int or array_like of int
-        As :func:`vecfix.format_fixed` takes them (the exponent is required for integer
-        columns); left out for ``Formatted`` columns.
-    null : int or sequence of int, optional
-        Sentinel coefficients meaning "no value" in the columns this call formats.
-    header, sender, target, seq_start, sending_time, begin_string
-        The standard header, as for :func:`snapshots`.
+    price, size : vecfix.NumberFormat, optional
+        How the prices (``bid_px``, ``offer_px``) and the sizes are printed, as for
+        :func:`snapshots`: integer prices need ``price=``; whole-number sizes need nothing.
+    header, sending_time
+        The standard header (required) and SendingTime, as for :func:`snapshots`.
 
     Returns
     -------
@@ -207,63 +224,54 @@ def mass_quotes(
 
     Examples
     --------
-    >>> import vecfix.fix as fix
+    >>> import vecfix, vecfix.fix as fix
     >>> head = fix.Header("MM", "VENUE", next_seq=5)
     >>> msgs = fix.mass_quotes(
     ...     ["ESZ4", "ESH5", "NQZ4"], [5000_25, 5010_50, None], [5000_50, 5011_00, 18000_25],
-    ...     [10, 5, None], [12, 5, 3], set_counts=[2, 1], price_exponent=-2, price_scale=2,
-    ...     size_exponent=0, size_scale=0, header=head, sending_time="20240102-14:30:00.000",
+    ...     [10, 5, None], [12, 5, 3], quote_set_ids=["ES", "ES", "NQ"],
+    ...     price=vecfix.NumberFormat(-2, 2), header=head, sending_time="20240102-14:30:00.000",
     ... )
     >>> print(msgs[0].replace(b"\\x01", b"|").decode())
-    8=FIX.4.4|9=233|35=i|49=MM|56=VENUE|34=5|52=20240102-14:30:00.000|117=5|296=2|302=1|304=2|295=2|299=1|55=ESZ4|132=5000.25|133=5000.50|134=10|135=12|299=2|55=ESH5|132=5010.50|133=5011.00|134=5|135=5|302=2|304=1|295=1|299=1|55=NQZ4|133=18000.25|135=3|10=212|
+    8=FIX.4.4|9=235|35=i|49=MM|56=VENUE|34=5|52=20240102-14:30:00.000|117=5|296=2|302=ES|304=2|295=2|299=1|55=ESZ4|132=5000.25|133=5000.50|134=10|135=12|299=2|55=ESH5|132=5010.50|133=5011.00|134=5|135=5|302=NQ|304=1|295=1|299=1|55=NQZ4|133=18000.25|135=3|10=170|
 
     With at most two entries a message, the second set starts the next message:
 
     >>> msgs = fix.mass_quotes(
     ...     ["ESZ4", "ESH5", "NQZ4"], [5000_25, 5010_50, None], [5000_50, 5011_00, 18000_25],
-    ...     [10, 5, None], [12, 5, 3], set_counts=[2, 1], max_entries=2, price_exponent=-2,
-    ...     price_scale=2, size_exponent=0, size_scale=0, quote_ids="MQ-", header=head,
+    ...     [10, 5, None], [12, 5, 3], quote_set_ids=["ES", "ES", "NQ"], max_entries=2,
+    ...     price=vecfix.NumberFormat(-2, 2), quote_ids="MQ-", header=head,
     ...     sending_time="20240102-14:30:00.000",
     ... )
     >>> [m.split(b"\\x01")[7:10] for m in msgs]
-    [[b'117=MQ-6', b'296=1', b'302=1'], [b'117=MQ-7', b'296=1', b'302=2']]
+    [[b'117=MQ-6', b'296=1', b'302=ES'], [b'117=MQ-7', b'296=1', b'302=NQ']]
     """
+    head = check_header(header)
+    price = check_format("price", price, {"bid_px": bid_px, "offer_px": offer_px})
+    size = check_format("size", size, {"bid_size": bid_size, "offer_size": offer_size})
     check_aligned({
         "symbols": symbols, "bid_px": bid_px, "offer_px": offer_px, "bid_size": bid_size,
         "offer_size": offer_size, "quote_entry_ids": quote_entry_ids,
+        "quote_set_ids": quote_set_ids, **per_row(price=price, size=size),
     })  # fmt: skip
-    head = resolve_header(header, sender, target, seq_start, begin_string)
     syms = text_column("symbols", symbols)
     require_all("symbols", syms, "every quote entry needs one")
     n = len(syms)
     limit = _limit("max_entries", max_entries)
     cols = []
-    for name, prefix, values in (
+    for name, role, values in (
         ("bid_px", "price", bid_px),
         ("offer_px", "price", offer_px),
         ("bid_size", "size", bid_size),
         ("offer_size", "size", offer_size),
     ):
-        price = prefix == "price"
-        exponent, scale = (price_exponent, price_scale) if price else (size_exponent, size_scale)
-        col = number_column(name, prefix, values, exponent, scale, null=null)
+        col = number_column(name, role, values, price if role == "price" else size)
         check_rows(name, col, n, "quote entry")
         cols.append(col)
     require_a_price(cols[0], cols[1], "quote entry")
     oks = [all_valid(c) for c in cols]
 
-    if set_counts is None:
-        full, rest = divmod(n, limit)
-        set_counts = np.array([limit] * full + ([rest] if rest else []), dtype=np.int64)
-    set_starts = group_starts("set_counts", set_counts, -1, "quote set", empty=False)
-    n_sets = set_starts.size - 1
-    if set_starts[-1] != n:
-        raise ValueError(f"set_counts sums to {int(set_starts[-1])}, but there are {n} entries")
+    set_starts, set_ids = _quote_sets(quote_set_ids, n, limit)
     set_total = np.diff(set_starts)
-    if quote_set_ids is None:
-        set_ids = _digits(np.arange(1, n_sets + 1))
-    else:
-        set_ids = _ids("quote_set_ids", quote_set_ids, n_sets, "quote set")
     if quote_entry_ids is None:  # positions in the set, written by the kernel
         entry_ids = Formatted(np.zeros((0, 1), np.uint8), np.zeros(0, np.int32))
     else:
@@ -306,7 +314,7 @@ def mass_quotes(
 
     def write(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> int:
         (bp, op, bs, os_), (bo, oo, bso, oso) = cols, oks
-        return _k.write_mass_quote_bodies(
+        return _fix().write_mass_quote_bodies(
             buf, starts, ends, matrix_of(qids), lengths_of(qids), level_bytes, msg_frags,
             frag_set, frag_entries, frag_flag, matrix_of(set_ids), set_id_len, set_total,
             set_starts,
@@ -335,17 +343,10 @@ def incremental(
     entry_times: Any = None,
     position_nos: Any = None,
     md_req_id: str | None = None,
-    price_exponent: Any = None,
-    price_scale: Any = None,
-    size_exponent: Any = None,
-    size_scale: Any = None,
-    null: Null = None,
-    header: Header | None = None,
-    sender: str | None = None,
-    target: str | None = None,
-    seq_start: int | None = None,
+    price: NumberFormat | None = None,
+    size: NumberFormat | None = None,
+    header: Header,
     sending_time: TimeLike = None,
-    begin_string: str | None = None,
 ) -> Messages:
     """Build MarketDataIncrementalRefresh (``35=X``) messages: updates between snapshots.
 
@@ -384,10 +385,11 @@ def incremental(
         MDEntryPositionNo (``290``) per entry, ``>= 1`` (nulls leave it out).
     md_req_id : str, optional
         MDReqID (``262``) written in every message.
-    price_exponent, price_scale, size_exponent, size_scale, null
-        As for :func:`snapshots`.
-    header, sender, target, seq_start, sending_time, begin_string
-        The standard header, as for :func:`snapshots`.
+    price, size : vecfix.NumberFormat, optional
+        How prices and sizes are printed, as for :func:`snapshots`: integer prices need
+        ``price=``; whole-number sizes need nothing.
+    header, sending_time
+        The standard header (required) and SendingTime, as for :func:`snapshots`.
 
     Returns
     -------
@@ -402,28 +404,31 @@ def incremental(
 
     Examples
     --------
-    >>> import vecfix.fix as fix
+    >>> import vecfix, vecfix.fix as fix
     >>> msgs = fix.incremental(
     ...     [0, 2], [0, 1], ["ESZ4", "ESZ4"], [5000_25, None], [7, None],
-    ...     price_exponent=-2, price_scale=2, size_exponent=0, size_scale=0,
-    ...     sender="MD", target="C", sending_time="20240102-14:30:00.000",
+    ...     price=vecfix.NumberFormat(-2, 2), header=fix.Header("MD", "C"),
+    ...     sending_time="20240102-14:30:00.000",
     ... )
     >>> print(msgs[0].replace(b"\\x01", b"|").decode())
     8=FIX.4.4|9=110|35=X|49=MD|56=C|34=1|52=20240102-14:30:00.000|268=2|279=0|269=0|55=ESZ4|270=5000.25|271=7|279=2|269=1|55=ESZ4|10=010|
     """
+    head = check_header(header)
+    price = check_format("price", price, {"prices": prices})
+    size = check_format("size", size, {"sizes": sizes})
     check_aligned({
         "actions": actions, "entry_types": entry_types, "symbols": symbols, "prices": prices,
         "sizes": sizes, "entry_times": entry_times, "position_nos": position_nos,
+        **per_row(price=price, size=size),
     })  # fmt: skip
-    head = resolve_header(header, sender, target, seq_start, begin_string)
     syms = text_column("symbols", symbols)
     require_all("symbols", syms, "every entry needs one")
     n = len(syms)
     acts = codes("actions", actions, n, "entry")
     types = codes("entry_types", entry_types, n, "entry")
-    px = number_column("prices", "price", prices, price_exponent, price_scale, null=null)
+    px = number_column("prices", "price", prices, price)
     check_rows("prices", px, n, "entry")
-    sz = number_column("sizes", "size", sizes, size_exponent, size_scale, null=null)
+    sz = number_column("sizes", "size", sizes, size)
     check_rows("sizes", sz, n, "entry")
     optional = []
     if entry_times is None:
@@ -439,7 +444,7 @@ def incremental(
     if position_nos is None:
         pos = None
     else:
-        pos = number_column("position_nos", "position", position_nos, 0, 0)
+        pos = number_column("position_nos", "position", position_nos, WHOLE)
         check_rows("position_nos", pos, n, "entry")
         bad = all_valid(pos) & (
             (pos.matrix[:, 0] == ord("-")) | ((pos.lengths == 1) & (pos.matrix[:, 0] == ord("0")))
@@ -479,7 +484,7 @@ def incremental(
     seqs = head.reserve(m)
 
     def write(buf: np.ndarray, starts_: np.ndarray, ends: np.ndarray) -> int:
-        return _k.write_incremental_bodies(
+        return _fix().write_incremental_bodies(
             buf, starts_, ends, np.frombuffer(prefix, np.uint8), starts, acts, types,
             matrix_of(syms), lengths_of(syms), matrix_of(px), lengths_of(px), all_valid(px),
             matrix_of(sz), lengths_of(sz), all_valid(sz), *extra[0], *extra[1],

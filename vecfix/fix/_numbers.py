@@ -1,0 +1,309 @@
+"""Prices and sizes for the FIX builders: each kind of column takes one
+:class:`vecfix.NumberFormat` (``price=``, ``size=``), or none.
+
+What a column needs follows from what it holds, by these rules (the builders' docstrings
+point here):
+
+* **Integer coefficients.** A price needs ``price=vecfix.NumberFormat(exponent, scale)``
+  (``NumberFormat(-9, 2)`` for CME PRICE9 printed with 2 decimals); leaving it out is one
+  error that names every missing part. A size needs nothing when it counts whole units:
+  without ``size=`` (or without its exponent) a size column of integers is read with
+  exponent 0, and a column of exponent 0 is printed at scale 0 unless a scale is given
+  (``271=7``). A size of another exponent (``NumberFormat(-8, ...)``) needs its scale.
+* **Decimals** (``Decimal`` objects, decimal text, Arrow, pandas or polars decimal
+  types) carry their own exponent: a format gives them at most a scale, and no ``null``
+  (their own nulls mark missing values). Without a scale they are printed as they are
+  written, every digit kept: each value with its own decimal places (``"1.50"`` stays
+  ``1.50``, ``"2"`` stays ``2``, ``"1e-3"`` is ``0.001``), an Arrow ``decimal128(p, s)``
+  column with ``s`` decimals. Give a scale to print them all alike (rounded half away
+  from zero, as shopspring/decimal's ``StringFixed``).
+* **Already formatted** columns (:class:`vecfix.Formatted`) take no format.
+
+Exponents and scales may vary by row: a ``NumberFormat`` holding arrays of one value a
+row (the builders take columns, not column names).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import format_fixed
+from .._number_format import NumberFormat
+from .._result import Formatted
+from ..columns import ColumnLike, kind_of, read_column, rules
+from ..columns.rules import RowError, is_int
+from ._columns import check_bytes, has_formatted_shape, valid_mask
+
+WHOLE = NumberFormat(0, 0)
+"""Whole numbers: exponent 0, scale 0."""
+_NONE = NumberFormat()
+
+
+def example_of(role: str) -> str:
+    """A format for messages: PRICE9 for prices, units of 1e-8 for sizes."""
+    if role == "size":
+        return "NumberFormat(-8, 8) for units of 1e-8; whole numbers need none"
+    return "NumberFormat(-9, 2) for CME PRICE9 with 2 decimals"
+
+
+def check_format(role: str, fmt: object, columns: dict[str, object]) -> NumberFormat | None:
+    """The builder's ``price=`` or ``size=`` (``role``), checked before anything is read:
+    a :class:`NumberFormat` or ``None``, with values rather than column names, and used by
+    at least one of ``columns`` (the columns it formats) that is not already formatted."""
+    if fmt is None:
+        return None
+    if not isinstance(fmt, NumberFormat):
+        raise TypeError(
+            f"{role} must be a vecfix.NumberFormat, got {type(fmt).__name__} {fmt!r:.60}:"
+            f" e.g. {role}=vecfix.{example_of(role)}"
+        )
+    for part in ("exponent", "scale"):
+        value = getattr(fmt, part)
+        if isinstance(value, str):
+            raise TypeError(
+                f"{role}.{part} = {value!r} names a column, but the FIX builders take columns,"
+                " not names: pass the values themselves (one a row)"
+            )
+    if columns and all(has_formatted_shape(v) for v in columns.values()):
+        names = " and ".join(columns)
+        verb = "is" if len(columns) == 1 else "are"
+        raise TypeError(f"{names} {verb} already formatted (vecfix.Formatted): leave {role}= out")
+    return fmt
+
+
+def per_row(**formats: NumberFormat | None) -> dict[str, object]:
+    """The per-row exponents and scales of ``formats``, named as in messages
+    (``price.exponent``), for :func:`~vecfix.fix._columns.check_aligned`."""
+    out: dict[str, object] = {}
+    for role, fmt in formats.items():
+        if fmt is not None:
+            for part in ("exponent", "scale"):
+                value = getattr(fmt, part)
+                if value is not None and not is_int(value):
+                    out[f"{role}.{part}"] = value
+    return out
+
+
+def formatted_column(
+    name: str, values: Any, valid: ColumnLike = None, valid_name: str = "valid"
+) -> Formatted:
+    """An already formatted column (a :class:`vecfix.Formatted` or any object with a
+    ``matrix`` and ``lengths`` laid out like one), checked; ``valid`` and the column's own
+    ``valid`` combined."""
+    matrix = np.ascontiguousarray(values.matrix, dtype=np.uint8)
+    lengths = np.ascontiguousarray(values.lengths, dtype=np.int32)
+    if matrix.ndim != 2 or lengths.shape != matrix.shape[:1]:
+        raise ValueError(f"{name}: matrix must be (n, width) and lengths (n,)")
+    if lengths.size and (lengths.min() < 0 or lengths.max() > matrix.shape[1]):
+        raise ValueError(f"{name}: lengths must lie within 0..width={matrix.shape[1]}")
+    mask = None if valid is None else valid_mask(valid_name, valid, lengths.size)
+    inner = getattr(values, "valid", None)
+    if inner is not None:
+        inner = valid_mask(f"{name}.valid", inner, lengths.size)
+        mask = inner if mask is None else mask & inner
+    col = Formatted(matrix, lengths, mask)
+    check_bytes(name, col, identifier=False)
+    return col
+
+
+def _rows(values: object) -> int:
+    try:
+        return len(values)  # type: ignore[arg-type]
+    except TypeError:
+        return 1
+
+
+def number_column(
+    name: str,
+    role: str,
+    values: Formatted | ColumnLike,
+    fmt: NumberFormat | None,
+    *,
+    valid: ColumnLike = None,
+    valid_name: str = "valid",
+    arg: str | None = None,
+) -> Formatted:
+    """A price or size column (``role``), formatted by :func:`vecfix.format_fixed` (its
+    rules) with ``fmt`` completed by the rules of this module, or taken as it is if
+    already formatted (``fmt`` is then not used: see :func:`check_format`).
+
+    ``valid`` (the builder's ``*_valid`` mask) is combined with the column's own nulls;
+    what masked rows hide is never read as text (:func:`_hide_masked`). ``arg`` is the
+    keyword that carries ``fmt``, for messages (default: ``role``).
+    """
+    if has_formatted_shape(values):
+        return formatted_column(name, values, valid, valid_name)
+    n = _rows(values)
+    mask = None if valid is None else valid_mask(valid_name, valid, n)
+    if n == 0:  # nothing to format: no format is needed
+        return Formatted(np.zeros((0, 0), np.uint8), np.zeros(0, np.int32))
+    if isinstance(values, np.ma.MaskedArray):  # hidden values are nulls, never printed
+        hidden = np.ma.getmaskarray(values)
+        mask = ~hidden if mask is None else mask & ~hidden
+        values = values.data
+    if mask is not None:
+        values = _hide_masked(values, mask)
+    arg = role if arg is None else arg
+    given = fmt or _NONE
+    exponent, scale, null = given.exponent, given.scale, given.null
+    try:
+        if exponent is None or scale is None:  # what the column holds decides the rest
+            kind, read = _kind_of(values)
+            shown = values  # (described only for a message)
+            source = (lambda: read_column(shown).described()) if read is None else read.source
+            exponent, scale = decide(kind, role, arg, fmt, null, source)
+            if read is not None:  # hand on what was read: it is not read twice
+                values = _plain(read)
+            if scale is None:  # decimals, as written
+                read = read_column(values) if read is None else read
+                values, scale = read.decimal(), as_written(read.exponents)
+        out = format_fixed(values, exponent, scale, null=null)
+    except RowError as exc:  # keep the row (and the type) for the caller
+        same = exc.lead.strip() == exc.argument  # "coefficients row 2: ..."
+        lead = f"{name} " if same else f"{name}: {builder_words(exc.lead, arg)}"
+        detail = builder_words(exc.detail, arg)
+        raise type(exc)(detail, argument=name, row=exc.row, lead=lead) from None
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}: {builder_words(str(exc), arg)}") from None
+    if mask is not None:
+        out = Formatted(out.matrix, out.lengths, mask if out.valid is None else mask & out.valid)
+    return out
+
+
+def decide(
+    kind: rules.Kind,
+    role: str,
+    arg: str,
+    fmt: NumberFormat | None,
+    null: Any,
+    source: str | Callable[[], str],
+) -> tuple[Any, Any]:
+    """The exponent and the scale of a column of ``kind`` by the rules of this module:
+    ``fmt``'s, completed (a scale of ``None`` for decimals: print them as written), or an
+    error (the words of :func:`vecfix.format_fixed`; ``arg`` is the keyword of ``fmt``)."""
+    exponent, scale = (None, None) if fmt is None else (fmt.exponent, fmt.scale)
+    if kind == "integers":
+        if exponent is None and role == "size":
+            exponent = 0
+        if scale is None and is_int(exponent) and exponent == 0:
+            scale = 0
+        missing = [part for part, v in (("exponent", exponent), ("scale", scale)) if v is None]
+        if missing:
+            raise _required(role, arg, fmt, exponent, scale, missing)
+    elif kind == "empty":  # no row holds a value: nothing is printed
+        exponent, scale = (0 if exponent is None else exponent), (0 if scale is None else scale)
+    else:  # decimals, text: they carry their exponent
+        rules.needs(kind, exponent, null, source=source)
+    return exponent, scale
+
+
+def _kind_of(values: ColumnLike) -> tuple[rules.Kind, Any]:
+    """What ``values`` holds, and the column read if its rows had to be looked at (typed
+    columns tell from their type alone)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
+        return "integers", None
+    if type(values) is list and all(type(v) is int for v in values):  # (a quote's sizes)
+        return "integers", None
+    if type(values).__module__.partition(".")[0] in ("pyarrow", "pandas", "polars"):
+        kind = kind_of(values)
+        if kind != "empty":  # (an object column: its rows decide)
+            return kind, None
+    read = read_column(values)
+    return read.kind, read
+
+
+def _plain(read: Any) -> ColumnLike:
+    """A read column as :func:`vecfix.format_fixed` takes it: its int64 coefficients
+    when they are all there is (the common, fast call), else a :class:`DecimalColumn`."""
+    coef = read.coefficients
+    plain = read.kind == "integers" and read.valid is None and coef.ndim == 1
+    if plain and isinstance(coef, np.ndarray) and coef.dtype == np.int64:
+        return coef
+    return read.decimal()
+
+
+def as_written(exponents: int | np.ndarray | None) -> int | np.ndarray:
+    """Scales that print decimals as written: each value's own decimal places (``-exponent``,
+    at least 0); one int when every row has the same."""
+    if exponents is None:
+        return 0
+    if is_int(exponents):
+        return max(0, -int(exponents))
+    exps = np.asarray(exponents, dtype=np.int64)
+    if exps.size and exps.min() == exps.max():
+        return max(0, -int(exps[0]))
+    return np.maximum(0, -exps)
+
+
+def _required(
+    role: str, arg: str, fmt: NumberFormat | None, exponent: Any, scale: Any, missing: list[str]
+) -> TypeError:
+    """One error for an integer column whose format lacks parts: every missing part named,
+    the call to make, an example."""
+    if fmt is None:
+        what = f"{arg}= is"
+    elif len(missing) > 1:
+        what = "an exponent and a scale are"
+    else:
+        what = f"{arg}.{missing[0]} is"
+
+    def shown(part: str, value: Any) -> str:
+        if part in missing:
+            return part
+        return str(value) if is_int(value) else "[...]"  # (one a row)
+
+    call = f"{arg}=vecfix.NumberFormat({shown('exponent', exponent)}, {shown('scale', scale)})"
+    example = example_of(role)
+    return TypeError(f"{what} required for integer coefficients: pass {call}, e.g. {example}")
+
+
+def builder_words(message: str, arg: str) -> str:
+    """format_fixed's message with its argument names as the builder calls them
+    (``exponents`` -> ``price.exponent`` for ``arg="price"``)."""
+    message = re.sub(r"\bexponents\b", f"{arg}.exponent", message)
+    message = re.sub(r"\bscales\b", f"{arg}.scale", message)
+    return re.sub(r"(?<![\w.])null=(?=\s)", f"{arg}.null", message)
+
+
+def _hide_masked(values: ColumnLike, mask: np.ndarray) -> ColumnLike:
+    """``values`` with the rows where ``mask`` is False made harmless before they are read:
+    0 in integer arrays ("0" in text arrays), a null (None) in lists, object arrays and
+    text columns of pandas, polars and Arrow, whose hidden rows may hold anything ("N/A",
+    "") that the parser would refuse. Typed columns (integers, decimals) are formatted as
+    they are, their masked rows left out after."""
+    col: Any = values
+    if mask.all():
+        return col
+    if isinstance(col, np.ndarray):
+        kind = col.dtype.kind
+        if kind in "iu":
+            return np.where(mask, col, col.dtype.type(0))
+        if kind in "SU":
+            return np.where(mask, col, col.dtype.type("0"))
+        if kind == "O":
+            return np.where(mask, col, np.array(None))
+        return col  # (floats, bools: refused whatever they hold)
+    if isinstance(col, (list, tuple)):
+        return [v if ok else None for v, ok in zip(col, mask.tolist(), strict=True)]
+    module = type(col).__module__.partition(".")[0]
+    if module == "pandas" and getattr(col, "ndim", 0) == 1:
+        if col.dtype.kind in "OU" or str(col.dtype).startswith("string"):
+            return col.where(mask, None)
+    elif module == "polars" and hasattr(col, "scatter"):
+        import polars as pl
+
+        if col.dtype in (pl.String, pl.Object):
+            return col.clone().scatter(np.flatnonzero(~mask), None)
+    elif module == "pyarrow" and hasattr(col, "type"):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        t = pa.types
+        text = (t.is_string, t.is_large_string, t.is_string_view, t.is_binary, t.is_large_binary)
+        if any(is_text(col.type) for is_text in text):
+            return pc.if_else(pa.array(mask), col, pa.scalar(None, col.type))
+    return col

@@ -267,6 +267,17 @@ def ready(name: str = "fixed") -> bool:
     return stamp is not None and stamp.exists()
 
 
+def cold() -> bool:
+    """Whether this process is on the first run on a machine: it has not loaded the
+    kernels, chooses its engine itself (``auto``), and the cache it would load them from
+    holds none for this CPU yet (a child compiles them, or will)."""
+    return (
+        _state["mode"] == "auto"
+        and not _state["loaded"]
+        and (cache_dir() is not None and not ready("fixed"))
+    )
+
+
 # ------------------------------------------------------------- compiling, in a child
 
 

@@ -24,19 +24,25 @@ def run(
     """Format ``rows`` as :func:`vecfix.format_fixed` does, on ``plan``."""
     coef, exps, scales = rows.values()
     keep = [True] * rows.n if valid is None else valid.tolist()
-    lengths = np.zeros(rows.n, dtype=np.int32)
+    texts = []
     for i, (c, e, s, present) in enumerate(zip(coef, exps, scales, keep, strict=True)):
-        if present:
-            length = row_length(c, e, s)
-            if length > MAX_ROW_LENGTH:
-                _plan.check_lengths(rows, lengths, valid, too_long=i)
-            lengths[i] = length
+        if not present:
+            texts.append(b"")
+            continue
+        if abs(e) + abs(s) > _SURELY_SHORT or not _INT64_MIN <= c <= _INT64_MAX:
+            if row_length(c, e, s) > MAX_ROW_LENGTH:  # refused before it is written
+                _plan.check_lengths(rows, np.zeros(rows.n, np.int32), valid, too_long=i)
+        texts.append(format_row(c, e, s).encode("ascii"))
+    lengths = np.fromiter(map(len, texts), dtype=np.int32, count=rows.n)
     widest = _plan.check_lengths(rows, lengths, valid)
     matrix, flat = _plan.output_matrix(rows, lambda: lengths, widest, plan, valid)
     width = matrix.shape[1]
-    texts = (
-        format_row(c, e, s).encode("ascii").ljust(width, b"\0") if present else bytes(width)
-        for c, e, s, present in zip(coef, exps, scales, keep, strict=True)
-    )
-    flat[: rows.n * width] = np.frombuffer(b"".join(texts), dtype=np.uint8)
+    flat[: rows.n * width] = np.frombuffer(b"".join(t.ljust(width, b"\0") for t in texts), np.uint8)
     return Formatted(matrix, lengths, valid, identity=identity)
+
+
+#: Rows of int64 coefficients whose exponent and scale are this small in size print far
+#: fewer than :data:`~vecfix.MAX_ROW_LENGTH` bytes (19 digits, a sign, a point, the zeros
+#: the exponent and the scale add): only the others are measured first.
+_SURELY_SHORT = MAX_ROW_LENGTH - 64
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1

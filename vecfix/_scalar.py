@@ -15,6 +15,7 @@ from .columns.rules import (
     RowError,
     as_int,
     as_int32,
+    digits,
     show_int,
 )
 
@@ -40,19 +41,6 @@ class RowTooLongError(RowError):
     """
 
 
-def _digits(a: int) -> int:
-    """How many decimal digits the positive int ``a`` has, without ``str`` (whose
-    int-to-text limit of 4,300 digits would refuse a long coefficient)."""
-    if a < 10**18:
-        return len(str(a))
-    k = (a.bit_length() - 1) * 30103 // 100000  # about log10(a), never more than 1 off
-    while 10**k > a:
-        k -= 1
-    while 10 ** (k + 1) <= a:
-        k += 1
-    return k + 1
-
-
 def text_length(nd, z, neg, s):
     """The length of a row's text: ``M`` of ``nd`` digits (0 for ``M = 0``) followed by
     ``z`` zeros, at scale ``s``, ``neg`` for a negative coefficient (see
@@ -73,10 +61,10 @@ def row_length(coefficient: int, exponent: int, scale: int) -> int:
     a = abs(coefficient)
     d = exponent + scale
     if d >= 0:
-        nd, z = (_digits(a) if a else 0), d + max(0, -scale)
+        nd, z = (digits(a) if a else 0), d + max(0, -scale)
     else:
         k = -d  # M = (a + 5*10**(k-1)) // 10**k has (digits of the sum) - k digits, or none
-        nd = 0 if a == 0 or _digits(a) < k else max(_digits(a + 5 * 10 ** (k - 1)) - k, 0)
+        nd = 0 if a == 0 or digits(a) < k else max(digits(a + 5 * 10 ** (k - 1)) - k, 0)
         z = max(0, -scale)
     return int(text_length(nd, z, coefficient < 0, scale))
 
@@ -179,21 +167,22 @@ def format_row(c: int, e: int, s: int) -> str:
     every row of the plain-Python engine). The row is checked already: an int ``c``,
     ``e`` and ``s`` within int32, and a length within :data:`MAX_ROW_LENGTH`."""
     d = e + s
-    if c == 0 or (d < 0 and _digits(abs(c)) < -d):  # |value| < 0.1 of the last place
+    if c == 0 or (d < 0 and digits(abs(c)) < -d):  # |value| < 0.1 of the last place
         rounded_to_zero = True
     else:
-        ctx = decimal.Context(
-            prec=_digits(abs(c)) + max(d, 0) + 2,  # room for every digit of the result
-            rounding=decimal.ROUND_HALF_UP,  # half away from zero, as StringFixed
-            Emax=decimal.MAX_EMAX,
-            Emin=decimal.MIN_EMIN,
-        )
-        rounded = (
-            decimal.Decimal(c)
-            .scaleb(e, ctx)
-            .quantize(decimal.Decimal(1).scaleb(-s, ctx), context=ctx)
-        )
+        rounded = _D(c).scaleb(e, _EXACT).quantize(_D(1).scaleb(-s, _EXACT), context=_EXACT)
         rounded_to_zero = rounded.is_zero()
     if rounded_to_zero:  # never a negative zero
         return "0" if s <= 0 else "0." + "0" * s
     return format(rounded, "f")  # "f", not str(): never scientific notation
+
+
+_D = decimal.Decimal
+#: Room for every digit of any row vecfix prints (at most :data:`MAX_ROW_LENGTH`), rounding
+#: half away from zero as StringFixed does (ROUND_HALF_UP), any exponent: exact.
+_EXACT = decimal.Context(
+    prec=MAX_ROW_LENGTH + 64,
+    rounding=decimal.ROUND_HALF_UP,
+    Emax=decimal.MAX_EMAX,
+    Emin=decimal.MIN_EMIN,
+)

@@ -23,8 +23,7 @@ import numpy as np
 from . import rules
 from ._arrow import read_arrow
 from ._frames import read_pandas, read_polars
-from ._numpy import read_array, read_masked
-from ._objects import BYTES_TYPES, TEXT_TYPES, read_objects, read_scalar
+from ._objects import BYTES_TYPES, TEXT_TYPES, read_array, read_masked, read_objects, read_scalar
 from .column import Column, DecimalColumn, Identity
 from .rules import Kind, RowError, RowTypeError
 

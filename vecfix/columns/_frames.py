@@ -9,8 +9,7 @@ import numpy as np
 
 from . import rules
 from ._arrow import read_arrow
-from ._numpy import read_array
-from ._objects import read_objects
+from ._objects import read_array, read_objects
 from .column import Column, Identity
 
 

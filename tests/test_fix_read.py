@@ -287,6 +287,20 @@ def test_bytes_after_the_last_message_are_reported():
     assert read_quiet(HEARTBEAT + b"\r\n\n").num_rows == 1  # line ends are not junk
 
 
+def test_an_entry_s_own_field_wins_over_its_message_s():
+    # Currency (15), MDEntrySize (271) and MDEntryPositionNo (290) for the whole message,
+    # and in one entry its own
+    msg = frame(
+        "35=W|49=A|56=B|34=1|52=20240102-14:30:00|15=USD|271=100|290=9|55=ES|268=3|"
+        "269=0|270=1|269=1|270=2|15=EUR|271=7|290=5|269=2|270=3|"
+    )
+    t = read_quiet(msg + HEARTBEAT + msg)
+    assert t["15"].to_pylist() == ["USD", "EUR", "USD", None, "USD", "EUR", "USD"]
+    assert rows(t, "271") == [("100",), ("7",), ("100",), (None,), ("100",), ("7",), ("100",)]
+    assert t["290"].to_pylist() == [9, 5, 9, None, 9, 5, 9]
+    assert t["270"].to_pylist() == [1, 2, 3, None, 1, 2, 3]
+
+
 def test_a_tag_repeated_in_a_row_keeps_the_first_and_says_so():
     # NoPartyIDs (453) is a repeating group that makes no rows: its fields repeat
     msg = frame("35=8|49=A|56=B|34=1|52=20240102-14:30:00|453=2|448=P1|452=1|448=P2|452=3|")

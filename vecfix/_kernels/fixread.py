@@ -32,7 +32,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from .._jit import helper, kernel
-from .text import copy_rows
+from .text import copy_rows, parse_decimal
 
 SOH = 1
 _EQ = 61  # "="
@@ -268,8 +268,8 @@ DONE, BIG_TAGS_FULL, POOL_FULL = 0, 1, 2
 @kernel(vectorize=False)
 def split_fields(
     data, starts, ends, trailers, nsoh, problem, problem_at, table, big_tags, big_cols,
-    col_tags, state, levels, tree, col_cur, col_end, chunk_col, pool_pairs, pool_node,
-    n_lo, n_hi, row_msg,
+    col_tags, state, levels, tree, col_cur, col_end, col_last, col_flat, chunk_col,
+    pool_pairs, pool_node, n_lo, n_hi, row_msg,
 ):  # fmt: skip
     """Split messages into fields, file each field under its column, number the rows.
 
@@ -282,7 +282,10 @@ def split_fields(
     ``pool_pairs`` and its node in ``pool_node``. Records of one column go to chunks of
     :data:`CHUNK` records (``chunk_col`` says whose each chunk is; ``col_cur`` and
     ``col_end`` are each column's free slot and its chunk's end): in message order within
-    a column, read sequentially later.
+    a column, read sequentially later. ``col_flat[c]`` is cleared when a record of
+    column ``c`` lies inside the node of its column's record before it (a tag at two
+    levels, or twice in one node; ``col_last`` holds that node): else each row takes its
+    value from at most one record, in order.
 
     Nodes are the message and its group entries (entries are opened by the first field
     after a :data:`ROW_GROUPS` count and by each later field with that tag; the trailer
@@ -416,6 +419,14 @@ def split_fields(
                     state[S_BIG] += 1
                     col_tags[col] = tag
             if col >= 0:
+                last = col_last[col]
+                if last >= root and col_flat[col]:
+                    inside = last == node or node == root
+                    for d in range(depth):
+                        inside = inside or levels[_NODE, d] == last
+                    if inside:
+                        col_flat[col] = 0
+                col_last[col] = node
                 slot = col_cur[col]
                 if slot == col_end[col]:  # a new chunk for this column
                     chunk = state[S_CHUNKS]
@@ -517,9 +528,20 @@ def _walk_start(seg_lo):
 
 
 @kernel(vectorize=False)
-def text_total(seg_lo, seg_hi, pool_pairs, pool_node, n_lo, n_hi, rows, stack):
+def text_total(seg_lo, seg_hi, pool_pairs, pool_node, n_lo, n_hi, flat, rows, stack):
     """Bytes of text a string column's ``rows`` hold (each row's value is found as
-    ``_run`` says). Returns ``(bytes, rows present, records repeated)``."""
+    ``_run`` says; with ``flat``, straight from its one record). Returns ``(bytes, rows
+    present, records repeated)``."""
+    if flat:
+        total = 0
+        present = 0
+        for s in range(seg_lo.shape[0]):
+            for p in range(seg_lo[s], seg_hi[s]):
+                node = pool_node[p]
+                count = n_hi[node] - n_lo[node]
+                total += (pool_pairs[p, 1] - pool_pairs[p, 0]) * count
+                present += count
+        return total, present, 0
     walk = _walk_start(seg_lo)
     total = 0
     present = 0
@@ -536,8 +558,8 @@ def text_total(seg_lo, seg_hi, pool_pairs, pool_node, n_lo, n_hi, rows, stack):
 
 @kernel(vectorize=False)
 def text_rows(
-    seg_lo, seg_hi, pool_pairs, pool_node, n_lo, n_hi, stack, data, offsets, valid, starts,
-    lengths, at, dst,
+    seg_lo, seg_hi, pool_pairs, pool_node, n_lo, n_hi, flat, stack, data, offsets, valid,
+    starts, lengths, at, dst,
 ):  # fmt: skip
     """Arrow ``string`` (``large_string``) data of a column: ``offsets`` (``rows + 1``),
     ``valid`` and the text in ``dst``, copied by ``copy_rows`` a block of rows at a time
@@ -549,14 +571,33 @@ def text_rows(
     q = 0
     offsets[0] = 0
     r = 0
+    s = 0
+    p = seg_lo[0] if seg_lo.shape[0] else 0
     while r < rows:
-        end, walk = _run(r, rows, seg_lo, seg_hi, pool_node, n_lo, n_hi, stack, walk)
-        if walk[1] < seg_lo.shape[0]:
-            prefetch(data, pool_pairs[min(walk[2] + AHEAD, seg_hi[walk[1]] - 1), 0])
-        if walk[0] >= 0:
-            p = stack[walk[0], 0]
-            a = pool_pairs[p, 0]
-            k = pool_pairs[p, 1] - a
+        if flat:  # the next record's rows, or the rows before them
+            while s < seg_lo.shape[0] and p >= seg_hi[s]:
+                s += 1
+                if s < seg_lo.shape[0]:
+                    p = seg_lo[s]
+            top = -1
+            end = rows
+            if s < seg_lo.shape[0]:
+                prefetch(data, pool_pairs[min(p + AHEAD, seg_hi[s] - 1), 0])
+                node = pool_node[p]
+                if n_lo[node] > r:
+                    end = n_lo[node]
+                else:
+                    top = p
+                    end = n_hi[node]
+                    p += 1
+        else:
+            end, walk = _run(r, rows, seg_lo, seg_hi, pool_node, n_lo, n_hi, stack, walk)
+            if walk[1] < seg_lo.shape[0]:
+                prefetch(data, pool_pairs[min(walk[2] + AHEAD, seg_hi[walk[1]] - 1), 0])
+            top = stack[walk[0], 0] if walk[0] >= 0 else -1
+        if top >= 0:
+            a = pool_pairs[top, 0]
+            k = pool_pairs[top, 1] - a
             for x in range(r, end):
                 valid[x] = 1
                 starts[q] = a
@@ -581,20 +622,40 @@ def text_rows(
 
 
 @kernel(vectorize=False)
-def spread_words(seg_lo, seg_hi, pool_node, n_lo, n_hi, stack, words, ok, out, valid):
+def spread_words(seg_lo, seg_hi, pool_node, n_lo, n_hi, flat, stack, words, ok, out, valid):
     """A number column's rows: ``out[r]`` (``out.shape[1]`` int64 words) is ``words[j]`` of
     the record ``j`` that applies to row ``r`` (as ``_run`` says), zeros and
-    ``valid[r] = 0`` where none does or ``ok[j]`` is 0. Returns ``(rows present, records
-    repeated)``."""
+    ``valid[r] = 0`` where none does or ``ok[j]`` is 0 (with ``flat``, a row's record is
+    the next one). Returns ``(rows present, records repeated)``."""
     walk = _walk_start(seg_lo)
     rows = valid.shape[0]
     w = out.shape[1]
     present = 0
     r = 0
+    s = 0
+    p = seg_lo[0] if seg_lo.shape[0] else 0
+    n = 0  # records passed, in flat columns
     while r < rows:
-        end, walk = _run(r, rows, seg_lo, seg_hi, pool_node, n_lo, n_hi, stack, walk)
-        j = stack[walk[0], 1] if walk[0] >= 0 else 0
-        good = walk[0] >= 0 and ok[j] != 0
+        if flat:
+            while s < seg_lo.shape[0] and p >= seg_hi[s]:
+                s += 1
+                if s < seg_lo.shape[0]:
+                    p = seg_lo[s]
+            j = -1
+            end = rows
+            if s < seg_lo.shape[0]:
+                node = pool_node[p]
+                if n_lo[node] > r:
+                    end = n_lo[node]
+                else:
+                    j = n
+                    end = n_hi[node]
+                    p += 1
+                    n += 1
+        else:
+            end, walk = _run(r, rows, seg_lo, seg_hi, pool_node, n_lo, n_hi, stack, walk)
+            j = stack[walk[0], 1] if walk[0] >= 0 else -1
+        good = j >= 0 and ok[j] != 0
         for x in range(w):
             v = words[j, x] if good else 0
             for y in range(r, end):
@@ -629,6 +690,32 @@ def check_numbers(data, pairs, point, exps, status):
             bad += 1
         if status[j] <= 1 and exps[j] < lowest:
             lowest = exps[j]
+    return bad, lowest
+
+
+BLOCK = 512  # values parse_numbers parses while the next ones are fetched
+
+
+@kernel
+def parse_numbers(data, pairs, point, valid, coef, exps, status):
+    """:func:`~vecfix._kernels.text.parse_decimal` (``pairs``: ``(start, stop)`` of each
+    value) then :func:`check_numbers`, a block of values at a time, the next block's bytes
+    prefetched: a column a message holds once has its values a message apart, and each
+    would wait on memory. Returns ``check_numbers``'s ``(bad, lowest)``."""
+    k = status.shape[0]
+    bad = 0
+    lowest = 0
+    for j in range(min(BLOCK, k)):
+        prefetch(data, pairs[2 * j])
+    for j0 in range(0, k, BLOCK):
+        j1 = min(j0 + BLOCK, k)
+        for j in range(j1, min(j1 + BLOCK, k)):
+            prefetch(data, pairs[2 * j])
+        part = pairs[2 * j0 : 2 * j1]
+        parse_decimal(data, part, 0, -1, valid, coef[j0:j1], exps[j0:j1], status[j0:j1])
+        b, low = check_numbers(data, part, point, exps[j0:j1], status[j0:j1])
+        bad += b
+        lowest = min(lowest, low)
     return bad, lowest
 
 
@@ -698,7 +785,10 @@ def parse_timestamps(data, pairs, secs, frac, ndig, status):
     time) or :data:`TS_LEAP_SECOND` (second 60, which Arrow cannot hold). Returns the most
     fraction digits of a good value (-1 if none)."""
     most = -1
-    for j in range(status.shape[0]):
+    k = status.shape[0]
+    for j in range(k):
+        if j + AHEAD < k:
+            prefetch(data, pairs[2 * (j + AHEAD)])
         a = pairs[2 * j]
         size = pairs[2 * j + 1] - a
         secs[j] = 0

@@ -226,6 +226,8 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
     chunk_col = np.empty(chunks, dtype=np.int32)
     col_cur = np.zeros(most, dtype=np.int64)
     col_end = np.zeros(most, dtype=np.int64)
+    col_last = np.full(most, -1, dtype=np.int64)
+    col_flat = np.ones(most, dtype=np.uint8)
     n_lo = np.empty(fields + m, dtype=np.int64)
     n_hi = np.empty(fields + m, dtype=np.int64)
     row_msg = np.empty(fields + m, dtype=np.int64)
@@ -235,8 +237,8 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
     while True:
         status = _k.split_fields(
             data, *fixed, problem, problem_at, table, big_tags, big_cols, col_tags, state,
-            levels, tree, col_cur, col_end, chunk_col, pool_pairs, pool_node, n_lo, n_hi,
-            row_msg,
+            levels, tree, col_cur, col_end, col_last, col_flat, chunk_col, pool_pairs,
+            pool_node, n_lo, n_hi, row_msg,
         )  # fmt: skip
         if status == _k.BIG_TAGS_FULL:
             raise ValueError(f"source has more than {_BIG_TAGS} distinct tags of 65536 or more")
@@ -258,7 +260,8 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
         data=data, starts=starts, ends=ends, trailers=trailers, problem=problem,
         problem_at=problem_at, pool_pairs=frozen(pool_pairs), pool_node=frozen(pool_node),
         n_lo=frozen(n_lo[:nodes]), n_hi=frozen(n_hi[:nodes]), row_msg=row_msg[:rows],
-        seg_lo=frozen(seg_lo), seg_hi=frozen(seg_hi), bounds=bounds, junk_at=junk,
+        seg_lo=frozen(seg_lo), seg_hi=frozen(seg_hi), bounds=bounds, flat=col_flat[:ncols],
+        junk_at=junk,
     )  # fmt: skip
     return scan, col_tags[:ncols].tolist()
 

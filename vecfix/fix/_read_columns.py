@@ -53,6 +53,7 @@ class Scan:
     seg_lo: np.ndarray  # column c's records: pool[seg_lo[x]:seg_hi[x]] for x in
     seg_hi: np.ndarray  # bounds[c]:bounds[c + 1], in message order
     bounds: np.ndarray
+    flat: np.ndarray  # per column: each row takes its value from at most one record
     junk_at: int = -1  # first byte after the last message that is not space (-1: none)
     repeated: int = 0  # fields that repeat a tag in their row (the first is kept)
     bad_tags: dict[int, str] = field(default_factory=dict)  # tag -> its kind, for messages
@@ -81,10 +82,10 @@ class Scan:
         lo, hi = int(self.bounds[c]), int(self.bounds[c + 1])
         return self.seg_lo[lo:hi], self.seg_hi[lo:hi]
 
-    def walk(self, c: int) -> tuple[np.ndarray, ...]:
+    def walk(self, c: int) -> tuple[Any, ...]:
         """The arguments every walk over column ``c``'s rows starts with."""
         lo, hi = self.segments(c)
-        return lo, hi, self.pool_node, self.n_lo, self.n_hi
+        return lo, hi, self.pool_node, self.n_lo, self.n_hi, bool(self.flat[c])
 
 
 def _stack() -> np.ndarray:
@@ -114,8 +115,7 @@ def _parse(scan: Scan, pairs: np.ndarray, point: int) -> tuple[Any, ...]:
     coef = np.empty(k, dtype=np.int64)
     exps = np.empty(k, dtype=np.int32)
     status = np.empty(k, dtype=np.uint8)
-    _text.parse_decimal(scan.data, pairs, 0, -1, frozen(_NO_VALID), coef, exps, status)
-    _, lowest = _k.check_numbers(scan.data, pairs, point, exps, status)
+    _, lowest = _k.parse_numbers(scan.data, pairs, point, frozen(_NO_VALID), coef, exps, status)
     return coef, exps, status, int(lowest)
 
 
@@ -138,7 +138,7 @@ def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
     ``large_string`` past 2 GiB, or as ``types=`` asks)."""
     n = scan.rows
     lo, hi, *nodes = scan.walk(c)
-    args = (lo, hi, scan.pool_pairs, *nodes)
+    args = (lo, hi, scan.pool_pairs, *nodes)  # ..., n_hi, flat
     total, present, repeated = (int(x) for x in _k.text_total(*args, n, _stack()))
     scan.repeated += repeated
     large = total > INT32_MAX if spec.arrow is None else pa.types.is_large_string(spec.arrow)

@@ -31,7 +31,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from .._jit import helper, kernel
+from .._jit import helper, kernel, load8
 from .text import copy_rows, parse_decimal
 
 SOH = 1
@@ -669,6 +669,20 @@ def spread_words(seg_lo, seg_hi, pool_node, n_lo, n_hi, flat, stack, words, ok, 
     return present, walk[5]
 
 
+_U64 = np.uint64
+_ONES = _U64(0x0101010101010101)
+_HIGHS = _U64(0x8080808080808080)
+_CASE = _U64(0x2020202020202020)  # "E" | 0x20 is "e"; digits, "-", "." and "+" keep theirs
+_WORDS = not numba.config.DISABLE_JIT  # type: ignore[attr-defined]  # 8 bytes a test
+
+
+@helper
+def _has(word, byte):
+    """Whether one of ``word``'s bytes is ``byte`` (the first such is always found exact)."""
+    x = word ^ (_ONES * _U64(byte))
+    return ((x - _ONES) & ~x & _HIGHS) != 0
+
+
 @kernel
 def check_numbers(data, pairs, point, exps, status):
     """FIX's number grammar on top of ``parse_decimal``'s: mark ``status`` 2 (invalid)
@@ -677,14 +691,21 @@ def check_numbers(data, pairs, point, exps, status):
     of the values left (0 if none is lower)."""
     bad = 0
     lowest = 0
+    n = data.shape[0]
     for j in range(status.shape[0]):
         a = pairs[2 * j]
         b = pairs[2 * j + 1]
         wrong = a == b
-        for p in range(a, b):
-            c = data[p]
-            if c == 101 or c == 69 or c == 43 or (c == 46 and point == 0):  # e E + .
-                wrong = True
+        if _WORDS and b - a <= 8 and a + 8 <= n:  # one 8-byte word, the rest masked off
+            word = load8(data, a) | _CASE
+            if b - a < 8:
+                word &= (_U64(1) << _U64(8 * (b - a))) - _U64(1)
+            wrong = wrong or _has(word, 101) or _has(word, 43) or (point == 0 and _has(word, 46))
+        else:
+            for p in range(a, b):
+                c = data[p]
+                if c == 101 or c == 69 or c == 43 or (c == 46 and point == 0):  # e E + .
+                    wrong = True
         if wrong and status[j] != 2:
             status[j] = 2
             bad += 1

@@ -381,6 +381,9 @@ def test_a_fixed_scale_refuses_more_decimals():
     with pytest.warns(UserWarning, match="1 a value not of its tag's type"):
         t = fix.read(W, types={270: pa.decimal128(18, 2)})
     assert rows(t, "270", "valid") == [("5000.25", False), ("5000.50", False), (None, False)]
+    with pytest.warns(UserWarning, match="3 a value not of its tag's type"):
+        t = fix.read(W + X + W, types={270: pa.decimal128(5, 3)})  # 5 digits at most
+    assert rows(t, "270")[:4] == [(None,), (None,), ("-0.125",), (None,)]
 
 
 def test_wide_and_huge_decimals_stay_exact():

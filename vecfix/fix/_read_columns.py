@@ -208,7 +208,7 @@ def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     if forced is None:
         need = max(digits, 19 if wide else 0, scale)
         precision = 18 if need <= 18 else 38 if need <= 38 else 76
-    if precision < 19:  # the int64 values must fit the precision too
+    if forced is not None and precision < 19:  # the int64 values must fit it too
         limit, low = POW10[precision], words[:, 0]
         status[(status == _text.OK) & ((low >= limit) | (low <= -limit))] = _text.INVALID
     for j, value in list(big.items()):

@@ -418,6 +418,20 @@ def test_large_tags_and_many_messages():
     assert t["34"].to_pylist() == list(range(1, 2001))
     assert t["70000"].to_pylist() == [str(i * 3) for i in range(1, 2001)]
     assert t["65536"].to_pylist()[-1] == "x2000"
+    t = read_quiet(msgs, tags=[70000, 34])
+    assert t.column_names[3:] == ["70000", "34"]
+    assert t["70000"].to_pylist()[:2] == ["3", "6"]
+
+
+def test_fixt_and_a_message_cut_in_its_first_field():
+    fixt = frame("35=0|49=A|56=B|34=1|52=20240102-14:30:00|1128=9|", begin="FIXT.1.1")
+    with pytest.warns(UserWarning, match="1 truncated"):
+        t = fix.read(fixt + b"\n8=FIX.4")
+    assert rows(t, "8", "35", "1128", "valid") == [
+        ("FIXT.1.1", "0", "9", True),
+        ("FIX.4", None, None, False),
+    ]
+    assert t["offset"].to_pylist() == [0, len(fixt) + 1]
 
 
 # ---------------------------------------------------------------------------------------

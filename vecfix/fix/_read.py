@@ -102,10 +102,12 @@ def read(
 
     Notes
     -----
-    A message is framed by its BodyLength; where that is wrong, by the first ``SOH 10=``
-    after its header, or else the end of its line or the next ``8=FIX`` (truncated). Such
+    A message starts at ``8=FIX`` (text before it, such as a line's timestamp, is skipped)
+    and is framed by its BodyLength; where that is wrong, by the first ``SOH 10=`` after
+    its header, or else the end of its line or the next ``8=FIX`` (truncated). Such
     messages are kept, ``valid`` False, with their fields as far as they parse. ``valid``
-    covers the values of the columns read (``tags=`` leaves the others unchecked).
+    covers the values of the columns read (``tags=`` leaves the others unchecked). Strings
+    are ``string`` (``large_string`` past 2 GiB of text in a column).
 
     Examples
     --------

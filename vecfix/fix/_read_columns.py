@@ -120,6 +120,12 @@ def _parse(scan: Scan, pairs: np.ndarray, point: int) -> tuple[Any, ...]:
 
 
 def _spread(pa: Any, scan: Scan, c: int, words: np.ndarray, ok: np.ndarray, typ: Any) -> Any:
+    """The Arrow array of a number column: each row the words of the record it takes."""
+    if scan.flat[c] and words.shape[0] == scan.rows:  # record j is row j: nothing to move
+        words = np.ascontiguousarray(words)
+        return pa.Array.from_buffers(
+            typ, scan.rows, [_validity(pa, ok, int(np.count_nonzero(ok))), pa.py_buffer(words)]
+        )
     out = np.empty((scan.rows, words.shape[1]), dtype=np.int64)
     valid = np.empty(scan.rows, dtype=np.uint8)
     present, repeated = _k.spread_words(

@@ -209,7 +209,7 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
     table = np.full(_k.DENSE_TAGS, -1, dtype=np.int32)
     big_tags = np.zeros(_BIG_TAGS, dtype=np.int64)
     big_cols = np.zeros(_BIG_TAGS, dtype=np.int32)
-    most = _k.DENSE_TAGS + _BIG_TAGS
+    most = min(_k.DENSE_TAGS + _BIG_TAGS, fields + len(wanted or ()))  # columns, at most
     col_tags = np.zeros(most, dtype=np.int64)
     state = np.zeros(_k.STATE_SIZE, dtype=np.int64)
     state[_k.S_GROW] = wanted is None

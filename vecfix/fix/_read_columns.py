@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import fixcolumns as _c
 from .._kernels import fixread as _k
 from .._kernels import text as _text
 from .._limits import INT32_MAX, INT64_MAX
@@ -90,7 +91,7 @@ class Scan:
 
 def _stack() -> np.ndarray:
     """Scratch for a walk over a column's rows: the nodes a row's value may come from."""
-    return np.zeros((_k.STACK, 3), dtype=np.int64)
+    return np.zeros((_c.STACK, 3), dtype=np.int64)
 
 
 def _validity(pa: Any, valid: np.ndarray, present: int) -> Any:
@@ -104,7 +105,7 @@ def _pairs(scan: Scan, c: int) -> np.ndarray:
     """Column ``c``'s values as ``(start, stop)`` pairs, flat, in message order."""
     lo, hi = scan.segments(c)
     pairs = np.empty((int((hi - lo).sum()), 2), dtype=np.int64)
-    _k.gather_pairs(lo, hi, scan.pool_pairs, pairs)
+    _c.gather_pairs(lo, hi, scan.pool_pairs, pairs)
     return frozen(pairs.reshape(-1))
 
 
@@ -115,7 +116,7 @@ def _parse(scan: Scan, pairs: np.ndarray, point: int) -> tuple[Any, ...]:
     coef = np.empty(k, dtype=np.int64)
     exps = np.empty(k, dtype=np.int32)
     status = np.empty(k, dtype=np.uint8)
-    _, lowest = _k.parse_numbers(scan.data, pairs, point, frozen(_NO_VALID), coef, exps, status)
+    _, lowest = _c.parse_numbers(scan.data, pairs, point, frozen(_NO_VALID), coef, exps, status)
     return coef, exps, status, int(lowest)
 
 
@@ -128,7 +129,7 @@ def _spread(pa: Any, scan: Scan, c: int, words: np.ndarray, ok: np.ndarray, typ:
         )
     out = np.empty((scan.rows, words.shape[1]), dtype=np.int64)
     valid = np.empty(scan.rows, dtype=np.uint8)
-    present, repeated = _k.spread_words(
+    present, repeated = _c.spread_words(
         *scan.walk(c), _stack(), frozen(words), frozen(ok), out, valid
     )
     scan.repeated += int(repeated)
@@ -145,7 +146,7 @@ def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
     n = scan.rows
     lo, hi, *nodes = scan.walk(c)
     args = (lo, hi, scan.pool_pairs, *nodes)  # ..., n_hi, flat
-    total, present, repeated = (int(x) for x in _k.text_total(*args, n, _stack()))
+    total, present, repeated = (int(x) for x in _c.text_total(*args, n, _stack()))
     scan.repeated += repeated
     large = total > INT32_MAX if spec.arrow is None else pa.types.is_large_string(spec.arrow)
     if not large and total > INT32_MAX:
@@ -154,7 +155,7 @@ def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
     valid = np.empty(n, dtype=np.uint8)
     buf = np.empty(total + 8, dtype=np.uint8)  # room for copy_rows' last 8-byte store
     block = [np.empty(_BLOCK, dtype=np.int64) for _ in range(3)]
-    _k.text_rows(*args, _stack(), scan.data, offsets, valid, *block, buf)
+    _c.text_rows(*args, _stack(), scan.data, offsets, valid, *block, buf)
     typ = pa.large_string() if large else pa.string()
     bitmap = _validity(pa, valid, present)
     return pa.Array.from_buffers(typ, n, [bitmap, pa.py_buffer(offsets), pa.py_buffer(buf)])
@@ -201,7 +202,7 @@ def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     else:
         scale, precision = -lowest, 0
     words = np.empty((coef.shape[0], 2), dtype=np.int64)
-    wide = _k.rescale(coef, exps, status, scale, POW10, words)
+    wide = _c.rescale(coef, exps, status, scale, POW10, words)
     big: dict[int, int] = {}
     for j in np.flatnonzero(status == _text.BIG).tolist():
         a, b = int(pairs[2 * j]), int(pairs[2 * j + 1])
@@ -245,7 +246,7 @@ def timestamp_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     frac = np.empty(k, dtype=np.int64)
     ndig = np.empty(k, dtype=np.int64)
     status = np.empty(k, dtype=np.uint8)
-    most = int(_k.parse_timestamps(scan.data, pairs, secs, frac, ndig, status))
+    most = int(_c.parse_timestamps(scan.data, pairs, secs, frac, ndig, status))
     if spec.arrow is not None:
         unit, tz = spec.arrow.unit, spec.arrow.tz
     else:

@@ -2,7 +2,10 @@
 
 * :mod:`~vecfix._kernels.fixed`: rounding and writing ``format_fixed``'s rows;
 * :mod:`~vecfix._kernels.text`: decimal text in, rows of text copied and justified out;
-* :mod:`~vecfix._kernels.fix`: FIX fields and messages.
+* :mod:`~vecfix._kernels.fix`: FIX fields and messages;
+* :mod:`~vecfix._kernels.fixread`: FIX messages scanned back (framing, fields, groups);
+* :mod:`~vecfix._kernels.fixcolumns`: the columns of a scanned log (strings, numbers,
+  timestamps).
 
 Nothing is imported here: importing one module compiles (or loads) only its own kernels,
 on their first call. Every Numba option is decided in :mod:`vecfix._jit`.

@@ -34,13 +34,16 @@ _INT32_MAX = INT32_MAX
 
 @helper
 def _row_bounds(data, offsets, width, gap, i):
-    """``(start, stop)`` of row ``i``: fixed-width rows drop their trailing NUL bytes."""
+    """``(start, stop)`` of row ``i``: fixed-width rows drop their trailing NUL bytes;
+    ``gap < 0`` reads ``offsets`` as ``(start, stop)`` pairs."""
     if width > 0:
         start = i * width
         stop = start + width
         while stop > start and data[stop - 1] == 0:
             stop -= 1
         return start, stop
+    if gap < 0:
+        return np.int64(offsets[2 * i]), np.int64(offsets[2 * i + 1])
     return np.int64(offsets[i]), np.int64(offsets[i + 1]) - gap
 
 
@@ -49,7 +52,9 @@ def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
     """Parse every row of decimal text into ``coef`` (int64) and ``exps`` (int32).
 
     Rows are ``data[offsets[i]:offsets[i+1] - gap]`` when ``width == 0`` (``gap`` is 0 for
-    Arrow buffers, 1 for rows joined by a separator), otherwise
+    Arrow buffers, 1 for rows joined by a separator), ``data[offsets[2*i]:offsets[2*i+1]]``
+    when ``width == 0`` and ``gap < 0`` (rows given by ``(start, stop)`` pairs, anywhere in
+    ``data``: the values of FIX fields in a log), otherwise
     ``data[i*width:(i+1)*width]`` less trailing NUL bytes (NumPy ``S`` arrays). ``valid``
     is a uint8 array (0 = null row, which gets ``(0, 0)``) or empty when every row is
     present. ``status`` receives one of :data:`OK`, :data:`BIG`, :data:`INVALID` and

@@ -12,6 +12,9 @@ message until you ask for one.
 * :func:`mass_quotes` builds MassQuote (``35=i``) messages: many quotes per message.
 * :class:`Header` carries sender, target and begin string, and numbers messages (``34``)
   across calls; :func:`sending_time` writes datetimes as FIX ``UTCTimestamp`` (``52``).
+* :func:`read` reads messages back (any FIX log, not only vecfix's) into a
+  ``pyarrow.Table``: one row per group entry, prices as exact decimals, every
+  BodyLength and CheckSum checked.
 
 Prices and sizes go through :func:`vecfix.format_fixed`, so a ``270`` field holds exactly
 the text of shopspring/decimal's ``StringFixed``; a null leaves its field out. Each
@@ -42,6 +45,7 @@ from ._buffers import FieldBuffer, Messages
 from ._builders import MAX_TAG, fields, quotes, snapshots
 from ._header import Header, sending_time
 from ._publish import incremental, mass_quotes
+from ._read import read
 
 __all__ = [
     "MAX_TAG",
@@ -52,6 +56,7 @@ __all__ = [
     "incremental",
     "mass_quotes",
     "quotes",
+    "read",
     "sending_time",
     "snapshots",
 ]

@@ -1,0 +1,350 @@
+""":func:`read`: FIX tag=value messages back into Arrow columns, in bulk and exactly.
+
+The log is scanned by the kernels of :mod:`vecfix._kernels.fixread` (framing, fields,
+groups, then one pass per column); nothing here loops over messages or fields.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._kernels import fixread as _k
+from ._read_columns import Scan, build, frozen
+from ._read_types import check_tags, check_types, spec_for
+
+Source = bytes | bytearray | memoryview | np.ndarray | str | os.PathLike[str]
+
+_BIG_TAGS = 1024  # distinct tags of 65536 and more a log may hold
+
+#: What each problem code means, as the warning counts it and an error starts.
+WHAT = {
+    _k.BODY_LENGTH: "wrong BodyLength (9)",
+    _k.CHECKSUM: "wrong CheckSum (10)",
+    _k.TRUNCATED: "truncated (no CheckSum (10))",
+    _k.NO_EQUALS: "a field without '='",
+    _k.BAD_TAG: "a tag that is not a number",
+    _k.EMPTY_VALUE: "an empty value",
+    _k.MSG_TYPE: "MsgType (35) not third",
+    _k.GROUP_COUNT: "a group count that disagrees with its entries",
+    _k.BAD_VALUE: "a value not of its tag's type",
+    _k.MISPLACED: "CheckSum (10) before the end",
+}
+
+
+def read(
+    source: Source,
+    *,
+    tags: Iterable[int | str] | None = None,
+    types: Mapping[Any, Any] | None = None,
+    strict: bool = False,
+) -> Any:
+    """Read FIX tag=value messages into a ``pyarrow.Table``, one row per group entry.
+
+    The log is scanned by Numba kernels (framing, fields, repeating groups, then one pass
+    a column), with no Python object per message or per field. Every message is checked:
+    its BodyLength (``9``) and CheckSum (``10``), the ``TAG=VALUE`` grammar of each field,
+    its group counts, and its values against their FIX types.
+
+    Parameters
+    ----------
+    source : bytes, bytearray, memoryview, numpy.ndarray of uint8, str or path
+        Messages back to back (SOH framed), or a log of one message a line; text before
+        ``8=FIX`` on a line (a timestamp, say) is skipped. A ``str`` or path names a file,
+        which is memory-mapped.
+    tags : sequence of int, optional
+        The tags to read, in this order (default: every tag seen, in first-seen order). A
+        tag not seen gives a column of nulls.
+    types : mapping of tag to type, optional
+        A tag's column type instead of FIX 4.4's: ``"string"``, ``"int64"``,
+        ``"decimal"`` (at the widest scale seen), ``"timestamp"`` (at the precision
+        written), or an Arrow type: ``pa.string()``, ``pa.large_string()``, an integer
+        type, ``pa.decimal128(p, s)``/``pa.decimal256(p, s)`` (values with more decimals
+        or digits are bad values), ``pa.timestamp(unit, tz)``.
+    strict : bool, default False
+        Raise at the first message that is not valid instead of keeping it.
+
+    Returns
+    -------
+    pyarrow.Table
+        One row per innermost repeating-group entry (NoMDEntries ``268`` of ``35=W``/``X``;
+        NoQuoteEntries ``295`` inside NoQuoteSets ``296`` of ``35=i``), in order, each with
+        its message's fields (and its quote set's); one row per message without entries.
+        Columns ``msg`` (message number from 0), ``offset`` (the byte where its ``8=``
+        starts), ``valid``, then one per tag, named by its number (``"270"``): prices and
+        quantities as ``decimal128`` at the widest scale seen (the text's own digits),
+        integers as ``int64``, ``UTCTimestamp`` fields (``52``, ``60`` ...) as UTC
+        ``timestamp`` at the precision written, the rest as ``string``. A tag missing from
+        a row, or whose value is bad, is null there.
+
+    Raises
+    ------
+    ValueError
+        With ``strict=True``: the first message that is not valid (its number, the byte
+        where it starts and what is wrong, at which byte). Also a ``types=`` integer type
+        a value does not fit.
+    TypeError
+        A ``source``, ``tags`` or ``types`` of the wrong type.
+    FileNotFoundError
+        A path that does not exist.
+
+    Warns
+    -----
+    UserWarning
+        Once, when messages are not valid (how many of each kind, and the first), bytes
+        after the last message are not a message, or a tag repeats within a row (a
+        repeating group other than those above: the first value is kept).
+
+    Notes
+    -----
+    A message starts at ``8=FIX`` (text before it, such as a line's timestamp, is skipped)
+    and is framed by its BodyLength; where that is wrong, by the first ``SOH 10=`` after
+    its header, or else the end of its line or the next ``8=FIX`` (truncated). Such
+    messages are kept, ``valid`` False, with their fields as far as they parse. ``valid``
+    covers the values of the columns read (``tags=`` leaves the others unchecked). Strings
+    are ``string`` (``large_string`` past 2 GiB of text in a column).
+
+    Examples
+    --------
+    >>> import vecfix.fix as fix
+    >>> log = (
+    ...     b"8=FIX.4.4\\x019=84\\x0135=W\\x0134=7\\x0152=20240102-14:30:00.125\\x0155=ESZ4"
+    ...     b"\\x01268=2\\x01269=0\\x01270=5000.25\\x01269=1\\x01270=5000.5\\x0110=201\\x01"
+    ... )
+    >>> t = fix.read(log, tags=[55, 269, 270, 52])
+    >>> t.column_names
+    ['msg', 'offset', 'valid', '55', '269', '270', '52']
+    >>> t.schema.field("270").type, t.schema.field("52").type
+    (Decimal128Type(decimal128(18, 2)), TimestampType(timestamp[ms, tz=UTC]))
+    >>> [str(v) for v in t["270"].to_pylist()], t["55"].to_pylist(), t["valid"].to_pylist()
+    (['5000.25', '5000.50'], ['ESZ4', 'ESZ4'], [True, True])
+    """
+    import pyarrow as pa
+
+    data = _as_array(source)
+    wanted = check_tags(tags)
+    given = check_types(types)
+    if not isinstance(strict, bool):
+        raise TypeError(f"strict must be True or False, got {strict!r}")
+    scan, col_tags = _scan(data, wanted)
+    names = ["msg", "offset", "valid"]
+    arrays: list[Any] = []
+    for c, tag in enumerate(col_tags):
+        arrays.append(build(pa, scan, c, spec_for(tag, given), tag))
+        names.append(str(tag))
+    if strict:
+        _raise_first(scan)
+    ok = scan.problem == _k.OK
+    head = [
+        pa.array(scan.row_msg),
+        pa.array(scan.starts[scan.row_msg]),
+        pa.array(ok[scan.row_msg]),
+    ]
+    _warn(scan, ok)
+    return pa.Table.from_arrays(head + arrays, names=names)
+
+
+def _as_array(source: object) -> np.ndarray:
+    """The log as a read-only 1-D uint8 array, without a copy where possible."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        view = memoryview(source)
+        if not view.c_contiguous:
+            raise ValueError("source: a memoryview must be C-contiguous")
+        arr = np.frombuffer(
+            view.cast("B") if view.format != "B" or view.ndim != 1 else view, np.uint8
+        )
+    elif isinstance(source, np.ndarray):
+        if source.dtype != np.uint8:
+            raise TypeError(
+                f"source: a NumPy array must be uint8, got {source.dtype}"
+                " (bytes in another dtype: .view(np.uint8))"
+            )
+        if source.ndim != 1:
+            raise ValueError(f"source: a NumPy array must be 1-D, got shape {source.shape}")
+        arr = np.ascontiguousarray(source)
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if path.stat().st_size == 0:  # FileNotFoundError names the path
+            arr = np.zeros(0, dtype=np.uint8)
+        else:
+            arr = np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)
+    else:
+        raise TypeError(
+            "source must be bytes, bytearray, memoryview, a uint8 NumPy array or a path,"
+            f" got {type(source).__name__}"
+        )
+    return frozen(arr)
+
+
+def _frame(data: np.ndarray) -> tuple[list[np.ndarray], int]:
+    """Every message's bounds and framing verdict, in as few kernel calls as the array
+    sizes allow (one, unless the messages are shorter than 64 bytes on average)."""
+    n = data.shape[0]
+    cap = n // 64 + 16
+    parts: list[list[np.ndarray]] = []
+    pos, junk = 0, -1
+    while True:
+        arrays = [np.empty(cap, dtype=np.int64) for _ in range(6)]
+        arrays[3] = np.empty(cap, dtype=np.uint8)
+        m, pos, junk = (int(x) for x in _k.frame_messages(data, pos, *arrays))
+        parts.append([a[:m] for a in arrays])
+        if m < cap:
+            break
+        cap *= 2
+    if len(parts) == 1:
+        return parts[0], junk
+    return [np.concatenate(p) for p in zip(*parts, strict=True)], junk
+
+
+def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
+    """Frame and split the log; every column's records (its fields), in message order."""
+    (starts, ends, trailers, problem, problem_at, nsoh), junk = _frame(data)
+    m = starts.shape[0]
+    fields = int(nsoh.sum()) + m  # at most one field a SOH, and one unterminated
+    table = np.full(_k.DENSE_TAGS, -1, dtype=np.int32)
+    big_tags = np.zeros(_BIG_TAGS, dtype=np.int64)
+    big_cols = np.zeros(_BIG_TAGS, dtype=np.int32)
+    most = min(_k.DENSE_TAGS + _BIG_TAGS, fields + len(wanted or ()))  # columns, at most
+    col_tags = np.zeros(most, dtype=np.int64)
+    state = np.zeros(_k.STATE_SIZE, dtype=np.int64)
+    state[_k.S_GROW] = wanted is None
+    for c, tag in enumerate(wanted or ()):
+        col_tags[c] = tag
+        if tag < _k.DENSE_TAGS:
+            table[tag] = c
+        else:
+            big_tags[state[_k.S_BIG]], big_cols[state[_k.S_BIG]] = tag, c
+            state[_k.S_BIG] += 1
+        state[_k.S_COLS] += 1
+    largest = int(nsoh.max()) + 2 if m else 2
+    chunks = (fields + 63 * _k.CHUNK) // _k.CHUNK + largest  # 64 columns' part-filled chunks
+    pool_pairs = np.empty((chunks * _k.CHUNK, 2), dtype=np.int64)
+    pool_node = np.empty(chunks * _k.CHUNK, dtype=np.int64)
+    chunk_col = np.empty(chunks, dtype=np.int32)
+    col_cur = np.zeros(most, dtype=np.int64)
+    col_end = np.zeros(most, dtype=np.int64)
+    col_last = np.full(most, -1, dtype=np.int64)
+    col_flat = np.ones(most, dtype=np.uint8)
+    n_lo = np.empty(fields + m, dtype=np.int64)
+    n_hi = np.empty(fields + m, dtype=np.int64)
+    row_msg = np.empty(fields + m, dtype=np.int64)
+    levels = np.zeros((_k.LEVEL_ROWS, _k.MAX_DEPTH + 1), dtype=np.int64)
+    tree = np.zeros((2, largest), dtype=np.int64)
+    fixed = frozen(starts), frozen(ends), frozen(trailers), frozen(nsoh)
+    while True:
+        status = _k.split_fields(
+            data, *fixed, problem, problem_at, table, big_tags, big_cols, col_tags, state,
+            levels, tree, col_cur, col_end, col_last, col_flat, chunk_col, pool_pairs,
+            pool_node, n_lo, n_hi, row_msg,
+        )  # fmt: skip
+        if status == _k.BIG_TAGS_FULL:
+            raise ValueError(f"source has more than {_BIG_TAGS} distinct tags of 65536 or more")
+        if status == _k.DONE:
+            break
+        pool_pairs = np.concatenate([pool_pairs, np.empty_like(pool_pairs)])  # POOL_FULL
+        pool_node = np.concatenate([pool_node, np.empty_like(pool_node)])
+        chunk_col = np.concatenate([chunk_col, np.empty_like(chunk_col)])
+    ncols = int(state[_k.S_COLS])
+    used = chunk_col[: state[_k.S_CHUNKS]]
+    order = np.argsort(used, kind="stable")
+    bounds = np.searchsorted(used[order], np.arange(ncols + 1))
+    seg_lo = order * _k.CHUNK
+    seg_hi = seg_lo + _k.CHUNK
+    ends_at = bounds[1:][bounds[1:] > bounds[:-1]] - 1  # each column's last chunk
+    seg_hi[ends_at] = col_cur[used[order[ends_at]]]
+    nodes, rows = int(state[_k.S_NODES]), int(state[_k.S_ROWS])
+    scan = Scan(
+        data=data, starts=starts, ends=ends, trailers=trailers, problem=problem,
+        problem_at=problem_at, pool_pairs=frozen(pool_pairs), pool_node=frozen(pool_node),
+        n_lo=frozen(n_lo[:nodes]), n_hi=frozen(n_hi[:nodes]), row_msg=row_msg[:rows],
+        seg_lo=frozen(seg_lo), seg_hi=frozen(seg_hi), bounds=bounds, flat=col_flat[:ncols],
+        junk_at=junk,
+    )  # fmt: skip
+    return scan, col_tags[:ncols].tolist()
+
+
+# ---------------------------------------------------------------------------------------
+# Problems: one warning, or an error at the first
+# ---------------------------------------------------------------------------------------
+
+
+def _shown(data: np.ndarray, at: int, limit: int = 40) -> str:
+    """The field at byte ``at`` as text, SOH as ``|``, cut at ``limit`` characters."""
+    chunk = data[at : at + limit + 1].tobytes()
+    end = chunk.find(b"\x01")
+    text = chunk[: end if end >= 0 else limit].decode("ascii", "replace").replace("\n", "\\n")
+    return text[:limit] + ("..." if len(text) > limit or (end < 0 and len(chunk) > limit) else "")
+
+
+def describe(scan: Scan, i: int) -> str:
+    """What is wrong with message ``i``, in a sentence naming the byte."""
+    data = scan.data
+    code, at = int(scan.problem[i]), int(scan.problem_at[i])
+    start, trailer = int(scan.starts[i]), int(scan.trailers[i])
+    if code == _k.BODY_LENGTH:
+        head = data[start : start + 64].tobytes().split(b"\x01")
+        said = head[1].decode("ascii", "replace") if len(head) > 1 else ""
+        body = start + len(head[0]) + len(head[1]) + 2 if said.startswith("9=") else None
+        if body is not None and trailer >= 0:
+            return f"BodyLength ({said}) at byte {at}, but the body has {trailer - body} bytes"
+        return f"BodyLength (9) at byte {at} is missing or malformed: {_shown(data, at)!r}"
+    if code == _k.CHECKSUM:
+        total = int(data[start:trailer].sum(dtype=np.int64)) % 256
+        return f"CheckSum ({_shown(data, at)}) at byte {at}, but the bytes sum to {total:03d}"
+    if code == _k.TRUNCATED:
+        return f"truncated at byte {at}: no CheckSum (10) field"
+    if code == _k.BAD_VALUE:
+        shown = _shown(data, at)
+        tag = int(shown.partition("=")[0]) if shown.partition("=")[0].isdigit() else 0
+        kind = scan.bad_tags.get(tag, "value")
+        return f"field {shown!r} at byte {at} is not a FIX {kind}"
+    what = WHAT.get(code, f"problem {code}")
+    return f"{what}: field {_shown(data, at)!r} at byte {at}"
+
+
+def _junk(scan: Scan) -> str:
+    n = scan.data.shape[0] - scan.junk_at
+    return (
+        f"the last {n:,} bytes (from byte {scan.junk_at}: {_shown(scan.data, scan.junk_at)!r})"
+        " are not a FIX message"
+    )
+
+
+def _raise_first(scan: Scan) -> None:
+    bad = np.flatnonzero(scan.problem != _k.OK)
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"message {i} at byte {int(scan.starts[i])} is not valid: {describe(scan, i)}"
+            "\n(strict=False keeps such messages, with valid=False, and warns)"
+        )
+    if scan.junk_at >= 0:
+        raise ValueError(_junk(scan) + "\n(strict=False skips them and warns)")
+
+
+def _warn(scan: Scan, ok: np.ndarray) -> None:
+    """One warning for everything that is not right, or none."""
+    parts = []
+    bad = np.flatnonzero(~ok)
+    if bad.size:
+        counts = np.bincount(scan.problem[bad], minlength=len(WHAT) + 1)
+        kinds = ", ".join(f"{int(counts[c]):,} {w}" for c, w in WHAT.items() if counts[c])
+        i = int(bad[0])
+        parts.append(
+            f"{bad.size:,} of {ok.size:,} messages are not valid (valid=False): {kinds};"
+            f" the first, message {i} at byte {int(scan.starts[i])}: {describe(scan, i)}"
+        )
+    if scan.junk_at >= 0:
+        parts.append(_junk(scan))
+    if scan.repeated:
+        parts.append(
+            f"{scan.repeated:,} fields repeat a tag already in their row (a repeating group"
+            " that makes no rows): the first value is kept"
+        )
+    if parts:
+        warnings.warn("vecfix.fix.read: " + "; ".join(parts), UserWarning, stacklevel=3)

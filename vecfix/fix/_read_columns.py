@@ -1,0 +1,274 @@
+"""The columns of :func:`vecfix.fix.read`: one Arrow array per tag, from the scanned fields.
+
+Each builder takes the :class:`Scan` (the log, its messages, fields, group nodes and
+rows) and one column (its records, in message order), parses their values once, and
+spreads them over the rows (a message's field over all its entries' rows) with one
+kernel. Values that do not parse as the column's type are null, and their messages are
+marked (``BAD_VALUE``) through :meth:`Scan.mark_bad`.
+"""
+
+from __future__ import annotations
+
+import decimal
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._kernels import fixcolumns as _c
+from .._kernels import fixread as _k
+from .._kernels import text as _text
+from .._limits import INT32_MAX, INT64_MAX
+from ._read_types import DECIMAL, INT, STRING, TIMESTAMP, Spec
+
+POW10 = 10 ** np.arange(19, dtype=np.int64)
+_NO_VALID = np.zeros(0, dtype=np.uint8)
+_UNITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+
+
+def frozen(array: np.ndarray) -> np.ndarray:
+    """A read-only view: every input of a kernel is read-only, so each compiles once."""
+    if not array.flags.writeable:
+        return array
+    view = array.view()
+    view.setflags(write=False)
+    return view
+
+
+@dataclass
+class Scan:
+    """A scanned log: per message, per node (message, quote set, entry), per row, and each
+    column's records (its fields' values and nodes) in pool segments."""
+
+    data: np.ndarray  # the log, read-only uint8
+    starts: np.ndarray  # per message: first byte ("8="), end, trailer ("10=", -1 if none)
+    ends: np.ndarray
+    trailers: np.ndarray
+    problem: np.ndarray  # per message: a _k code (0: valid) and the byte it is about
+    problem_at: np.ndarray
+    pool_pairs: np.ndarray  # per record: its value's (start, stop) in data, and its node
+    pool_node: np.ndarray
+    n_lo: np.ndarray  # per node: its rows, n_lo:n_hi
+    n_hi: np.ndarray
+    row_msg: np.ndarray  # per row: its message
+    seg_lo: np.ndarray  # column c's records: pool[seg_lo[x]:seg_hi[x]] for x in
+    seg_hi: np.ndarray  # bounds[c]:bounds[c + 1], in message order
+    bounds: np.ndarray
+    flat: np.ndarray  # per column: each row takes its value from at most one record
+    junk_at: int = -1  # first byte after the last message that is not space (-1: none)
+    repeated: int = 0  # fields that repeat a tag in their row (the first is kept)
+    bad_tags: dict[int, str] = field(default_factory=dict)  # tag -> its kind, for messages
+
+    @property
+    def rows(self) -> int:
+        return int(self.row_msg.shape[0])
+
+    def mark_bad(self, tag: int, kind: str, positions: np.ndarray) -> None:
+        """Mark the messages holding values at ``positions`` (bytes) ``BAD_VALUE``, unless
+        a framing problem or an earlier one in the message is already recorded."""
+        if not positions.size:
+            return
+        self.bad_tags[tag] = kind
+        msgs = np.searchsorted(self.starts, positions, side="right") - 1
+        first = np.full(self.starts.shape[0], np.iinfo(np.int64).max, dtype=np.int64)
+        np.minimum.at(first, msgs, positions)
+        hit = first < np.iinfo(np.int64).max
+        code, at = self.problem, self.problem_at
+        take = hit & ((code == _k.OK) | ((code >= _k.NO_EQUALS) & (first < at)))
+        code[take] = _k.BAD_VALUE
+        at[take] = first[take]
+
+    def segments(self, c: int) -> tuple[np.ndarray, np.ndarray]:
+        """Where column ``c``'s records are in the pool."""
+        lo, hi = int(self.bounds[c]), int(self.bounds[c + 1])
+        return self.seg_lo[lo:hi], self.seg_hi[lo:hi]
+
+    def walk(self, c: int) -> tuple[Any, ...]:
+        """The arguments every walk over column ``c``'s rows starts with."""
+        lo, hi = self.segments(c)
+        return lo, hi, self.pool_node, self.n_lo, self.n_hi, bool(self.flat[c])
+
+
+def _stack() -> np.ndarray:
+    """Scratch for a walk over a column's rows: the nodes a row's value may come from."""
+    return np.zeros((_c.STACK, 3), dtype=np.int64)
+
+
+def _validity(pa: Any, valid: np.ndarray, present: int) -> Any:
+    """Arrow's validity bitmap of the uint8 mask, or None when every row is present."""
+    if present == valid.shape[0]:
+        return None
+    return pa.py_buffer(np.packbits(valid, bitorder="little"))
+
+
+def _pairs(scan: Scan, c: int) -> np.ndarray:
+    """Column ``c``'s values as ``(start, stop)`` pairs, flat, in message order."""
+    lo, hi = scan.segments(c)
+    pairs = np.empty((int((hi - lo).sum()), 2), dtype=np.int64)
+    _c.gather_pairs(lo, hi, scan.pool_pairs, pairs)
+    return frozen(pairs.reshape(-1))
+
+
+def _parse(scan: Scan, pairs: np.ndarray, point: int) -> tuple[Any, ...]:
+    """Decimal text of each field (vecfix's one parser), less what FIX forbids. Returns
+    coefficients, exponents, statuses and the lowest exponent of a good value."""
+    k = pairs.shape[0] // 2
+    coef = np.empty(k, dtype=np.int64)
+    exps = np.empty(k, dtype=np.int32)
+    status = np.empty(k, dtype=np.uint8)
+    _, lowest = _c.parse_numbers(scan.data, pairs, point, frozen(_NO_VALID), coef, exps, status)
+    return coef, exps, status, int(lowest)
+
+
+def _spread(pa: Any, scan: Scan, c: int, words: np.ndarray, ok: np.ndarray, typ: Any) -> Any:
+    """The Arrow array of a number column: each row the words of the record it takes."""
+    if scan.flat[c] and words.shape[0] == scan.rows:  # record j is row j: nothing to move
+        words = np.ascontiguousarray(words)
+        return pa.Array.from_buffers(
+            typ, scan.rows, [_validity(pa, ok, int(np.count_nonzero(ok))), pa.py_buffer(words)]
+        )
+    out = np.empty((scan.rows, words.shape[1]), dtype=np.int64)
+    valid = np.empty(scan.rows, dtype=np.uint8)
+    present, repeated = _c.spread_words(
+        *scan.walk(c), _stack(), frozen(words), frozen(ok), out, valid
+    )
+    scan.repeated += int(repeated)
+    bitmap = _validity(pa, valid, int(present))
+    return pa.Array.from_buffers(typ, scan.rows, [bitmap, pa.py_buffer(out)])
+
+
+_BLOCK = 256  # rows copy_rows copies a call
+
+
+def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
+    """The fields' text, copied out of the log by ``copy_rows``: ``string`` (or
+    ``large_string`` past 2 GiB, or as ``types=`` asks)."""
+    n = scan.rows
+    lo, hi, *nodes = scan.walk(c)
+    args = (lo, hi, scan.pool_pairs, *nodes)  # ..., n_hi, flat
+    total, present, repeated = (int(x) for x in _c.text_total(*args, n, _stack()))
+    scan.repeated += repeated
+    large = total > INT32_MAX if spec.arrow is None else pa.types.is_large_string(spec.arrow)
+    if not large and total > INT32_MAX:
+        raise ValueError(f"{total:,} bytes of text do not fit pa.string(); ask for large_string")
+    offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)
+    valid = np.empty(n, dtype=np.uint8)
+    buf = np.empty(total + 8, dtype=np.uint8)  # room for copy_rows' last 8-byte store
+    block = [np.empty(_BLOCK, dtype=np.int64) for _ in range(3)]
+    _c.text_rows(*args, _stack(), scan.data, offsets, valid, *block, buf)
+    typ = pa.large_string() if large else pa.string()
+    bitmap = _validity(pa, valid, present)
+    return pa.Array.from_buffers(typ, n, [bitmap, pa.py_buffer(offsets), pa.py_buffer(buf)])
+
+
+def int_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
+    """``int64`` (or the integer type ``types=`` asks for, cast exactly)."""
+    pairs = _pairs(scan, c)
+    coef, _, status, _ = _parse(scan, pairs, 0)
+    ok = (status == _text.OK).view(np.uint8)
+    scan.mark_bad(tag, "int", pairs[0::2][ok == 0])
+    arr = _spread(pa, scan, c, coef.reshape(-1, 1), ok, pa.int64())
+    if spec.arrow is not None and spec.arrow != pa.int64():
+        try:
+            arr = arr.cast(spec.arrow, safe=True)
+        except pa.ArrowInvalid as exc:
+            raise ValueError(f"tag {tag}: a value does not fit {spec.arrow}: {exc}") from None
+    return arr
+
+
+def _exact(text: bytes, exp: int, scale: int) -> int | None:
+    """``text`` (decimal digits, one point, a sign) times ``10**scale``, exactly; None when
+    it has more than ``scale`` decimals."""
+    if scale + exp < 0:
+        return None
+    digits = text.lstrip(b"-").replace(b".", b"").decode("ascii")
+    value = int(decimal.Decimal(digits)) * 10 ** (scale + exp)  # no int-from-str limit
+    return -value if text.startswith(b"-") else value
+
+
+def _words(value: int, count: int) -> np.ndarray:
+    return np.frombuffer(value.to_bytes(8 * count, "little", signed=True), dtype=np.int64)
+
+
+def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
+    """``decimal128(p, s)`` at the widest scale seen (``p`` 18, or 38 if a value needs
+    it; ``decimal256(76, s)`` past that), or the decimal type ``types=`` asks for: the
+    text's own digits, no float anywhere."""
+    pairs = _pairs(scan, c)
+    coef, exps, status, lowest = _parse(scan, pairs, 1)
+    forced = spec.arrow
+    if forced is not None:
+        scale, precision = forced.scale, forced.precision
+    else:
+        scale, precision = -lowest, 0
+    words = np.empty((coef.shape[0], 2), dtype=np.int64)
+    wide = _c.rescale(coef, exps, status, scale, POW10, words)
+    big: dict[int, int] = {}
+    for j in np.flatnonzero(status == _text.BIG).tolist():
+        a, b = int(pairs[2 * j]), int(pairs[2 * j + 1])
+        value = _exact(scan.data[a:b].tobytes(), int(exps[j]), scale)
+        if value is None:
+            status[j] = _text.INVALID
+        else:
+            big[j] = value
+    digits = max((len(str(abs(v))) for v in big.values()), default=0)
+    if forced is None:
+        need = max(digits, 19 if wide else 0, scale)
+        precision = 18 if need <= 18 else 38 if need <= 38 else 76
+    if forced is not None and precision < 19:  # the int64 values must fit it too
+        limit, low = POW10[precision], words[:, 0]
+        status[(status == _text.OK) & ((low >= limit) | (low <= -limit))] = _text.INVALID
+    for j, value in list(big.items()):
+        if len(str(abs(value))) > precision:
+            status[j] = _text.INVALID
+            del big[j]
+    if precision > 38 if forced is None else pa.types.is_decimal256(forced):
+        sign = (words[:, 0] >> 63)[:, None]
+        words = np.hstack([words, sign, sign])
+    for j, value in big.items():
+        words[j] = _words(value, words.shape[1])
+        status[j] = _text.OK
+    ok = (status == _text.OK).view(np.uint8)
+    scan.mark_bad(tag, "decimal", pairs[0::2][ok == 0])
+    if forced is not None:
+        typ = forced
+    else:
+        typ = pa.decimal256(precision, scale) if precision > 38 else pa.decimal128(precision, scale)
+    return _spread(pa, scan, c, np.ascontiguousarray(words), ok, typ)
+
+
+def timestamp_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
+    """``timestamp`` in UTC at the precision written (s, ms, us or ns: the most fraction
+    digits of the column), or the unit ``types=`` asks for."""
+    pairs = _pairs(scan, c)
+    k = pairs.shape[0] // 2
+    secs = np.empty(k, dtype=np.int64)
+    frac = np.empty(k, dtype=np.int64)
+    ndig = np.empty(k, dtype=np.int64)
+    status = np.empty(k, dtype=np.uint8)
+    most = int(_c.parse_timestamps(scan.data, pairs, secs, frac, ndig, status))
+    if spec.arrow is not None:
+        unit, tz = spec.arrow.unit, spec.arrow.tz
+    else:
+        unit = "s" if most <= 0 else "ms" if most <= 3 else "us" if most <= 6 else "ns"
+        tz = "UTC"
+    u = _UNITS[unit]
+    bad = (status != 0) | (ndig > u) | (np.abs(secs) >= INT64_MAX // POW10[u] - 1)
+    shift = np.clip(u - ndig, 0, 18)
+    values = np.where(bad, 0, secs * POW10[u] + frac * POW10[shift])
+    ok = (~bad).view(np.uint8)
+    scan.mark_bad(tag, "UTCTimestamp", pairs[0::2][bad])
+    return _spread(pa, scan, c, values.reshape(-1, 1), ok, pa.timestamp(unit, tz=tz))
+
+
+def build(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
+    """The Arrow array of column ``c`` (``tag``'s)."""
+    if spec.kind == STRING:
+        return string_array(pa, scan, c, spec)
+    if spec.kind == INT:
+        return int_array(pa, scan, c, spec, tag)
+    if spec.kind == DECIMAL:
+        return decimal_array(pa, scan, c, spec, tag)
+    if spec.kind == TIMESTAMP:
+        return timestamp_array(pa, scan, c, spec, tag)
+    raise AssertionError(spec.kind)  # pragma: no cover

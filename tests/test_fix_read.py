@@ -447,30 +447,31 @@ def head(seq: int = 1) -> fix.Header:
 
 def build_w(symbols, counts, types, prices, sizes, exponent, scale, seq=1):
     return fix.snapshots(
-        symbols, counts, types, prices, sizes, price_exponent=exponent, price_scale=scale,
-        size_exponent=0, size_scale=0, header=head(seq), sending_time=WHEN,
+        symbols, counts, types, prices, sizes, price=vecfix.NumberFormat(exponent, scale),
+        header=head(seq), sending_time=WHEN,
     )  # fmt: skip
 
 
 def build_s(symbols, ids, bid, offer, bid_size, offer_size, exponent, scale, seq=1):
     return fix.quotes(
-        symbols, bid, offer, bid_size, offer_size, quote_ids=ids, price_exponent=exponent,
-        price_scale=scale, size_exponent=0, size_scale=0, header=head(seq), sending_time=WHEN,
+        symbols, bid, offer, bid_size, offer_size, quote_ids=ids,
+        price=vecfix.NumberFormat(exponent, scale), header=head(seq), sending_time=WHEN,
     )  # fmt: skip
 
 
 def build_i(symbols, bid, offer, bid_size, offer_size, set_counts, max_entries, seq=1):
+    set_ids = np.repeat([str(k + 1) for k in range(len(set_counts))], set_counts)
     return fix.mass_quotes(
-        symbols, bid, offer, bid_size, offer_size, set_counts=set_counts,
-        max_entries=max_entries, price_exponent=-9, price_scale=4, size_exponent=0,
-        size_scale=0, header=head(seq), sending_time=WHEN,
+        symbols, bid, offer, bid_size, offer_size, quote_set_ids=set_ids,
+        max_entries=max_entries, price=vecfix.NumberFormat(-9, 4), header=head(seq),
+        sending_time=WHEN,
     )  # fmt: skip
 
 
 def build_x(actions, types, symbols, prices, sizes, counts, seq=1):
     return fix.incremental(
-        actions, types, symbols, prices, sizes, entry_counts=counts, price_exponent=-2,
-        price_scale=2, size_exponent=0, size_scale=0, header=head(seq), sending_time=WHEN,
+        actions, types, symbols, prices, sizes, entry_counts=counts,
+        price=vecfix.NumberFormat(-2, 2), header=head(seq), sending_time=WHEN,
     )  # fmt: skip
 
 

@@ -44,7 +44,7 @@ from . import _tuning
 
 #: The kernel modules :func:`warmup` compiles, most used first (the child that fills a
 #: cold cache compiles them in this order).
-KERNEL_MODULES = ("fixed", "text", "fix")
+KERNEL_MODULES = ("fixed", "text", "fix", "fixread", "fixcolumns")
 
 _LOCK = threading.Lock()
 _state: dict = {"loaded": False, "budget": _tuning.KERNEL_LOAD_COST, "mode": "auto"}

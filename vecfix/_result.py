@@ -173,7 +173,7 @@ class Formatted:
                 )
             matrix = np.zeros((lengths.size, width), dtype=np.uint8)
             starts = self._offsets[:-1].astype(np.int64)
-            at = np.arange(0, lengths.size * width, max(width, 1), dtype=np.int64)
+            at = np.arange(lengths.size, dtype=np.int64) * width
             copy_rows(self._data, starts, 0, lengths, matrix.reshape(-1), at)
             self._matrix = matrix
             self._offsets = self._data = None  # the matrix is the text now, as above

@@ -10,7 +10,7 @@ words a value).
 
 Numbers are parsed by :func:`vecfix._kernels.text.parse_decimal` (from the pairs that
 :func:`gather_pairs` lines up), through :func:`parse_numbers`, which adds FIX's rules to
-its grammar (:func:`check_numbers`: no exponent, no ``+``); :func:`rescale` brings a
+its grammar (:func:`_check_numbers`: no exponent, no ``+``); :func:`rescale` brings a
 column's decimals to one scale, and :func:`parse_timestamps` reads ``UTCTimestamp`` text.
 """
 
@@ -22,7 +22,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from .._jit import helper, kernel, load8
+from .._jit import array, boolean, helper, i64, kernel, load8
 from .text import copy_rows, parse_decimal
 
 #: ``status`` values of :func:`parse_timestamps` beyond :mod:`~vecfix._kernels.text`'s.
@@ -62,7 +62,14 @@ prefetch = _prefetch_python if numba.config.DISABLE_JIT else _prefetch_intrinsic
 AHEAD = 16  # records ahead whose values text_rows prefetches
 
 
-@kernel(vectorize=False)
+@kernel(
+    (
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("int64", 2, readonly=True),
+        array("int64", 2),
+    )
+)
 def gather_pairs(seg_lo, seg_hi, pool_pairs, out):
     """A column's records' ``(start, stop)``, segment after segment, into ``out``
     (``(records, 2)``)."""
@@ -130,7 +137,19 @@ def _walk_start(seg_lo):
     return (np.int64(-1), np.int64(0), np.int64(p), np.int64(0), np.int64(-1), np.int64(0))
 
 
-@kernel(vectorize=False)
+@kernel(
+    (
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("int64", 2, readonly=True),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        boolean,
+        i64,
+        array("int64", 2),
+    )
+)
 def text_total(seg_lo, seg_hi, pool_pairs, pool_node, n_lo, n_hi, flat, rows, stack):
     """Bytes of text a string column's ``rows`` hold (each row's value is found as
     ``_run`` says; with ``flat``, straight from its one record). Returns ``(bytes, rows
@@ -159,7 +178,25 @@ def text_total(seg_lo, seg_hi, pool_pairs, pool_node, n_lo, n_hi, flat, rows, st
     return total, present, walk[5]
 
 
-@kernel(vectorize=False)
+@kernel(
+    (
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("int64", 2, readonly=True),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        boolean,
+        array("int64", 2),
+        array("uint8", readonly=True),
+        array("int32"),
+        array("uint8"),
+        array("int64"),
+        array("int64"),
+        array("int64"),
+        array("uint8"),
+    )
+)
 def text_rows(
     seg_lo, seg_hi, pool_pairs, pool_node, n_lo, n_hi, flat, stack, data, offsets, valid,
     starts, lengths, at, dst,
@@ -224,7 +261,21 @@ def text_rows(
     copy_rows(data, starts, 0, lengths, dst, at)
 
 
-@kernel(vectorize=False)
+@kernel(
+    (
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        boolean,
+        array("int64", 2),
+        array("int64", 2, readonly=True),
+        array("uint8", readonly=True),
+        array("int64", 2),
+        array("uint8"),
+    )
+)
 def spread_words(seg_lo, seg_hi, pool_node, n_lo, n_hi, flat, stack, words, ok, out, valid):
     """A number column's rows: ``out[r]`` (``out.shape[1]`` int64 words) is ``words[j]`` of
     the record ``j`` that applies to row ``r`` (as ``_run`` says), zeros and
@@ -287,7 +338,7 @@ def _has(word, byte):
 
 
 @kernel
-def check_numbers(data, pairs, point, exps, status):
+def _check_numbers(data, pairs, point, exps, status):
     """FIX's number grammar on top of ``parse_decimal``'s: mark ``status`` 2 (invalid)
     where a value has an exponent, a ``+`` or (when ``point`` is 0: integers) a ``.``;
     an empty value is invalid too. Returns how many were marked and the lowest exponent
@@ -320,12 +371,22 @@ def check_numbers(data, pairs, point, exps, status):
 BLOCK = 512  # values parse_numbers parses while the next ones are fetched
 
 
-@kernel
+@kernel(
+    (
+        array("uint8", readonly=True),
+        array("int64", readonly=True),
+        i64,
+        array("uint8", readonly=True),
+        array("int64"),
+        array("int32"),
+        array("uint8"),
+    )
+)
 def parse_numbers(data, pairs, point, valid, coef, exps, status):
     """:func:`~vecfix._kernels.text.parse_decimal` (``pairs``: ``(start, stop)`` of each
-    value) then :func:`check_numbers`, a block of values at a time, the next block's bytes
+    value) then :func:`_check_numbers`, a block of values at a time, the next block's bytes
     prefetched: a column a message holds once has its values a message apart, and each
-    would wait on memory. Returns ``check_numbers``'s ``(bad, lowest)``."""
+    would wait on memory. Returns ``_check_numbers``'s ``(bad, lowest)``."""
     k = status.shape[0]
     bad = 0
     lowest = 0
@@ -337,13 +398,22 @@ def parse_numbers(data, pairs, point, valid, coef, exps, status):
             prefetch(data, pairs[2 * j])
         part = pairs[2 * j0 : 2 * j1]
         parse_decimal(data, part, 0, -1, valid, coef[j0:j1], exps[j0:j1], status[j0:j1])
-        b, low = check_numbers(data, part, point, exps[j0:j1], status[j0:j1])
+        b, low = _check_numbers(data, part, point, exps[j0:j1], status[j0:j1])
         bad += b
         lowest = min(lowest, low)
     return bad, lowest
 
 
-@kernel
+@kernel(
+    (
+        array("int64"),
+        array("int32"),
+        array("uint8"),
+        i64,
+        array("int64"),
+        array("int64", 2),
+    )
+)
 def rescale(coef, exps, status, scale, pow10, words):
     """``coef[j] * 10**(scale + exps[j])`` into ``words[j]`` (its low word, the others the
     sign), for fields with ``status`` 0; ``status`` becomes 1 (``BIG``: the caller computes
@@ -401,7 +471,16 @@ def _digits(data, p, n):
     return v
 
 
-@kernel
+@kernel(
+    (
+        array("uint8", readonly=True),
+        array("int64", readonly=True),
+        array("int64"),
+        array("int64"),
+        array("int64"),
+        array("uint8"),
+    )
+)
 def parse_timestamps(data, pairs, secs, frac, ndig, status):
     """Read ``UTCTimestamp`` values ``YYYYMMDD-HH:MM:SS[.f...]`` (1 to 9 fraction digits):
     seconds since 1970 into ``secs``, the fraction's digits as an integer into ``frac`` and

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import helper, kernel
+from .._jit import array, helper, i64, kernel
 
 SOH = 1
 _EQ = 61  # "="
@@ -67,7 +67,18 @@ def _is_space(b):
     return b == 32 or b == 9 or b == _NL or b == _CR
 
 
-@kernel
+@kernel(
+    (
+        array("uint8", readonly=True),
+        i64,
+        array("int64"),
+        array("int64"),
+        array("int64"),
+        array("uint8"),
+        array("int64"),
+        array("int64"),
+    )
+)
 def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh):
     """Frame messages from byte ``pos`` on, filling the arrays from index 0; stop when they
     are full. Returns ``(count, next_pos, junk_at)``: ``junk_at`` is the first byte that is
@@ -215,7 +226,34 @@ CHUNK = 512  # records of one column held together in the pool
 DONE, BIG_TAGS_FULL, POOL_FULL = 0, 1, 2
 
 
-@kernel(vectorize=False)
+@kernel(
+    (
+        array("uint8", readonly=True),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("int64", readonly=True),
+        array("uint8"),
+        array("int64"),
+        array("int32"),
+        array("int64"),
+        array("int32"),
+        array("int64"),
+        array("int64"),
+        array("int64", 2),
+        array("int64", 2),
+        array("int64"),
+        array("int64"),
+        array("int64"),
+        array("uint8"),
+        array("int32"),
+        array("int64", 2),
+        array("int64"),
+        array("int64"),
+        array("int64"),
+        array("int64"),
+    )
+)
 def split_fields(
     data, starts, ends, trailers, nsoh, problem, problem_at, table, big_tags, big_cols,
     col_tags, state, levels, tree, col_cur, col_end, col_last, col_flat, chunk_col,

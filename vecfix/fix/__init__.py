@@ -41,11 +41,15 @@ for SOH.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._buffers import FieldBuffer, Messages
 from ._builders import MAX_TAG, fields, quotes, snapshots
 from ._header import Header, sending_time
 from ._publish import incremental, mass_quotes
-from ._read import read
+
+if TYPE_CHECKING:
+    from ._read import read
 
 __all__ = [
     "MAX_TAG",
@@ -60,3 +64,13 @@ __all__ = [
     "sending_time",
     "snapshots",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """:func:`read` is imported on first use (its kernels load with it)."""
+    if name == "read":
+        from ._read import read
+
+        globals()["read"] = read
+        return read
+    raise AttributeError(f"module 'vecfix.fix' has no attribute {name!r}")

@@ -222,7 +222,7 @@ def _from_arrow(name: str, values: Any) -> Formatted:
     lengths = np.diff(offsets).astype(np.int32)
     width = max(1, int(lengths.max(initial=0)))
     matrix = np.zeros((n, width), dtype=np.uint8)
-    at = np.arange(0, n * width, width, dtype=np.int64)
+    at = np.arange(n, dtype=np.int64) * width
     text = _engine.import_kernels("text")
     text.copy_rows(data, offsets[:-1].astype(np.int64), 0, lengths, matrix.reshape(-1), at)
     valid = _arrow_valid(values)

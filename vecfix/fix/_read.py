@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import fixread as _k
-from ._read_columns import Scan, build, frozen
+from ._read_columns import Scan, build
 from ._read_types import check_tags, check_types, spec_for
 
 Source = bytes | bytearray | memoryview | np.ndarray | str | os.PathLike[str]
@@ -178,7 +178,7 @@ def _as_array(source: object) -> np.ndarray:
             "source must be bytes, bytearray, memoryview, a uint8 NumPy array or a path,"
             f" got {type(source).__name__}"
         )
-    return frozen(arr)
+    return arr
 
 
 def _frame(data: np.ndarray) -> tuple[list[np.ndarray], int]:
@@ -235,7 +235,7 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
     row_msg = np.empty(fields + m, dtype=np.int64)
     levels = np.zeros((_k.LEVEL_ROWS, _k.MAX_DEPTH + 1), dtype=np.int64)
     tree = np.zeros((2, largest), dtype=np.int64)
-    fixed = frozen(starts), frozen(ends), frozen(trailers), frozen(nsoh)
+    fixed = starts, ends, trailers, nsoh
     while True:
         status = _k.split_fields(
             data, *fixed, problem, problem_at, table, big_tags, big_cols, col_tags, state,
@@ -260,9 +260,9 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
     nodes, rows = int(state[_k.S_NODES]), int(state[_k.S_ROWS])
     scan = Scan(
         data=data, starts=starts, ends=ends, trailers=trailers, problem=problem,
-        problem_at=problem_at, pool_pairs=frozen(pool_pairs), pool_node=frozen(pool_node),
-        n_lo=frozen(n_lo[:nodes]), n_hi=frozen(n_hi[:nodes]), row_msg=row_msg[:rows],
-        seg_lo=frozen(seg_lo), seg_hi=frozen(seg_hi), bounds=bounds, flat=col_flat[:ncols],
+        problem_at=problem_at, pool_pairs=pool_pairs, pool_node=pool_node,
+        n_lo=n_lo[:nodes], n_hi=n_hi[:nodes], row_msg=row_msg[:rows],
+        seg_lo=seg_lo, seg_hi=seg_hi, bounds=bounds, flat=col_flat[:ncols],
         junk_at=junk,
     )  # fmt: skip
     return scan, col_tags[:ncols].tolist()

@@ -26,15 +26,6 @@ _NO_VALID = np.zeros(0, dtype=np.uint8)
 _UNITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
 
-def frozen(array: np.ndarray) -> np.ndarray:
-    """A read-only view: every input of a kernel is read-only, so each compiles once."""
-    if not array.flags.writeable:
-        return array
-    view = array.view()
-    view.setflags(write=False)
-    return view
-
-
 @dataclass
 class Scan:
     """A scanned log: per message, per node (message, quote set, entry), per row, and each
@@ -106,7 +97,7 @@ def _pairs(scan: Scan, c: int) -> np.ndarray:
     lo, hi = scan.segments(c)
     pairs = np.empty((int((hi - lo).sum()), 2), dtype=np.int64)
     _c.gather_pairs(lo, hi, scan.pool_pairs, pairs)
-    return frozen(pairs.reshape(-1))
+    return pairs.reshape(-1)
 
 
 def _parse(scan: Scan, pairs: np.ndarray, point: int) -> tuple[Any, ...]:
@@ -116,7 +107,7 @@ def _parse(scan: Scan, pairs: np.ndarray, point: int) -> tuple[Any, ...]:
     coef = np.empty(k, dtype=np.int64)
     exps = np.empty(k, dtype=np.int32)
     status = np.empty(k, dtype=np.uint8)
-    _, lowest = _c.parse_numbers(scan.data, pairs, point, frozen(_NO_VALID), coef, exps, status)
+    _, lowest = _c.parse_numbers(scan.data, pairs, point, _NO_VALID, coef, exps, status)
     return coef, exps, status, int(lowest)
 
 
@@ -129,9 +120,7 @@ def _spread(pa: Any, scan: Scan, c: int, words: np.ndarray, ok: np.ndarray, typ:
         )
     out = np.empty((scan.rows, words.shape[1]), dtype=np.int64)
     valid = np.empty(scan.rows, dtype=np.uint8)
-    present, repeated = _c.spread_words(
-        *scan.walk(c), _stack(), frozen(words), frozen(ok), out, valid
-    )
+    present, repeated = _c.spread_words(*scan.walk(c), _stack(), words, ok, out, valid)
     scan.repeated += int(repeated)
     bitmap = _validity(pa, valid, int(present))
     return pa.Array.from_buffers(typ, scan.rows, [bitmap, pa.py_buffer(out)])

@@ -370,7 +370,7 @@ def format_batch(data: Any, columns: Sequence[ColumnSpec]) -> Any:
     job.warn_sentinels(None)
     if not arrow:
         return out
-    table = out.to_arrow()
+    table = out.rechunk().to_arrow()
     return table.to_batches()[0] if type(data).__name__ == "RecordBatch" else table
 
 

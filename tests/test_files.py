@@ -116,11 +116,11 @@ def test_spec_needs_exactly_one_way_to_scale():
         spec("px", None, -9)
     with pytest.raises(UsageError, match="not both"):
         spec("px", "d", scales_by=("s", {}))
-    with pytest.raises(UsageError, match="symbol 'X'.*outside int32"):
+    with pytest.raises(UsageError, match=r"symbol 'X'.*outside int32"):
         spec("px", scales_by=("s", {"X": 2**31}))
     with pytest.raises(TypeError, match="scale must be an int"):
         spec("px", True)
-    with pytest.raises(UsageError, match="must be a vecfix.NumberFormat"):
+    with pytest.raises(UsageError, match=r"must be a vecfix\.NumberFormat"):
         ColumnSpec("px", {"scale": 2})  # type: ignore[arg-type]
 
 
@@ -362,7 +362,7 @@ def test_output_that_is_a_directory_or_the_input_is_refused(tmp_path):
         format_file(src, link, [spec("px", 2, -9)])
     with pytest.raises(UsageError, match="compression"):
         format_file(src, tmp_path / "o.parquet", [spec("px", 2, -9)], compression="xz")
-    with pytest.raises(UsageError, match="folder .* does not exist"):
+    with pytest.raises(UsageError, match=r"folder .* does not exist"):
         format_file(src, tmp_path / "nope" / "o.csv", [spec("px", 2, -9)])
     with pytest.raises(UsageError, match="does not exist"):
         format_file(tmp_path / "nope.csv", tmp_path / "o.csv", [spec("px", 2, -9)])

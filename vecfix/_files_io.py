@@ -275,6 +275,10 @@ class Destination:
                 )
             else:
                 query.sink_ipc(target)
+        except OSError as exc:  # (polars' own, or a Python file object's)
+            if isinstance(exc, BrokenPipeError) or "Broken pipe" in str(exc):
+                raise BrokenPipeError(str(exc)) from None  # the reader went away: | head
+            raise UsageError(f"cannot write {self.shown!r}: {exc}") from None
         finally:
             if target is not self.direct and not isinstance(target, str):
                 target.close()  # the compressor: its last block

@@ -323,7 +323,7 @@ def format_file(
         job = _Job(pl, lf, schema, columns, fio.Progress(pl, src, in_fmt, lf, show))
         query = job.query.with_columns(checks) if checks else job.query
         try:
-            dst.sink(query, quoting, compression, statistics=job.passes_through)
+            job.run(lambda: dst.sink(query, quoting, compression, job.passes_through))
         except DataError as exc:  # (raised in a batch: polars added where)
             raise DataError(str(exc).split("\n\nThis error occurred")[0]) from None
         except (TypeError, ValueError) as exc:
@@ -364,7 +364,7 @@ def format_batch(data: Any, columns: Sequence[ColumnSpec]) -> Any:
     _check_schema(pl, frame.schema, columns, "the data")
     job = _Job(pl, frame.lazy(), frame.schema, columns, None)
     try:
-        out = job.query.collect()
+        out = job.run(job.query.collect)
     except (TypeError, ValueError) as exc:
         raise job.first_error(exc) from None
     job.warn_sentinels(None)
@@ -420,6 +420,17 @@ class _Job:
         self.query = lf.with_columns(exprs).select(order)
         self.passes_through = len(order) > len(columns)
         self._is_int = is_int
+
+    def run(self, query: Callable[[], Any]) -> Any:
+        """``query()``; should it fail, polars' threads are given a moment at exit to drop
+        the batches vecfix formatted (see :class:`vecfix.polars._InFlight`)."""
+        from .polars import _IN_FLIGHT
+
+        try:
+            return query()
+        except BaseException:
+            _IN_FLIGHT.failure()
+            raise
 
     def _watch(self, spec: ColumnSpec, dtype: Any, first: bool) -> Callable[[Any], None]:
         pl = self.pl

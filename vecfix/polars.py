@@ -59,6 +59,11 @@ class _InFlight:
             self.failed = self.failed or kind is not None
             self.changed.notify_all()
 
+    def failure(self) -> None:
+        """A query that holds vecfix's batches failed outside them (its sink, say)."""
+        with self.changed:
+            self.failed = True
+
     def wait(self, timeout: float = 60.0) -> None:
         with self.changed:
             self.changed.wait_for(lambda: self.count == 0, timeout)

@@ -1,10 +1,15 @@
-"""Where ``vecfix format``'s files come from and go to: formats, the polars scan and sink,
-the temporary copies where polars cannot stream, the progress line, and the messages of
-errors polars raises. :mod:`vecfix.files` builds the query between them."""
+"""Where ``vecfix format``'s files come from and go to, and what is checked before any data
+is read: formats, scale maps, the polars scan and sink, the temporary copies where polars
+cannot stream, the progress line, the columns against the specs, and the messages of errors
+polars raises. :mod:`vecfix.files` builds the query between them."""
 
 from __future__ import annotations
 
 import contextlib
+import csv
+import difflib
+import io
+import json
 import os
 import re
 import shutil
@@ -15,7 +20,12 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+from ._limits import INT32_MAX, INT32_MIN
+
+if TYPE_CHECKING:
+    from .files import ColumnSpec
 
 FORMATS = ("csv", "parquet", "arrow")
 """The file formats ``vecfix format`` reads and writes."""
@@ -87,6 +97,72 @@ def file_format(path: str | os.PathLike, given: str | None = None, *, role: str 
             f" {flag} {'|'.join(FORMATS)}"
         )
     return fmt
+
+
+def check_scale(v: object, where: str) -> None:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise UsageError(f"{where}: {v!r} is not an integer scale")
+    if not INT32_MIN <= v <= INT32_MAX:
+        raise UsageError(f"{where}: scale {v} is outside int32")
+
+
+def read_scale_map(path: str | os.PathLike) -> dict[str, int]:
+    """Read a symbol → decimals map from a JSON object or a two-column CSV file.
+
+    JSON: ``{"ESZ4": 2, "ZNZ4": 6}``. CSV: one ``symbol,decimals`` pair a line, with or
+    without a header line. A symbol listed twice with two scales is refused.
+
+    Raises
+    ------
+    UsageError
+        If the file cannot be read, or an entry is not a symbol and an int (the message
+        names the file and the line or key).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "ticks.csv"
+    >>> _ = p.write_text("symbol,decimals\\nESZ4,2\\nZNZ4,6\\n")
+    >>> from vecfix.files import read_scale_map
+    >>> read_scale_map(p)
+    {'ESZ4': 2, 'ZNZ4': 6}
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # (a byte-order mark, as Excel writes)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the scale map {os.fspath(path)!r}: {exc}") from None
+    where = f"scale map {os.fspath(path)!r}"
+    pairs: list[tuple[str, Any, str]] = []  # (symbol, scale, where)
+    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text, object_pairs_hook=lambda items: items)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{where} is not valid JSON: {exc}") from None
+        if not isinstance(data, list) or not all(isinstance(p, tuple) for p in data):
+            raise UsageError(f"{where} must hold a JSON object {{symbol: decimals}}")
+        pairs = [(k, v, f"{where}, symbol {k!r}") for k, v in data]
+    else:
+        for line, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+            if not row or not "".join(row).strip():
+                continue
+            if len(row) != 2:
+                raise UsageError(f"{where}, line {line}: expected symbol,decimals, got {row!r}")
+            symbol, value = row[0].strip(), row[1].strip()
+            if not re.fullmatch(r"[-+]?\d+", value):
+                if line == 1 and not pairs:  # a header line
+                    continue
+                raise UsageError(
+                    f"{where}, line {line}: the scale of {symbol!r} is {value!r}, not an integer"
+                )
+            pairs.append((symbol, int(value), f"{where}, line {line}"))
+    out: dict[str, int] = {}
+    for symbol, scale, at in pairs:
+        check_scale(scale, at)
+        if out.get(symbol, scale) != scale:
+            raise UsageError(f"{at}: symbol {symbol!r} is listed twice")
+        out[symbol] = scale
+    return out
 
 
 def _stdin() -> IO[bytes]:
@@ -430,3 +506,88 @@ def option_words(message: str, where: str) -> str:
     for api, option in _OPTION_WORDS:
         message = message.replace(api, option)
     return where + message
+
+
+# ---------------------------------------------------------------------------------------
+# checks made before any data is read
+# ---------------------------------------------------------------------------------------
+
+
+def check_specs(columns: Sequence[ColumnSpec]) -> None:
+    from .files import ColumnSpec
+
+    if not columns:
+        raise UsageError("no columns to format: give at least one --column")
+    seen: set[str] = set()
+    targets: set[str] = set()
+    for spec in columns:
+        if not isinstance(spec, ColumnSpec):
+            raise UsageError(f"columns must be ColumnSpec, got {spec!r}")
+        if spec.name in seen:
+            raise UsageError(f"column {spec.name!r} is given twice")
+        if spec.target in targets:
+            raise UsageError(f"two formatted columns would be named {spec.target!r}")
+        seen.add(spec.name)
+        targets.add(spec.target)
+
+
+def csv_types(columns: Sequence[ColumnSpec]) -> dict[str, str]:
+    """How a CSV input's columns are read: int64 where an exponent says they hold
+    integers (and scale columns), text otherwise (never floats)."""
+    types = {s.name: "int" if s.format.exponent is not None else "text" for s in columns}
+    for s in columns:
+        for part in (s.format.exponent, s.format.scale):
+            if isinstance(part, str):
+                types[part] = "int"
+    return types
+
+
+def schema_of(pl: Any, lf: Any, shown: str, fmt: str) -> Any:
+    try:
+        return lf.collect_schema()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise DataError(f"cannot read {shown} as {fmt}: {str(exc).splitlines()[0]}") from None
+
+
+def _missing(names: list[str], name: str, where: str) -> DataError | None:
+    if name in names:
+        return None
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else "."
+    return DataError(f"{where} has no column {name!r}{hint} Its columns are: {', '.join(names)}")
+
+
+def check_schema(pl: Any, schema: Any, columns: Sequence[ColumnSpec], where: str) -> None:
+    """Every column present, with a type that fits its format; else :class:`DataError`."""
+    from .columns import kind_of
+    from .columns.rules import needs
+
+    names = schema.names()
+    for spec in columns:
+        reads = [spec.name] + [p for p in (spec.format.exponent, spec.format.scale)
+                               if isinstance(p, str)]  # fmt: skip
+        reads += [spec.scales_by[0]] if spec.scales_by is not None else []
+        for name in reads:
+            error = _missing(names, name, where)
+            if error is not None:
+                raise error
+        if spec.output_name not in (None, spec.name) and spec.output_name in names:
+            raise DataError(
+                f"column {spec.name!r}: {where} already has a column {spec.output_name!r};"
+                " choose another name for the formatted column"
+            )
+        for part in ("exponent", "scale"):
+            name = getattr(spec.format, part)
+            if isinstance(name, str) and not schema[name].is_integer():
+                raise DataError(
+                    f"{part} column {name!r} is {schema[name]}: it must hold integers (each"
+                    f" row's {part})"
+                )
+        dtype = schema[spec.name]
+        here = f"column {spec.name!r}: "
+        try:
+            kind = kind_of(dtype)
+            exponent, null = spec.format.exponent, spec.format.null
+            needs(kind, exponent, null, source=f"of type {dtype}", where=here)
+        except TypeError as exc:
+            raise DataError(option_words(str(exc), here)) from None

@@ -72,28 +72,19 @@ _TMP_RE = re.compile(r"^\.part-\d{5}\.fix\.[0-9a-f]{32}\.tmp$")
 # Column specs
 # ---------------------------------------------------------------------------------------
 
-#: How :func:`format_columns` is told what to format: ``{column: NumberFormat}``, or the
-#: older ``{column: {"scale": s, "exponent": e, "null": n}}``.
+#: What :func:`format_columns` formats: ``{column: NumberFormat}`` (or ``{column: {"scale":
+#: s, "exponent": e, "null": n}}``).
 ColumnFormats = Mapping[str, NumberFormat | Mapping[str, Any]]
 
 
 class _Spec(NamedTuple):
-    """A column and its :class:`~vecfix.NumberFormat` (its parts read as attributes)."""
+    """A column and its :class:`~vecfix.NumberFormat`, whose parts are also fields."""
 
     column: str
     format: NumberFormat
-
-    @property
-    def exponent(self) -> Any:
-        return self.format.exponent
-
-    @property
-    def scale(self) -> Any:
-        return self.format.scale
-
-    @property
-    def null(self) -> Any:
-        return self.format.null
+    exponent: Any
+    scale: Any
+    null: Any
 
 
 def _column_kind(sample: pd.Series) -> Kind:
@@ -111,8 +102,6 @@ def _spec(
     scale = as_int(scale, f"{where}: scale of column {column!r}")
     if exponent is not None:
         exponent = as_int(exponent, f"{where}: exponent of column {column!r}")
-    if null is not None:
-        rules.sentinels(null)
     return _checked(column, sample, NumberFormat(exponent, scale, null), where)
 
 
@@ -123,7 +112,7 @@ def _checked(column: str, sample: pd.Series, fmt: NumberFormat, where: str) -> _
         raise TypeError(f"{where}: column {column!r} has dtype {sample.dtype}: {exc}") from None
     source = f"the column {column!r} of dtype {sample.dtype}"
     rules.needs(kind, fmt.exponent, fmt.null, source=source, where=f"{where}: ")
-    return _Spec(column, fmt)
+    return _Spec(column, fmt, fmt.exponent, fmt.scale, fmt.null)
 
 
 def _specs(meta: pd.DataFrame, columns: ColumnFormats) -> list[_Spec]:
@@ -159,16 +148,10 @@ def _from_format(name: str, fmt: NumberFormat, meta: pd.DataFrame, where: str) -
     """A :class:`NumberFormat` entry: its per-row parts must name columns of the frame."""
     if fmt.scale is None:
         raise TypeError(f"{where} needs a scale (decimal places to print)")
-    for part in ("exponent", "scale"):
-        value = getattr(fmt, part)
-        if value is None or rules.is_int(value):
-            continue
-        if not isinstance(value, str):
-            raise TypeError(
-                f"{where}: a per-row {part} is a column's name in vecfix.dask, got"
-                f" {type(value).__name__}"
-            )
-        if value not in meta.columns:
+    for part, value in (("exponent", fmt.exponent), ("scale", fmt.scale)):
+        if value is not None and not rules.is_int(value) and not isinstance(value, str):
+            raise TypeError(f"{where}: a per-row {part} is a column's name in vecfix.dask")
+        if isinstance(value, str) and value not in meta.columns:
             raise KeyError(f"{where}: {part} {value!r} is not a column of the frame")
     return _checked(name, meta[name], fmt, where)
 
@@ -184,11 +167,8 @@ def _format_series(part: pd.DataFrame, spec: _Spec, name: object, number: int = 
     partition: the rows before it are in other tasks) and says which partition and index
     label it is at."""
     series = part[spec.column]
-    per_row = {
-        f"{k}s": part[v]
-        for k in ("exponent", "scale")
-        if isinstance(v := getattr(spec.format, k), str)
-    }
+    layouts = {"exponents": spec.exponent, "scales": spec.scale}
+    per_row = {k: part[v] for k, v in layouts.items() if isinstance(v, str)}
     try:
         # one thread: dask runs a partition per worker thread already; Arrow's layout,
         # which to_pandas() hands over as it is (as the pandas accessor does)

@@ -18,23 +18,25 @@ imported when a function needs them.
 
 from __future__ import annotations
 
-import csv
-import difflib
-import io
-import json
 import os
-import re
 import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _files_io as fio
-from ._files_io import COMPRESSIONS, FORMATS, STDIO, DataError, UsageError, file_format
-from ._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, UINT64_MAX
+from ._files_io import (
+    COMPRESSIONS,
+    FORMATS,
+    STDIO,
+    DataError,
+    UsageError,
+    file_format,
+    read_scale_map,
+)
+from ._limits import INT64_MAX, INT64_MIN, UINT64_MAX
 
 if TYPE_CHECKING:
     from ._number_format import NumberFormat
@@ -139,7 +141,7 @@ class ColumnSpec:
             if scale is not None and not is_int(scale):
                 raise UsageError(f"{owner}: give --scale-column or --scales-by, not both")
             for symbol, v in table.items():
-                _check_scale(v, f"{owner}, scale of symbol {symbol!r}")
+                fio.check_scale(v, f"{owner}, scale of symbol {symbol!r}")
         elif scale is None:
             raise UsageError(
                 f"{owner} has no scale (the decimal places to print): give --scale,"
@@ -157,71 +159,6 @@ class FormatStats(NamedTuple):
 
     rows: int
     seconds: float
-
-
-def _check_scale(v: object, where: str) -> None:
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise UsageError(f"{where}: {v!r} is not an integer scale")
-    if not INT32_MIN <= v <= INT32_MAX:
-        raise UsageError(f"{where}: scale {v} is outside int32")
-
-
-def read_scale_map(path: str | os.PathLike) -> dict[str, int]:
-    """Read a symbol → decimals map from a JSON object or a two-column CSV file.
-
-    JSON: ``{"ESZ4": 2, "ZNZ4": 6}``. CSV: one ``symbol,decimals`` pair a line, with or
-    without a header line. A symbol listed twice with two scales is refused.
-
-    Raises
-    ------
-    UsageError
-        If the file cannot be read, or an entry is not a symbol and an int (the message
-        names the file and the line or key).
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "ticks.csv"
-    >>> _ = p.write_text("symbol,decimals\\nESZ4,2\\nZNZ4,6\\n")
-    >>> read_scale_map(p)
-    {'ESZ4': 2, 'ZNZ4': 6}
-    """
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")  # (a byte-order mark, as Excel writes)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the scale map {os.fspath(path)!r}: {exc}") from None
-    where = f"scale map {os.fspath(path)!r}"
-    pairs: list[tuple[str, Any, str]] = []  # (symbol, scale, where)
-    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
-        try:
-            data = json.loads(text, object_pairs_hook=lambda items: items)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{where} is not valid JSON: {exc}") from None
-        if not isinstance(data, list) or not all(isinstance(p, tuple) for p in data):
-            raise UsageError(f"{where} must hold a JSON object {{symbol: decimals}}")
-        pairs = [(k, v, f"{where}, symbol {k!r}") for k, v in data]
-    else:
-        for line, row in enumerate(csv.reader(io.StringIO(text)), start=1):
-            if not row or not "".join(row).strip():
-                continue
-            if len(row) != 2:
-                raise UsageError(f"{where}, line {line}: expected symbol,decimals, got {row!r}")
-            symbol, value = row[0].strip(), row[1].strip()
-            if not re.fullmatch(r"[-+]?\d+", value):
-                if line == 1 and not pairs:  # a header line
-                    continue
-                raise UsageError(
-                    f"{where}, line {line}: the scale of {symbol!r} is {value!r}, not an integer"
-                )
-            pairs.append((symbol, int(value), f"{where}, line {line}"))
-    out: dict[str, int] = {}
-    for symbol, scale, at in pairs:
-        _check_scale(scale, at)
-        if out.get(symbol, scale) != scale:
-            raise UsageError(f"{at}: symbol {symbol!r} is listed twice")
-        out[symbol] = scale
-    return out
 
 
 def format_file(
@@ -310,12 +247,12 @@ def format_file(
         raise UsageError(
             f"unknown compression {compression!r}: choose from {', '.join(COMPRESSIONS)}"
         )
-    _check_specs(columns)
+    fio.check_specs(columns)
     pl = fio.polars()
     with fio.Source(input, in_fmt) as src, fio.Destination(output, input, out_fmt) as dst:
-        lf = fio.scan(pl, src, in_fmt, _csv_types(columns), csv_infer_types, tuple(csv_nulls))
-        schema = _schema(pl, lf, src.shown, in_fmt)
-        _check_schema(pl, schema, columns, src.shown)
+        lf = fio.scan(pl, src, in_fmt, fio.csv_types(columns), csv_infer_types, tuple(csv_nulls))
+        schema = fio.schema_of(pl, lf, src.shown, in_fmt)
+        fio.check_schema(pl, schema, columns, src.shown)
         checks = []
         if out_fmt == "csv":
             checks = fio.check_csv_columns(pl, schema, {s.name for s in columns}, quoting)
@@ -360,8 +297,8 @@ def format_batch(data: Any, columns: Sequence[ColumnSpec]) -> Any:
     frame = pl.from_arrow(data) if arrow else data
     if not isinstance(frame, pl.DataFrame):
         raise TypeError(f"format_batch takes a table, got {type(data).__name__}")
-    _check_specs(columns)
-    _check_schema(pl, frame.schema, columns, "the data")
+    fio.check_specs(columns)
+    fio.check_schema(pl, frame.schema, columns, "the data")
     job = _Job(pl, frame.lazy(), frame.schema, columns, None)
     try:
         out = job.run(job.query.collect)
@@ -518,86 +455,3 @@ def _file_error(spec: ColumnSpec, exc: Exception, offset: int, batch: Any) -> Da
         lead = exc.lead.removeprefix(f"column {spec.name!r}: ")
         return DataError(f"{exc.argument} column {part!r}: {lead}{at}{exc.detail}")
     return DataError(f"{exc.lead}{at}{exc.detail}")
-
-
-# ---------------------------------------------------------------------------------------
-# checks made before any data is read
-# ---------------------------------------------------------------------------------------
-
-
-def _check_specs(columns: Sequence[ColumnSpec]) -> None:
-    if not columns:
-        raise UsageError("no columns to format: give at least one --column")
-    seen: set[str] = set()
-    targets: set[str] = set()
-    for spec in columns:
-        if not isinstance(spec, ColumnSpec):
-            raise UsageError(f"columns must be ColumnSpec, got {spec!r}")
-        if spec.name in seen:
-            raise UsageError(f"column {spec.name!r} is given twice")
-        if spec.target in targets:
-            raise UsageError(f"two formatted columns would be named {spec.target!r}")
-        seen.add(spec.name)
-        targets.add(spec.target)
-
-
-def _csv_types(columns: Sequence[ColumnSpec]) -> dict[str, str]:
-    """How a CSV input's columns are read: int64 where an exponent says they hold
-    integers (and scale columns), text otherwise (never floats)."""
-    types = {s.name: "int" if s.format.exponent is not None else "text" for s in columns}
-    for s in columns:
-        for part in (s.format.exponent, s.format.scale):
-            if isinstance(part, str):
-                types[part] = "int"
-    return types
-
-
-def _schema(pl: Any, lf: Any, shown: str, fmt: str) -> Any:
-    try:
-        return lf.collect_schema()
-    except (pl.exceptions.PolarsError, OSError) as exc:
-        raise DataError(f"cannot read {shown} as {fmt}: {str(exc).splitlines()[0]}") from None
-
-
-def _missing(names: list[str], name: str, where: str) -> DataError | None:
-    if name in names:
-        return None
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else "."
-    return DataError(f"{where} has no column {name!r}{hint} Its columns are: {', '.join(names)}")
-
-
-def _check_schema(pl: Any, schema: Any, columns: Sequence[ColumnSpec], where: str) -> None:
-    """Every column present, with a type that fits its format; else :class:`DataError`."""
-    from .columns import kind_of
-    from .columns.rules import needs
-
-    names = schema.names()
-    for spec in columns:
-        reads = [spec.name] + [p for p in (spec.format.exponent, spec.format.scale)
-                               if isinstance(p, str)]  # fmt: skip
-        reads += [spec.scales_by[0]] if spec.scales_by is not None else []
-        for name in reads:
-            error = _missing(names, name, where)
-            if error is not None:
-                raise error
-        if spec.output_name not in (None, spec.name) and spec.output_name in names:
-            raise DataError(
-                f"column {spec.name!r}: {where} already has a column {spec.output_name!r};"
-                " choose another name for the formatted column"
-            )
-        for part in ("exponent", "scale"):
-            name = getattr(spec.format, part)
-            if isinstance(name, str) and not schema[name].is_integer():
-                raise DataError(
-                    f"{part} column {name!r} is {schema[name]}: it must hold integers (each"
-                    f" row's {part})"
-                )
-        dtype = schema[spec.name]
-        here = f"column {spec.name!r}: "
-        try:
-            kind = kind_of(dtype)
-            exponent, null = spec.format.exponent, spec.format.null
-            needs(kind, exponent, null, source=f"of type {dtype}", where=here)
-        except TypeError as exc:
-            raise DataError(fio.option_words(str(exc), here)) from None

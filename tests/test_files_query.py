@@ -143,7 +143,12 @@ def test_csv_quoting_styles(tmp_path, quoting, pyarrow_style):
                       for k, v in want().items()})  # fmt: skip
         sink = pa.BufferOutputStream()
         pacsv.write_csv(t, sink, pacsv.WriteOptions(quoting_style=pyarrow_style))
-        assert data == sink.getvalue().to_pybytes()
+        lines = sink.getvalue().to_pybytes().splitlines()  # (polars 1 quotes no header)
+        assert (
+            data.splitlines()[1:] == lines[1:]
+            and data.replace(b'"', b"")
+            == b"\n".join([lines[0].replace(b'"', b""), *lines[1:]]).replace(b'"', b"") + b"\n"
+        )
     else:  # every field quoted
         assert data.splitlines()[1] == b'"ESZ4","5000.25","1.005","1.01","2"'
     back = read(out, "csv")

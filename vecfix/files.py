@@ -406,47 +406,59 @@ class _Job:
                 on_warning(text)
 
     def first_error(self, failed: Exception) -> DataError:
-        """The error of the first row (in the file's order) that cannot be formatted, read
-        again batch by batch, with its column and its row in the file; ``failed`` (what
-        the query raised, from whichever batch ended first) when none is found."""
+        """The error of the first row (in the file's order) that cannot be formatted, with
+        its column and its row in the file: each column formatted again, in a streaming
+        query that numbers the rows and keeps every batch's error; ``failed`` (what the job
+        raised, from whichever batch ended first) when none is found."""
         from ._batch import format_values
 
-        offset = 0
-        names = {s.name for s in self.columns}
-        for s in self.columns:
-            for part in (s.format.exponent, s.format.scale):
-                if isinstance(part, str):
-                    names.add(part)
-            if s.scales_by is not None:
-                names |= {s.scales_by[0], f"__vecfix_scale_{s.name}"}
-        for batch in self.prepared.select(sorted(names)).collect_batches():
-            for spec in self.columns:
-                fmt = self.formats[spec.name]
-                per_row = {}
-                for part in ("exponent", "scale"):
-                    value = getattr(fmt, part)
-                    if value is not None and not self._is_int(value):
-                        per_row[f"{part}s"] = batch.select(value).to_series()
+        pl, found = self.pl, []
+        row = "__vecfix_row"
+
+        def checked(spec: ColumnSpec) -> Any:
+            fmt = self.formats[spec.name]
+            layouts = {k: v for k, v in (("exponents", fmt.exponent), ("scales", fmt.scale))
+                       if v is not None and not self._is_int(v)}  # fmt: skip
+            symbol = [pl.col(spec.scales_by[0]).alias("symbol")] if spec.scales_by else []
+            fields = [pl.col(spec.name), pl.col(row), *symbol] + [
+                (pl.col(v) if isinstance(v, str) else v).alias(k) for k, v in layouts.items()
+            ]
+
+            def check(batch: Any) -> Any:
+                df = batch.struct.unnest()
                 try:
-                    format_values(batch[spec.name], fmt, column=spec.name, null_layouts="raise",
+                    per_row = {k: df[k] for k in layouts}
+                    format_values(df[spec.name], fmt, column=spec.name, null_layouts="raise",
                                   **per_row)  # fmt: skip
                 except (TypeError, ValueError) as exc:
-                    return _file_error(spec, exc, offset, batch)
-            offset += batch.height
-        return DataError(str(failed).split("\n\nThis error occurred")[0])
+                    at = getattr(exc, "row", None)
+                    first = int(df[row][at if at is not None else 0]) if len(df) else 0
+                    name = df["symbol"][at] if symbol and at is not None else None
+                    found.append((first, spec.name, exc, name))
+                return pl.repeat(True, len(df), eager=True)
+
+            return pl.struct(fields).map_batches(check, pl.Boolean, is_elementwise=True).all()
+
+        query = self.prepared.with_row_index(row).select(checked(s).alias(s.name)
+                                                         for s in self.columns)  # fmt: skip
+        self.run(lambda: query.collect(engine="streaming"))
+        if not found:
+            return DataError(str(failed).split("\n\nThis error occurred")[0])
+        at, name, exc, symbol = min(found, key=lambda f: f[0])
+        return _file_error(next(s for s in self.columns if s.name == name), exc, at, symbol)
 
 
-def _file_error(spec: ColumnSpec, exc: Exception, offset: int, batch: Any) -> DataError:
-    """A row error of a batch as :class:`DataError`, with the row counted in the file."""
+def _file_error(spec: ColumnSpec, exc: Exception, row: int, symbol: Any) -> DataError:
+    """A row error of a batch as :class:`DataError`, with ``row``, its row in the file."""
     from .columns.rules import RowError
 
     if not isinstance(exc, RowError) or exc.row is None:
         return DataError(str(exc))
-    at = _ROW.format(offset + exc.row)
+    at = _ROW.format(row)
     if spec.scales_by is not None and exc.argument == "scale":  # a symbol not in the map
         by = spec.scales_by[0]
         return DataError(
-            f"column {spec.name!r}, {at}: symbol {batch[by][exc.row]!r} (column {by!r}) is"
+            f"column {spec.name!r}, {at}: symbol {symbol!r} (column {by!r}) is"
             " not in the scale map; add it, or give --scale as the scale of symbols the map"
             " does not list"
         )

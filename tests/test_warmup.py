@@ -351,7 +351,7 @@ PRELUDE = textwrap.dedent(
     import vecfix
     import vecfix._warmup as w
 
-    MODULES = ("_kernels.fixed", "_kernels.fix", "_kernels.text", "_arrow", "_csv", "_measure")
+    MODULES = ("_kernels.fixed", "_kernels.fix", "_kernels.text", "_arrow", "_measure")
 
     def kernels():
         for m in MODULES:

@@ -121,13 +121,6 @@ def _arrow() -> None:
     small.to_arrow(view=True)  # the string_view records (to_polars)
 
 
-def _csv() -> None:
-    from ._csv import csv_lines
-
-    small = _texts(b"1.5", b"-2.0")
-    csv_lines([small, small], quoted=True)
-
-
 def _fields() -> None:
     from . import fix
 
@@ -185,7 +178,6 @@ _GROUPS = (
     _Group("text", _text, "_kernels.text", ("parse_decimal", "join", "justify"), 0.8),
     _Group("arrow", _arrow, "_arrow", ("pack_rows", "string_views"), 0.6, "pyarrow"),
     _Group("unpack", _unpack, "_arrow", ("unpack_rows",), 0.1),
-    _Group("csv", _csv, "_csv", ("place_csv_column",), 0.2),
     _Group("counts", _counts, "_measure", ("count_past",), 0.2),
     _Group("fields", _fields, _FIX, _FIELDS, 0.6),
     _Group("snapshots", _snapshots, _FIX, ("snapshot_lengths", "write_snapshot_bodies"), 0.55),

@@ -371,7 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
         " scheduler at SCHEDULER_ADDRESS, or a loopback-only local one when none is given"
         " (needs vecfix[dask])",
     )
-    fmt.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
+    fmt.add_argument("-q", "--quiet", action="store_true", help="no progress line, no summary line")
     fmt.set_defaults(run=_format_command, subparser=fmt)
     return parser
 

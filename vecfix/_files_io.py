@@ -184,35 +184,29 @@ class Source:
                 raise UsageError(f"input file {self.given!r} {what}")
         regular = self.given != STDIO and Path(self.given).is_file()
         self.path = self.given
-        codec = self._codec() if fmt == "csv" else None
+        codec = _codec_of(self.given) if regular and fmt == "csv" else None
         if not regular or codec in ("bz2", "lz4"):
-            self.path = str(self._spooled(codec))
-        self.size = os.path.getsize(self.path) if codec is None else None
+            self.copy = self._spooled(codec if regular else None, fmt == "csv")
+            self.path = str(self.copy)
+        # (a gzip or zstd CSV is read by polars: its size says nothing of its rows)
+        self.size = None if _codec_of(self.path) else os.path.getsize(self.path)
 
-    def _codec(self) -> str | None:
-        if self.given == STDIO:
-            head = getattr(_stdin(), "peek", lambda n: b"")(4)[:4]
-        elif Path(self.given).is_file():
-            with open(self.given, "rb") as f:
-                head = f.read(4)
-        else:  # a named pipe: its first bytes are read when it is copied
-            return None
-        return next((c for magic, c in _MAGIC.items() if head.startswith(magic)), None)
-
-    def _spooled(self, codec: str | None) -> Path:
-        """The input copied (bz2 and lz4 decompressed) into a temporary file; gzip and zstd
-        are left to polars, which reads them by their first bytes."""
+    def _spooled(self, codec: str | None, csv: bool) -> Path:
+        """The input copied into a temporary file: a CSV compressed with bz2 or lz4 (told by
+        its first bytes) decompressed; gzip and zstd are left to polars, which reads them."""
         fd, name = tempfile.mkstemp(prefix="vecfix-input-")
-        self.copy = Path(name)
         raw = _stdin() if self.given == STDIO else open(self.given, "rb")
         try:
-            stream = _decoded(raw, codec, self.shown)
             with os.fdopen(fd, "wb") as out:
+                stream = _decoded(raw, codec, self.shown) if csv else raw
                 shutil.copyfileobj(stream, out, _CHUNK)
+        except BaseException:
+            os.unlink(name)
+            raise
         finally:
             if self.given != STDIO:
                 raw.close()
-        return self.copy
+        return Path(name)
 
     def __enter__(self) -> Source:
         return self
@@ -220,6 +214,13 @@ class Source:
     def __exit__(self, *exc: object) -> None:
         if self.copy is not None:
             self.copy.unlink(missing_ok=True)
+
+
+def _codec_of(path: str) -> str | None:
+    """The codec a file's first bytes show (gzip, bz2, zstd, lz4), or None."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+    return next((c for magic, c in _MAGIC.items() if head.startswith(magic)), None)
 
 
 def _decoded(raw: IO[bytes], codec: str | None, shown: str) -> IO[bytes]:

@@ -261,6 +261,8 @@ def format_file(
         query = job.query.with_columns(checks) if checks else job.query
         try:
             job.run(lambda: dst.sink(query, quoting, compression, job.passes_through))
+        except UsageError:
+            raise
         except DataError as exc:  # (raised in a batch: polars added where)
             raise DataError(str(exc).split("\n\nThis error occurred")[0]) from None
         except (TypeError, ValueError) as exc:

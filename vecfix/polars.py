@@ -25,7 +25,7 @@ from ._batch import format_values, number_format
 from ._number_format import NumberFormat
 from .columns.rules import is_int
 
-__all__ = ["VecfixExpr", "VecfixSeries", "fixed_expr"]
+__all__ = ["VecfixExpr", "VecfixSeries"]
 
 _FIELD = "__vecfix_{}__"  # the struct fields of per-row layouts
 

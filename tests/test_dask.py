@@ -283,6 +283,53 @@ def test_format_columns_refuses_bad_specs(columns, error, match):
         vd.format_columns(dd.from_pandas(df, npartitions=1), columns)
 
 
+def test_format_columns_takes_number_formats_and_per_row_scales():
+    """A NumberFormat per column (the format the polars namespace and vecfix format take);
+    a per-row scale names a column of the frame, and a row whose scale is missing is
+    <NA>."""
+    px = [5000_250000000, None, -4_000000, PRICENULL9, 12_345678901, 7]
+    tick = [2, 6, None, 3, 0, 9]
+    df = pd.DataFrame(
+        {"px": pd.array(px, dtype="Int64"), "tick": pd.array(tick, dtype="Int64")},
+        index=[5, 6, 7, 8, 9, 10],
+    )
+    ddf = dd.from_pandas(df, npartitions=3, sort=False)
+    fmt = vecfix.NumberFormat(-9, "tick", null=PRICENULL9)
+    got = vd.format_columns(ddf, {"px": fmt}, suffix="_text").compute(scheduler="sync")
+    want = [
+        None if c in (None, PRICENULL9) or s is None else reference_fixed(c, -9, s)
+        for c, s in zip(px, tick, strict=True)
+    ]
+    assert _texts(got["px_text"]) == want and got.index.tolist() == [5, 6, 7, 8, 9, 10]
+    with pytest.raises(TypeError, match=r"columns\['px'\] needs a scale"):
+        vd.format_columns(ddf, {"px": vecfix.NumberFormat(-9)})
+    with pytest.raises(KeyError, match=r"scale 'nope' is not a column"):
+        vd.format_columns(ddf, {"px": vecfix.NumberFormat(-9, "nope")})
+
+
+def test_partitions_go_through_the_per_batch_function(monkeypatch):
+    """Each partition is formatted by vecfix._batch.format_values, the function the polars
+    namespace runs on each batch of a query (and so vecfix format)."""
+    import vecfix._batch
+    import vecfix.polars
+
+    assert vd.format_values is vecfix._batch.format_values is vecfix.polars.format_values
+    calls: list[int] = []
+    real = vecfix._batch.format_values
+
+    def spy(values, fmt, **kw):
+        calls.append(len(values))
+        return real(values, fmt, **kw)
+
+    monkeypatch.setattr(vd, "format_values", spy)
+    df = pd.DataFrame({"px": pd.array(range(10), dtype="Int64")})
+    ddf = dd.from_pandas(df, npartitions=3)
+    out = vd.format_columns(ddf, {"px": vecfix.NumberFormat(-1, 1)}).compute(scheduler="sync")
+    sizes = ddf.map_partitions(len).compute(scheduler="sync").tolist()
+    assert len(sizes) == 3 and sorted(calls) == sorted(sizes)
+    assert _texts(out["px"]) == [reference_fixed(c, -1, 1) for c in range(10)]
+
+
 # ---------------------------------------------------------------------------------------
 # format_parquet
 # ---------------------------------------------------------------------------------------
@@ -662,4 +709,4 @@ def test_a_row_error_names_the_partition_and_the_index_label():
             out.compute(scheduler="sync")
     error = info.value
     assert (error.argument, error.row) == ("coefficients", 1)  # counted in its partition
-    assert str(error).startswith("partition 1, index 13, column 'px': coefficients row 1: '1,5'")
+    assert str(error).startswith("partition 1, index 13, column 'px', row 1: '1,5'")

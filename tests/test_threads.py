@@ -125,15 +125,17 @@ def test_threads_1_and_small_inputs_stay_on_the_calling_thread(thread_counts):
 def test_dask_workers_format_on_one_thread(monkeypatch):
     pd = pytest.importorskip("pandas")
     pytest.importorskip("dask")
+    import vecfix
     import vecfix.dask as vd
 
     calls = []
-    real = vd.format_fixed
+    real = vecfix.format_fixed
 
     def spy(*args, **kwargs):
         calls.append(kwargs.get("threads"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(vd, "format_fixed", spy)
-    vd._format_series(pd.Series([125, -5]), vd._Spec("x", -2, 1, None), "x")
+    monkeypatch.setattr(vecfix, "format_fixed", spy)  # (what the per-batch function calls)
+    part = pd.DataFrame({"x": [125, -5]})
+    vd._format_series(part, vd._spec("x", part["x"], 1, -2, None, "test"), "x")
     assert calls == [1]

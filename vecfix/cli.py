@@ -1,16 +1,17 @@
 """The ``vecfix`` command line: ``vecfix demo`` and ``vecfix format``.
 
 ``vecfix demo`` formats a built-in market-data snapshot and compares it with a per-value
-:mod:`decimal` loop; ``vecfix format`` formats columns of a CSV, Parquet or Arrow IPC file
-into a new file, streaming it in record batches. Both are also ``python -m vecfix ...``.
+:mod:`decimal` loop (:mod:`vecfix._demo`); ``vecfix format`` formats columns of a CSV,
+Parquet or Arrow IPC file into a new file, as one polars lazy query streamed in batches.
+Both are also ``python -m vecfix ...``.
 
-This module is the argument parser and the demo. The work of ``vecfix format`` is the
-library module :mod:`vecfix.files` (:func:`~vecfix.files.format_file`,
-:class:`~vecfix.files.ColumnSpec`), which can be called without the command line; its names
-are also reachable here (``vecfix.cli.format_file``) for older code.
+This module is the argument parser. The work of ``vecfix format`` is the library module
+:mod:`vecfix.files` (:func:`~vecfix.files.format_file`, :class:`~vecfix.files.ColumnSpec`),
+which can be called without the command line; its names are also reachable here
+(``vecfix.cli.format_file``) for older code.
 
 Only the standard library is imported at start-up, so that ``vecfix --help`` is quick;
-NumPy, pyarrow and the kernels are imported by the command that needs them.
+NumPy, polars and the kernels are imported by the command that needs them.
 
 Exit status: 0 on success, 1 when the data does not fit the command (an unknown column, an
 integer column without ``--exponent``, text that is not a decimal), 2 when the command line
@@ -28,9 +29,9 @@ from typing import Any, NoReturn
 
 from ._limits import INT32_MAX, INT32_MIN, INT64_MIN, UINT64_MAX
 from .files import (
+    _QUOTING_ALIASES,
     COMPRESSIONS,
-    DEFAULT_BATCH_SIZE,
-    ENGINES,
+    CSV_QUOTING,
     FORMATS,
     STDIO,
     ColumnSpec,
@@ -38,7 +39,7 @@ from .files import (
     UsageError,
 )
 
-__all__ = ["DEFAULT_BATCH_SIZE", "ColumnSpec", "DataError", "UsageError", "build_parser", "main"]
+__all__ = ["ColumnSpec", "DataError", "UsageError", "build_parser", "main"]
 
 _INT32 = (INT32_MIN, INT32_MAX)
 _MOVED = {
@@ -125,6 +126,9 @@ def _scales_by_arg(text: str) -> tuple[str, str]:
 
 
 def _column_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[ColumnSpec]:
+    """The ``--column`` groups as :class:`ColumnSpec` s: each column's own options, else
+    the defaults given before the first ``--column``."""
+    from ._number_format import NumberFormat
     from .files import read_scale_map
 
     defaults = getattr(args, "column_defaults", None) or {}
@@ -136,32 +140,25 @@ def _column_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             for k in _SCALE_OPTIONS:  # the defaults' ones
                 inherited.pop(k, None)
         merged = {**inherited, **raw}
+        name = merged["name"]
         if not any(k in merged for k in _SCALE_OPTIONS):
             parser.error(
-                f"column {merged['name']!r} has no --scale (the decimal places to print):"
-                f" --column {merged['name']} --scale 2 (or --scale-column / --scales-by)"
+                f"column {name!r} has no --scale (the decimal places to print):"
+                f" --column {name} --scale 2 (or --scale-column / --scales-by)"
             )
         if "scale_column" in merged and "scale" in merged:
-            parser.error(f"column {merged['name']!r}: give --scale or --scale-column, not both")
+            parser.error(f"column {name!r}: give --scale or --scale-column, not both")
         if "scale_column" in merged and "scales_by" in merged:
-            parser.error(f"column {merged['name']!r}: give --scale-column or --scales-by, not both")
+            parser.error(f"column {name!r}: give --scale-column or --scales-by, not both")
         scales_by = None
         if "scales_by" in merged:
             by, path = merged["scales_by"]
             if path not in maps:
                 maps[path] = read_scale_map(path)
             scales_by = (by, maps[path])
-        specs.append(
-            ColumnSpec(
-                merged["name"],
-                merged.get("scale"),
-                merged.get("exponent"),
-                tuple(merged.get("null", ())),
-                scale_column=merged.get("scale_column"),
-                scales_by=scales_by,
-                output_name=merged.get("output_name"),
-            )
-        )
+        scale = merged.get("scale_column", merged.get("scale"))
+        fmt = NumberFormat(merged.get("exponent"), scale, merged.get("null"))
+        specs.append(ColumnSpec(name, fmt, merged.get("output_name"), scales_by))
     if not specs:
         parser.error("give at least one --column NAME --scale S [--exponent E]")
     return specs
@@ -176,6 +173,12 @@ decimal text such as a CSV's "5000.25") carry their own and take none. "-" as th
 the output is standard input or output (CSV unless --input-format / --output-format say
 otherwise).
 
+The job is one polars lazy query (scan, vecfix's expression, sink) on polars' streaming
+engine: memory stays bounded. Standard input, a named pipe and a CSV compressed with bz2 or
+lz4 cannot be streamed by polars: they are first copied (decompressed) into a temporary
+file ($TMPDIR). A progress line (rows done of the total) shows on stderr when it is a
+terminal; -q turns it and the summary line off.
+
 examples:
   vecfix format snapshot.parquet -o prices.csv --column price_e9 --exponent -9 --scale 2
   vecfix format quotes.csv -o quotes.parquet --scale 5 --column bid --column ask
@@ -184,15 +187,40 @@ examples:
 """
 
 
+_USAGE = {"vecfix format": "vecfix format INPUT -o OUTPUT --column COL --scale S [...]"}
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose errors in a command (``vecfix format ...``) are one line,
-    as vecfix's own are, pointing at ``--help`` rather than printing the usage block; with
-    no command, the usage lists the commands."""
+    as vecfix's own are: the command's short usage and its ``--help`` rather than the
+    usage block; with no command, the usage lists the commands."""
 
     def error(self, message: str) -> NoReturn:
         if " " not in self.prog:  # no command chosen: the usage says what there is
             super().error(message)
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        usage = _USAGE.get(self.prog, self.prog)
+        self.exit(2, f"{self.prog}: error: {message} (usage: {usage}; see {self.prog} --help)\n")
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
+        """As argparse's, but an unknown argument of a command is that command's error
+        (argparse leaves it to the top-level parser, whose usage is of ``vecfix``)."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            import difflib
+
+            command = getattr(parsed, "subparser", self)
+            known = [o for a in command._actions for o in a.option_strings]
+            close = difflib.get_close_matches(extra[0].partition("=")[0], known, n=1)
+            hint = f"; did you mean {close[0]}?" if close and extra[0].startswith("-") else ""
+            command.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+        return parsed
+
+
+class _Gone(argparse.Action):
+    """An option ``vecfix format`` had, refused with why it went."""
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        parser.error(f"{option} is gone: {self.const}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -258,7 +286,8 @@ def build_parser() -> argparse.ArgumentParser:
         "format",
         help="format columns of a CSV, Parquet or Arrow file",
         description="Format columns of a CSV, Parquet or Arrow IPC file into a new file,"
-        " streaming it in record batches; formatted columns are written as text.",
+        " as one polars lazy query streamed in batches; formatted columns are written as"
+        " text.",
         epilog=FORMAT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -303,28 +332,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--compression", choices=COMPRESSIONS, default=None,
         help="Parquet output's codec (default snappy; none writes fastest, zstd smallest)",
     )  # fmt: skip
-    fmt.add_argument(
-        "--engine", choices=ENGINES, default="auto",
-        help="Parquet writer: polars' parallel one where polars is installed and keeps the"
-        " columns as they are (auto, the default), polars (or fail), or pyarrow",
-    )  # fmt: skip
-    fmt.add_argument(
-        "--batch-size",
-        type=_int_arg("--batch-size", 1, INT32_MAX),
-        default=DEFAULT_BATCH_SIZE,
-        help=f"rows per batch (default {DEFAULT_BATCH_SIZE:,})",
-    )
-    fmt.add_argument(
-        "--threads",
-        type=_int_arg("--threads", 1, 1024),
-        default=1,
-        help="formatting threads (default 1: the reader and the writer have threads of their own)",
-    )
+    for gone, why in (
+        ("--engine", "polars writes every format"),
+        ("--batch-size", "polars' streaming engine sizes the batches"),
+        ("--threads", "polars runs the batches on its threads (POLARS_MAX_THREADS)"),
+    ):
+        fmt.add_argument(gone, action=_Gone, nargs="?", const=why, help=argparse.SUPPRESS)
     fmt.add_argument(
         "--csv-quoting",
-        choices=("needed", "none", "all_valid"),
-        default="needed",
-        help="CSV output: quote text values (needed, the default), never (none), or all",
+        choices=(*CSV_QUOTING, *_QUOTING_ALIASES),
+        default="necessary",
+        metavar="{" + ",".join(CSV_QUOTING) + "}",
+        help="CSV output: quote a field where it must be (necessary, the default, as polars,"
+        " pandas and DuckDB write), every text field (non_numeric), every field (always) or"
+        " none (never: refused where a value needs quotes); pyarrow's names needed,"
+        " all_valid and none are taken too",
     )
     fmt.add_argument(
         "--csv-infer-types",
@@ -349,7 +371,7 @@ def build_parser() -> argparse.ArgumentParser:
         " scheduler at SCHEDULER_ADDRESS, or a loopback-only local one when none is given"
         " (needs vecfix[dask])",
     )
-    fmt.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
+    fmt.add_argument("-q", "--quiet", action="store_true", help="no progress line, no summary line")
     fmt.set_defaults(run=_format_command, subparser=fmt)
     return parser
 
@@ -373,18 +395,14 @@ def _format_command(args: argparse.Namespace) -> int:
         specs,
         input_format=args.input_format,
         output_format=args.output_format,
-        batch_size=args.batch_size,
-        threads=args.threads,
         csv_quoting=args.csv_quoting,
         csv_infer_types=args.csv_infer_types,
         csv_nulls=("", *args.csv_null),
         compression=args.compression,
-        engine=args.engine,
         progress=False if args.quiet else None,
         on_warning=lambda text: print(f"vecfix format: warning: {text}", file=sys.stderr),
     )
-    batches = f"{stats.batches:,} batch" + ("" if stats.batches == 1 else "es")
-    _report(args, specs, f"{stats.rows:,} {_plural(stats.rows, 'row')} in {batches}", stats.seconds)
+    _report(args, specs, f"{stats.rows:,} {_plural(stats.rows, 'row')}", stats.seconds)
     return 0
 
 
@@ -421,7 +439,7 @@ def _report(args: argparse.Namespace, specs: list[ColumnSpec], done: str, second
 def _format_on_dask(args: argparse.Namespace, specs: list[ColumnSpec]) -> int:
     """``vecfix format --dask``: Parquet dataset in, Parquet dataset out, on a Dask cluster."""
     for s in specs:
-        if s.scale is None or s.scales_by is not None or s.output_name is not None:
+        if s.format.per_row or s.scales_by is not None or s.output_name is not None:
             raise UsageError(
                 f"column {s.name!r}: --dask takes one --scale per column (no --scale-column,"
                 " --scales-by or --as)"
@@ -436,12 +454,7 @@ def _format_on_dask(args: argparse.Namespace, specs: list[ColumnSpec]) -> int:
         from . import dask as vdask
     except ImportError as exc:
         raise UsageError(str(exc)) from None
-    columns = {
-        s.name: {"scale": s.scale}
-        | ({} if s.exponent is None else {"exponent": s.exponent})
-        | ({"null": list(s.null)} if s.null else {})
-        for s in specs
-    }
+    columns = {s.name: s.format for s in specs}
     start = time.perf_counter()
     try:
         partitions = vdask.format_parquet(

@@ -40,13 +40,15 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         f"pip install 'vecfix[dask]' ({exc})"
     ) from exc
 
+from ._batch import format_values
 from ._dask_fix import WrittenPart, write_fix_snapshots
-from ._format import format_fixed
+from ._number_format import NumberFormat
 from .columns import Kind, RowError, kind_of, rules
 from .columns.rules import as_int
 
 __all__ = [
     "STRING_DTYPE",
+    "ColumnFormats",
     "WrittenPart",
     "format_columns",
     "format_parquet",
@@ -64,11 +66,18 @@ _SPEC_KEYS = frozenset({"scale", "exponent", "null"})
 # Column specs
 # ---------------------------------------------------------------------------------------
 
+#: What :func:`format_columns` formats: ``{column: NumberFormat}`` (or ``{column: {"scale":
+#: s, "exponent": e, "null": n}}``).
+ColumnFormats = Mapping[str, NumberFormat | Mapping[str, Any]]
+
 
 class _Spec(NamedTuple):
+    """A column and its :class:`~vecfix.NumberFormat`, whose parts are also fields."""
+
     column: str
-    exponent: int | None
-    scale: int
+    format: NumberFormat
+    exponent: Any
+    scale: Any
     null: Any
 
 
@@ -82,48 +91,63 @@ def _column_kind(sample: pd.Series) -> Kind:
 def _spec(
     column: str, sample: pd.Series, scale: object, exponent: object, null: Any, where: str
 ) -> _Spec:
-    """Check one column's exponent, scale and null sentinel against what it holds, with
-    the rules :func:`vecfix.format_fixed` applies."""
+    """One column's int exponent, scale and null sentinel, checked against what it holds
+    with the rules :func:`vecfix.format_fixed` applies."""
+    scale = as_int(scale, f"{where}: scale of column {column!r}")
+    if exponent is not None:
+        exponent = as_int(exponent, f"{where}: exponent of column {column!r}")
+    return _checked(column, sample, NumberFormat(exponent, scale, null), where)
+
+
+def _checked(column: str, sample: pd.Series, fmt: NumberFormat, where: str) -> _Spec:
     try:
         kind = _column_kind(sample)
     except TypeError as exc:
         raise TypeError(f"{where}: column {column!r} has dtype {sample.dtype}: {exc}") from None
-    scale = as_int(scale, f"{where}: scale of column {column!r}")
-    if exponent is not None:
-        exponent = as_int(exponent, f"{where}: exponent of column {column!r}")
     source = f"the column {column!r} of dtype {sample.dtype}"
-    rules.needs(kind, exponent, null, source=source, where=f"{where}: ")
-    if null is not None:
-        rules.sentinels(null)
-    return _Spec(column, exponent, scale, null)
+    rules.needs(kind, fmt.exponent, fmt.null, source=source, where=f"{where}: ")
+    return _Spec(column, fmt, fmt.exponent, fmt.scale, fmt.null)
 
 
-def _specs(meta: pd.DataFrame, columns: Mapping[str, Mapping[str, Any]]) -> list[_Spec]:
+def _specs(meta: pd.DataFrame, columns: ColumnFormats) -> list[_Spec]:
     if not isinstance(columns, Mapping) or not columns:
         raise TypeError(
-            "columns must be a non-empty dict {name: {'scale': ..., 'exponent': ...}}, got "
+            "columns must be a non-empty dict {name: NumberFormat(exponent, scale)}, got "
             f"{columns!r}"
         )
     out = []
     for name, spec in columns.items():
         if name not in meta.columns:
             raise KeyError(f"columns: {name!r} is not a column; the frame has {list(meta.columns)}")
+        where = f"columns[{name!r}]"
+        if isinstance(spec, NumberFormat):
+            out.append(_from_format(name, spec, meta, where))
+            continue
         if not isinstance(spec, Mapping):
-            raise TypeError(f"columns[{name!r}] must be a dict with 'scale', got {spec!r}")
+            raise TypeError(f"{where} must be a NumberFormat or a dict with 'scale', got {spec!r}")
         unknown = set(spec) - _SPEC_KEYS
         if unknown:
             raise TypeError(
-                f"columns[{name!r}] has unknown keys {sorted(unknown)}; "
-                f"allowed: {sorted(_SPEC_KEYS)}"
+                f"{where} has unknown keys {sorted(unknown)}; allowed: {sorted(_SPEC_KEYS)}"
             )
         if "scale" not in spec:
-            raise TypeError(f"columns[{name!r}] needs a 'scale' (decimal places to print)")
-        where = f"columns[{name!r}]"
-        sample = meta[name]
+            raise TypeError(f"{where} needs a 'scale' (decimal places to print)")
         out.append(
-            _spec(name, sample, spec["scale"], spec.get("exponent"), spec.get("null"), where)
+            _spec(name, meta[name], spec["scale"], spec.get("exponent"), spec.get("null"), where)
         )
     return out
+
+
+def _from_format(name: str, fmt: NumberFormat, meta: pd.DataFrame, where: str) -> _Spec:
+    """A :class:`NumberFormat` entry: its per-row parts must name columns of the frame."""
+    if fmt.scale is None:
+        raise TypeError(f"{where} needs a scale (decimal places to print)")
+    for part, value in (("exponent", fmt.exponent), ("scale", fmt.scale)):
+        if value is not None and not rules.is_int(value) and not isinstance(value, str):
+            raise TypeError(f"{where}: a per-row {part} is a column's name in vecfix.dask")
+        if isinstance(value, str) and value not in meta.columns:
+            raise KeyError(f"{where}: {part} {value!r} is not a column of the frame")
+    return _checked(name, meta[name], fmt, where)
 
 
 # ---------------------------------------------------------------------------------------
@@ -131,26 +155,30 @@ def _specs(meta: pd.DataFrame, columns: Mapping[str, Mapping[str, Any]]) -> list
 # ---------------------------------------------------------------------------------------
 
 
-def _format_series(series: pd.Series, spec: _Spec, name: object, number: int = 0) -> pd.Series:
-    """One partition's column. A :class:`~vecfix.RowError` keeps its row (counted in the
+def _format_series(part: pd.DataFrame, spec: _Spec, name: object, number: int = 0) -> pd.Series:
+    """One partition's column, through the per-batch function of the polars namespace
+    and ``vecfix format``. A :class:`~vecfix.RowError` keeps its row (counted in the
     partition: the rows before it are in other tasks) and says which partition and index
     label it is at."""
+    series = part[spec.column]
+    layouts = {"exponents": spec.exponent, "scales": spec.scale}
+    per_row = {k: part[v] for k, v in layouts.items() if isinstance(v, str)}
     try:
         # one thread: dask runs a partition per worker thread already; Arrow's layout,
-        # which to_pandas() hands over as it is (as the pandas namespace does)
-        out = format_fixed(
-            series, spec.exponent, spec.scale, null=spec.null, threads=1, layout="arrow"
+        # which to_pandas() hands over as it is (as the pandas accessor does)
+        out = format_values(
+            series, spec.format, column=spec.column, layout="arrow", threads=1, **per_row
         )
     except RowError as exc:
         if exc.row is None:
             raise
         label = series.index[exc.row]
         label = label.item() if isinstance(label, np.generic) else label
-        where = f"partition {number}, index {label!r}, column {spec.column!r}: "
+        where = f"partition {number}, index {label!r}, "
         raise type(exc)(
             exc.detail, argument=exc.argument, row=exc.row, lead=where + exc.lead
         ) from None
-    return out.to_pandas(name=name)
+    return out.to_pandas(name=name, index=series.index)
 
 
 def _format_partition(
@@ -164,33 +192,34 @@ def _format_partition(
     out = part.copy(deep=False)
     for spec in specs:
         name = spec.column + suffix
-        out[name] = _format_series(part[spec.column], spec, name, number)
+        out[name] = _format_series(part, spec, name, number)
     return out
 
 
-def format_columns(
-    ddf: dd.DataFrame, columns: Mapping[str, Mapping[str, Any]], *, suffix: str = ""
-) -> dd.DataFrame:
+def format_columns(ddf: dd.DataFrame, columns: ColumnFormats, *, suffix: str = "") -> dd.DataFrame:
     """Format integer or decimal columns of a Dask DataFrame, partition by partition.
 
     Lazy, like any Dask operation: it adds one ``map_partitions`` step to the graph. Each
-    partition is formatted with :func:`vecfix.format_fixed` where it lives; the result has
-    the same partitions, index and divisions as ``ddf``, and equals the single-process
-    result row for row (formatting is row-wise).
+    partition is formatted where it lives, by the per-batch function of the polars
+    namespace and ``vecfix format``; the result has the same partitions, index and
+    divisions as ``ddf``, and equals the single-process result row for row (formatting is
+    row-wise).
 
     Parameters
     ----------
     ddf : dask.dataframe.DataFrame
         The data.
-    columns : dict of str to dict
-        ``{column: {"scale": s, "exponent": e, "null": sentinel}}``, one entry per column
-        to format. ``scale`` (int, required) is the number of decimals to print.
-        ``exponent`` (int) is the power of ten of the coefficients: required for integer
-        columns (NumPy, pandas nullable or Arrow integers), forbidden for columns whose
-        values carry their own exponent (Arrow decimals, decimal text, ``Decimal``
-        objects). ``null`` (int or list of int, integer columns only) marks sentinel
-        coefficients as null, e.g. CME ``PRICENULL9``. An ``object`` column with an
-        exponent is read as Python ints, without one as ``Decimal`` objects or text.
+    columns : dict of str to NumberFormat
+        ``{column: NumberFormat(exponent, scale, null=...)}``, one entry per column to
+        format. ``scale`` is required: the decimals to print, or the name of a column
+        holding each row's (a row whose scale or exponent is ``<NA>`` is ``<NA>``).
+        ``exponent`` is the power of ten of the coefficients (or a column's name):
+        required for integer columns (NumPy, pandas nullable or Arrow integers),
+        forbidden for columns whose values carry their own exponent (Arrow decimals,
+        decimal text, ``Decimal`` objects). ``null`` (integer columns only) marks
+        sentinel coefficients as null, e.g. CME ``PRICENULL9``. An ``object`` column with
+        an exponent is read as Python ints, without one as ``Decimal`` objects or text.
+        A dict ``{"scale": s, "exponent": e, "null": n}`` of ints is taken too.
     suffix : str, default ""
         Empty: the formatted columns replace the inputs, in place. Otherwise each
         formatted column is added as ``column + suffix`` after the existing columns.
@@ -206,7 +235,7 @@ def format_columns(
     KeyError
         If a named column is missing.
     TypeError
-        If a spec lacks ``scale``, has unknown keys, gives an exponent to a decimal column
+        If a spec lacks a scale, has unknown keys, gives an exponent to a decimal column
         or none to an integer column, or names a float, bool or date column.
     ValueError
         When computed: as :func:`vecfix.format_fixed` (e.g. a row too long).
@@ -215,9 +244,10 @@ def format_columns(
     --------
     >>> import pandas as pd, dask.dataframe as dd
     >>> import vecfix.dask as vd
+    >>> from vecfix import NumberFormat
     >>> df = pd.DataFrame({"px": [1899800, None, -5], "qty": [100, 5, 7]}).astype("Int64")
     >>> ddf = dd.from_pandas(df, npartitions=2)
-    >>> out = vd.format_columns(ddf, {"px": {"exponent": -4, "scale": 2}}, suffix="_text")
+    >>> out = vd.format_columns(ddf, {"px": NumberFormat(-4, 2)}, suffix="_text")
     >>> out.compute(scheduler="sync")
             px  qty px_text
     0  1899800  100  189.98
@@ -272,7 +302,7 @@ def local_cluster_options(n_workers: int = 2) -> dict[str, Any]:
 def format_parquet(
     input_path: str | os.PathLike[str],
     output_path: str | os.PathLike[str],
-    columns: Mapping[str, Mapping[str, Any]],
+    columns: ColumnFormats,
     *,
     scheduler: str | Any | None = None,
     suffix: str = "",
@@ -293,7 +323,7 @@ def format_parquet(
     input_path, output_path : str or os.PathLike
         Parquet dataset paths (a directory, a file or a glob; any URL Dask reads). Every
         worker must be able to reach both.
-    columns : dict of str to dict
+    columns : dict of str to NumberFormat
         The columns to format, as for :func:`format_columns`.
     scheduler : str, distributed.Client or None, default None
         ``None`` starts a local cluster for this call only: ``n_workers`` worker

@@ -11,10 +11,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
-from ._format import format_fixed
+from ._batch import format_values, number_format
+from ._number_format import NumberFormat
+from .columns.rules import is_int
 
 __all__ = ["VecfixAccessor"]
 
@@ -28,10 +31,11 @@ class VecfixAccessor:
 
     def fixed(
         self,
-        exponent: int | None = None,
-        scale: int | None = None,
+        exponent: int | Any | NumberFormat | None = None,
+        scale: int | Any | None = None,
         *,
         null: int | Sequence[int] | None = None,
+        format: NumberFormat | None = None,
         threads: int | None = None,
     ) -> pd.Series:
         """The Series formatted as :func:`vecfix.format_fixed` does: ``string[pyarrow]``
@@ -39,15 +43,23 @@ class VecfixAccessor:
 
         Parameters
         ----------
-        exponent : int, optional
+        exponent : int, per-row values or NumberFormat, optional
             The power of ten of integer coefficients (``-9`` for PRICE9); leave it out for
-            decimal columns (Arrow decimals, ``Decimal`` objects, decimal text).
-        scale : int
-            Decimal places to print.
+            decimal columns (Arrow decimals, ``Decimal`` objects, decimal text). A Series
+            of the same index gives each row its own. A :class:`vecfix.NumberFormat` here
+            (or as ``format=``) says exponent, scale and null at once.
+        scale : int or per-row values
+            Decimal places to print: one for every row, or each row's, as ``exponent``.
         null : int or sequence of int, optional
             Sentinel coefficients that mean "no value" (integer columns only).
+        format : NumberFormat, optional
+            The column's format, instead of ``exponent``, ``scale`` and ``null`` (giving
+            both is refused).
         threads : int or None, default None
             As for :func:`vecfix.format_fixed` (a large Series uses every core).
+
+        A row whose per-row exponent or scale is missing (``<NA>``) is ``<NA>``, as
+        pandas propagates missing values.
 
         Examples
         --------
@@ -56,8 +68,21 @@ class VecfixAccessor:
         >>> out = s.vecfix.fixed(-2, 1)
         >>> out.tolist(), out.name, out.index.tolist()
         (['1.3', <NA>, '-0.1'], 'px', [10, 20, 30])
+        >>> from vecfix import NumberFormat
+        >>> s.vecfix.fixed(NumberFormat(-2, 2)).tolist()
+        ['1.25', <NA>, '-0.05']
         """
-        out = format_fixed(
-            self._series, exponent, scale, null=null, threads=threads, layout="arrow"
-        )
-        return out.to_pandas()
+        fmt = number_format("fixed", format, exponent, scale, null)
+        s = self._series
+        per_row = {}
+        for name in ("exponent", "scale"):
+            value = getattr(fmt, name)
+            if isinstance(value, str):
+                raise TypeError(
+                    f"fixed: a Series has no other columns: give {name} as an int or as"
+                    f" values (a Series of the same index), not {value!r}"
+                )
+            if value is not None and not is_int(value):
+                per_row[f"{name}s"] = value
+        out = format_values(s, fmt, column=s.name, layout="arrow", threads=threads, **per_row)
+        return out.to_pandas(name=s.name, index=s.index)

@@ -5,28 +5,118 @@
 >>> df = pl.DataFrame({"bid_px": [5000_250000000, None, -4_000000]})
 >>> df.with_columns(pl.col("bid_px").vecfix.fixed(exponent=-9, scale=2))["bid_px"].to_list()
 ['5000.25', None, '0.00']
+
+The expression is elementwise: polars' streaming engine runs it batch by batch on its own
+threads (``scan_parquet(...).with_columns(...).sink_csv(...)`` never holds the whole file),
+and a per-row exponent or scale (a column's name, or any expression) is read from the same
+batch as the values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import atexit
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import polars as pl
 
-from ._format import format_fixed
+from ._batch import format_values, number_format
+from ._number_format import NumberFormat
+from .columns.rules import is_int
 
 __all__ = ["VecfixExpr", "VecfixSeries"]
 
+_FIELD = "__vecfix_{}__"  # the struct fields of per-row layouts
 
-def _fixed(
-    series: pl.Series,
-    exponent: int | None,
-    scale: int | None,
-    null: int | Sequence[int] | None,
-    threads: int | None,
-) -> pl.Series:
-    out = format_fixed(series, exponent, scale, null=null, threads=threads, layout="string_view")
-    return out.to_polars(series.name)
+
+class _InFlight:
+    """Batches inside vecfix now, on polars' threads, and whether one failed.
+
+    When one batch of a query fails, polars hands the error back while other batches may
+    still be in vecfix (compiling a kernel on first use, say), and drops the text of the
+    batches done (NumPy memory: dropping it takes the GIL) on its threads a little later.
+    Should the interpreter exit meanwhile, such a thread asks for the GIL during
+    finalization and the process aborts. At exit, :meth:`wait` lets them finish: until no
+    batch is in vecfix (a minute at most), then, after a failure, a moment more.
+    """
+
+    GRACE = 0.5
+    """Seconds given, after a failed batch, for polars to drop the others' text."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.failed = False
+        self.changed = threading.Condition()
+
+    def __enter__(self) -> None:
+        with self.changed:
+            self.count += 1
+
+    def __exit__(self, kind: object, *exc: object) -> None:
+        with self.changed:
+            self.count -= 1
+            self.failed = self.failed or kind is not None
+            self.changed.notify_all()
+
+    def failure(self) -> None:
+        """A query that holds vecfix's batches failed outside them (its sink, say)."""
+        with self.changed:
+            self.failed = True
+
+    def wait(self, timeout: float = 60.0) -> None:
+        with self.changed:
+            self.changed.wait_for(lambda: self.count == 0, timeout)
+            if self.failed:
+                self.changed.wait(self.GRACE)
+
+
+_IN_FLIGHT = _InFlight()
+atexit.register(_IN_FLIGHT.wait)
+
+
+def fixed_expr(
+    expr: pl.Expr,
+    fmt: NumberFormat,
+    *,
+    threads: int | None = 1,
+    null_layouts: str = "null",
+    watch: Callable[[pl.Series], None] | None = None,
+) -> pl.Expr:
+    """``expr`` formatted by ``fmt``, as an elementwise ``String`` expression of
+    ``expr``'s name: what :meth:`VecfixExpr.fixed` returns. ``watch`` (``vecfix
+    format``'s progress and checks) is called with each batch of values first."""
+    layouts = {}
+    for name in ("exponent", "scale"):
+        value = getattr(fmt, name)
+        if value is None or is_int(value):
+            continue
+        if isinstance(value, str):
+            value = pl.col(value)
+        elif not isinstance(value, pl.Expr):
+            raise TypeError(
+                f"{name} must be an int, a column name or a polars expression, got"
+                f" {type(value).__name__} (for values, put them in a column of the frame)"
+            )
+        layouts[name] = value.alias(_FIELD.format(name))
+
+    def run(batch: pl.Series) -> pl.Series:
+        with _IN_FLIGHT:
+            per_row: dict[str, Any] = {}
+            if layouts:
+                fields = batch.struct.unnest()
+                batch = fields.to_series(0)
+                per_row = {f"{k}s": fields[_FIELD.format(k)] for k in layouts}
+            if watch is not None:
+                watch(batch)
+            out = format_values(
+                batch, fmt, column=batch.name, layout="string_view", threads=threads,
+                null_layouts=null_layouts, **per_row,  # type: ignore[arg-type]
+            )  # fmt: skip
+            return out.to_polars(batch.name)
+
+    source = pl.struct(expr, *layouts.values()) if layouts else expr
+    return source.map_batches(run, return_dtype=pl.String, is_elementwise=True)
 
 
 @pl.api.register_expr_namespace("vecfix")
@@ -38,27 +128,37 @@ class VecfixExpr:
 
     def fixed(
         self,
-        exponent: int | None = None,
-        scale: int | None = None,
+        exponent: int | str | pl.Expr | NumberFormat | None = None,
+        scale: int | str | pl.Expr | None = None,
         *,
         null: int | Sequence[int] | None = None,
+        format: NumberFormat | None = None,
         threads: int | None = 1,
     ) -> pl.Expr:
         """The column formatted as :func:`vecfix.format_fixed` does, as a ``String``
-        column of the same name (nulls stay null).
+        column of the same name (nulls stay null); elementwise, so it streams.
 
         Parameters
         ----------
-        exponent : int, optional
-            The power of ten of integer coefficients (``-9`` for PRICE9); leave it out for
-            ``Decimal`` and ``String`` (decimal text) columns.
-        scale : int
-            Decimal places to print.
+        exponent : int, str, polars expression or NumberFormat, optional
+            The power of ten of integer coefficients (``-9`` for PRICE9); leave it out
+            for ``Decimal`` and ``String`` (decimal text) columns. A column's name or an
+            expression gives each row its own, read from the same batch. A
+            :class:`vecfix.NumberFormat` here (or as ``format=``) says exponent, scale
+            and null at once.
+        scale : int, str or polars expression
+            Decimal places to print: one for every row, or each row's, as ``exponent``.
         null : int or sequence of int, optional
             Sentinel coefficients that mean "no value" (integer columns only).
+        format : NumberFormat, optional
+            The column's format, instead of ``exponent``, ``scale`` and ``null`` (giving
+            both is refused).
         threads : int or None, default 1
             As for :func:`vecfix.format_fixed`; one by default, as polars runs batches of
             a query on its own threads.
+
+        A row whose per-row exponent or scale is null is null, as polars propagates
+        nulls; nulls in the column stay null.
 
         Examples
         --------
@@ -66,18 +166,12 @@ class VecfixExpr:
         >>> df = pl.DataFrame({"px": ["1.005", "2.675"]})
         >>> df.select(pl.col("px").vecfix.fixed(scale=2))["px"].to_list()
         ['1.01', '2.68']
+        >>> book = pl.DataFrame({"px": [5000_250000000, 110_015625000], "tick": [2, None]})
+        >>> book.select(pl.col("px").vecfix.fixed(-9, "tick"))["px"].to_list()
+        ['5000.25', None]
         """
-        for name, value in (("exponent", exponent), ("scale", scale)):
-            if isinstance(value, pl.Expr):  # (it failed inside the query, naming the column)
-                raise TypeError(
-                    f"{name} must be an int, not a polars expression: for one {name} per"
-                    " row, pass the columns (Series) to vecfix.format_fixed"
-                )
-        return self._expr.map_batches(
-            lambda s: _fixed(s, exponent, scale, null, threads),
-            return_dtype=pl.String,
-            is_elementwise=True,
-        )
+        fmt = number_format("fixed", format, exponent, scale, null)
+        return fixed_expr(self._expr, fmt, threads=threads)
 
 
 @pl.api.register_series_namespace("vecfix")
@@ -89,18 +183,35 @@ class VecfixSeries:
 
     def fixed(
         self,
-        exponent: int | None = None,
-        scale: int | None = None,
+        exponent: int | pl.Series | NumberFormat | None = None,
+        scale: int | pl.Series | None = None,
         *,
         null: int | Sequence[int] | None = None,
+        format: NumberFormat | None = None,
         threads: int | None = 1,
     ) -> pl.Series:
-        """The Series formatted, named as it is; see :meth:`VecfixExpr.fixed`.
+        """The Series formatted, named as it is; see :meth:`VecfixExpr.fixed`. A per-row
+        exponent or scale is a Series (or any values) of the same length.
 
         Examples
         --------
         >>> import polars as pl, vecfix.polars
         >>> pl.Series("bid", [125, None]).vecfix.fixed(-2, 1).to_list()
         ['1.3', None]
+        >>> pl.Series("bid", [125, 125]).vecfix.fixed(-2, pl.Series([0, 2])).to_list()
+        ['1', '1.25']
         """
-        return _fixed(self._series, exponent, scale, null, threads)
+        fmt = number_format("fixed", format, exponent, scale, null)
+        s = self._series
+        per_row = {}
+        for name in ("exponent", "scale"):
+            value = getattr(fmt, name)
+            if isinstance(value, (str, pl.Expr)):
+                raise TypeError(
+                    f"fixed: a Series has no other columns: give {name} as an int or as"
+                    f" values (a Series), not {value!r}"
+                )
+            if value is not None and not is_int(value):
+                per_row[f"{name}s"] = value
+        out = format_values(s, fmt, column=s.name, layout="string_view", threads=threads, **per_row)
+        return out.to_polars(s.name)

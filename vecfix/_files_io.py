@@ -1,0 +1,594 @@
+"""Where ``vecfix format``'s files come from and go to, and what is checked before any data
+is read: formats, scale maps, the polars scan and sink, the temporary copies where polars
+cannot stream, the progress line, the columns against the specs, and the messages of errors
+polars raises. :mod:`vecfix.files` builds the query between them."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import difflib
+import io
+import json
+import os
+import re
+import shutil
+import stat
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+from ._limits import INT32_MAX, INT32_MIN
+
+if TYPE_CHECKING:
+    from .files import ColumnSpec
+
+FORMATS = ("csv", "parquet", "arrow")
+"""The file formats ``vecfix format`` reads and writes."""
+
+STDIO = "-"
+"""The path that means standard input (as the input) or standard output (as the output)."""
+
+COMPRESSIONS = ("snappy", "zstd", "lz4", "gzip", "brotli", "none")
+"""Parquet output's codecs (``"none"``: uncompressed)."""
+
+_EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".arrow": "arrow",
+               ".feather": "arrow", ".ipc": "arrow"}  # fmt: skip
+_CODECS = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".lz4": "lz4"}
+#: The first bytes of gzip, bz2, zstd and lz4 (frame) streams.
+_MAGIC = {b"\x1f\x8b": "gzip", b"BZh": "bz2", b"\x28\xb5\x2f\xfd": "zstd",
+          b"\x04\x22\x4d\x18": "lz4"}  # fmt: skip
+_CHUNK = 1 << 20
+
+
+class UsageError(ValueError):
+    """The command (or call) is wrong whatever the data: exit status 2."""
+
+    exit_code = 2
+
+
+class DataError(ValueError):
+    """The command does not fit the data (columns, types, values): exit status 1."""
+
+    exit_code = 1
+
+
+def polars() -> Any:
+    try:
+        import polars as pl
+
+        import vecfix.polars  # noqa: F401  (the namespace)
+    except ImportError as exc:
+        raise UsageError(f"vecfix format needs polars: pip install 'vecfix[cli]' ({exc})") from None
+    return pl
+
+
+def file_format(path: str | os.PathLike, given: str | None = None, *, role: str = "input") -> str:
+    """The format of ``path``: ``given`` if set, else inferred from its extension.
+
+    Standard input and output (``"-"``) are CSV unless ``given`` says otherwise.
+
+    Examples
+    --------
+    >>> from vecfix.files import file_format
+    >>> file_format("snap.parquet"), file_format("ticks.csv.gz"), file_format("x.feather")
+    ('parquet', 'csv', 'arrow')
+    >>> file_format("x.dat", "csv"), file_format("-")
+    ('csv', 'csv')
+    """
+    if given is not None:
+        if given not in FORMATS:
+            raise UsageError(f"unknown {role} format {given!r}: choose from {', '.join(FORMATS)}")
+        return given
+    if os.fspath(path) == STDIO:
+        return "csv"
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] in _CODECS:
+        suffixes = suffixes[:-1]
+    fmt = _EXTENSIONS.get(suffixes[-1]) if suffixes else None
+    if fmt is None:
+        flag = "--input-format" if role == "input" else "--output-format"
+        raise UsageError(
+            f"cannot tell the format of {os.fspath(path)!r} from its extension; pass"
+            f" {flag} {'|'.join(FORMATS)}"
+        )
+    return fmt
+
+
+def check_scale(v: object, where: str) -> None:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise UsageError(f"{where}: {v!r} is not an integer scale")
+    if not INT32_MIN <= v <= INT32_MAX:
+        raise UsageError(f"{where}: scale {v} is outside int32")
+
+
+def read_scale_map(path: str | os.PathLike) -> dict[str, int]:
+    """Read a symbol → decimals map from a JSON object or a two-column CSV file.
+
+    JSON: ``{"ESZ4": 2, "ZNZ4": 6}``. CSV: one ``symbol,decimals`` pair a line, with or
+    without a header line. A symbol listed twice with two scales is refused.
+
+    Raises
+    ------
+    UsageError
+        If the file cannot be read, or an entry is not a symbol and an int (the message
+        names the file and the line or key).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "ticks.csv"
+    >>> _ = p.write_text("symbol,decimals\\nESZ4,2\\nZNZ4,6\\n")
+    >>> from vecfix.files import read_scale_map
+    >>> read_scale_map(p)
+    {'ESZ4': 2, 'ZNZ4': 6}
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # (a byte-order mark, as Excel writes)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the scale map {os.fspath(path)!r}: {exc}") from None
+    where = f"scale map {os.fspath(path)!r}"
+    pairs: list[tuple[str, Any, str]] = []  # (symbol, scale, where)
+    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text, object_pairs_hook=lambda items: items)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{where} is not valid JSON: {exc}") from None
+        if not isinstance(data, list) or not all(isinstance(p, tuple) for p in data):
+            raise UsageError(f"{where} must hold a JSON object {{symbol: decimals}}")
+        pairs = [(k, v, f"{where}, symbol {k!r}") for k, v in data]
+    else:
+        for line, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+            if not row or not "".join(row).strip():
+                continue
+            if len(row) != 2:
+                raise UsageError(f"{where}, line {line}: expected symbol,decimals, got {row!r}")
+            symbol, value = row[0].strip(), row[1].strip()
+            if not re.fullmatch(r"[-+]?\d+", value):
+                if line == 1 and not pairs:  # a header line
+                    continue
+                raise UsageError(
+                    f"{where}, line {line}: the scale of {symbol!r} is {value!r}, not an integer"
+                )
+            pairs.append((symbol, int(value), f"{where}, line {line}"))
+    out: dict[str, int] = {}
+    for symbol, scale, at in pairs:
+        check_scale(scale, at)
+        if out.get(symbol, scale) != scale:
+            raise UsageError(f"{at}: symbol {symbol!r} is listed twice")
+        out[symbol] = scale
+    return out
+
+
+def _stdin() -> IO[bytes]:
+    return sys.stdin.buffer
+
+
+class Source:
+    """The input as a path polars can scan: the file itself, or a temporary copy of
+    standard input, a named pipe or a bz2/lz4-compressed CSV (decompressed)."""
+
+    def __init__(self, input: str | os.PathLike, fmt: str) -> None:
+        self.given = os.fspath(input)
+        self.shown = "standard input" if self.given == STDIO else repr(self.given)
+        self.copy: Path | None = None
+        if self.given != STDIO:
+            path = Path(self.given)
+            if path.is_dir() or not path.exists():
+                what = "is a directory, not a file" if path.is_dir() else "does not exist"
+                raise UsageError(f"input file {self.given!r} {what}")
+        regular = self.given != STDIO and Path(self.given).is_file()
+        self.path = self.given
+        codec = _codec_of(self.given) if regular and fmt == "csv" else None
+        if not regular or codec in ("bz2", "lz4"):
+            self.copy = self._spooled(codec if regular else None, fmt == "csv")
+            self.path = str(self.copy)
+        # (a gzip or zstd CSV is read by polars: its size says nothing of its rows)
+        self.size = None if _codec_of(self.path) else os.path.getsize(self.path)
+
+    def _spooled(self, codec: str | None, csv: bool) -> Path:
+        """The input copied into a temporary file: a CSV compressed with bz2 or lz4 (told by
+        its first bytes) decompressed; gzip and zstd are left to polars, which reads them."""
+        fd, name = tempfile.mkstemp(prefix="vecfix-input-")
+        raw = _stdin() if self.given == STDIO else open(self.given, "rb")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                stream = _decoded(raw, codec, self.shown) if csv else raw
+                shutil.copyfileobj(stream, out, _CHUNK)
+        except BaseException:
+            os.unlink(name)
+            raise
+        finally:
+            if self.given != STDIO:
+                raw.close()
+        return Path(name)
+
+    def __enter__(self) -> Source:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.copy is not None:
+            self.copy.unlink(missing_ok=True)
+
+
+def _codec_of(path: str) -> str | None:
+    """The codec a file's first bytes show (gzip, bz2, zstd, lz4), or None."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+    return next((c for magic, c in _MAGIC.items() if head.startswith(magic)), None)
+
+
+def _decoded(raw: IO[bytes], codec: str | None, shown: str) -> IO[bytes]:
+    if codec is None:  # a pipe: its codec from its first bytes
+        peek = getattr(raw, "peek", None)
+        head = peek(4)[:4] if peek is not None else b""
+        codec = next((c for magic, c in _MAGIC.items() if head.startswith(magic)), None)
+    if codec == "bz2":
+        import bz2
+
+        return bz2.BZ2File(raw, mode="rb")
+    if codec == "lz4":
+        try:
+            import pyarrow as pa
+        except ImportError:
+            raise UsageError(
+                f"{shown} is lz4-compressed: decompress it first (lz4 -dc ... | vecfix"
+                " format - ...), or install pyarrow, which reads it"
+            ) from None
+        return pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), "lz4")
+    return raw
+
+
+def scan(
+    pl: Any, src: Source, fmt: str, types: dict[str, str], infer: bool, nulls: tuple[str, ...]
+) -> Any:
+    """The polars ``LazyFrame`` of the input. A CSV's formatted columns are read as text,
+    or as int64 where ``types`` says ``"int"``; its other columns as text unless
+    ``infer``; ``nulls`` are the cells read as null."""
+    if fmt == "parquet":
+        return pl.scan_parquet(src.path)
+    if fmt == "arrow":
+        try:
+            lf = pl.scan_ipc(src.path)
+            lf.collect_schema()
+            return lf
+        except pl.exceptions.PolarsError:  # an Arrow IPC stream: read whole (no footer)
+            return pl.read_ipc_stream(src.path).lazy()
+    names = pl.scan_csv(src.path, infer_schema=False, n_rows=0).collect_schema().names()
+    overrides = {n: pl.Int64 if t == "int" else pl.String for n, t in types.items() if n in names}
+    return pl.scan_csv(
+        src.path, infer_schema=infer, schema_overrides=overrides, null_values=list(nulls) or None
+    )
+
+
+class Destination:
+    """Where the output goes: a temporary file beside a regular file, renamed over it by
+    :meth:`commit`; standard output, a named pipe or a device written directly."""
+
+    def __init__(self, output: str | os.PathLike, input: str | os.PathLike, fmt: str) -> None:
+        self.fmt = fmt
+        self.shown = os.fspath(output)
+        self.direct: IO[bytes] | None = None
+        self.final: Path | None = None
+        self.tmp: Path | None = None
+        self.codec = None if self.shown == STDIO else _CODECS.get(Path(self.shown).suffix.lower())
+        if self.shown == STDIO:
+            return
+        path = Path(output)
+        try:
+            st = path.stat()  # follows links: what a write would reach
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            raise UsageError(f"cannot use the output {self.shown!r}: {exc.strerror}") from None
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise UsageError(f"the output {self.shown!r} is a directory; name a file in it")
+        source = os.fspath(input)
+        if st is not None and source != STDIO and os.path.exists(source):
+            if os.path.samefile(source, path):
+                raise UsageError("the output would overwrite the input: choose another output file")
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            return  # a pipe, a device, a socket: written to directly
+        text = os.path.abspath(path)  # /dev/stdout, /proc/self/fd/1: the caller's open file
+        if text in ("/dev/stdout", "/dev/stderr") or text.startswith(
+            ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/")
+        ):
+            return
+        final = path.resolve()  # a link to a regular file stays a link: replace its target
+        if not final.parent.is_dir():
+            raise UsageError(f"the output's folder {os.fspath(path.parent)!r} does not exist")
+        self.final = final
+        self.tmp = final.with_name(f".{final.name}.{os.getpid()}.partial")
+
+    def _target(self) -> Any:
+        if self.tmp is not None and not (self.fmt == "csv" and self.codec):
+            return str(self.tmp)
+        if self.tmp is not None:
+            self.direct = open(self.tmp, "wb")
+        elif self.shown == STDIO:
+            sys.stdout.flush()
+            self.direct = sys.stdout.buffer
+        else:  # "ab" never truncates: a pipe or a device has nothing to truncate
+            try:
+                self.direct = open(self.shown, "ab", buffering=0)
+            except OSError as exc:
+                raise UsageError(f"cannot write {self.shown!r}: {exc.strerror}") from None
+        if self.fmt != "csv" or self.codec is None:
+            return self.direct
+        if self.codec == "gzip":
+            import gzip
+
+            return gzip.GzipFile(fileobj=self.direct, mode="wb", compresslevel=6)
+        if self.codec == "bz2":
+            import bz2
+
+            return bz2.BZ2File(self.direct, mode="wb")
+        try:
+            import pyarrow as pa
+        except ImportError:
+            raise UsageError(f"writing {self.codec} needs pyarrow (pip install pyarrow)") from None
+        return pa.CompressedOutputStream(pa.PythonFile(self.direct, mode="w"), self.codec)
+
+    def sink(self, query: Any, quoting: str, compression: str | None, statistics: bool) -> None:
+        """Run ``query`` into the output."""
+        from .files import ROW_GROUP_SIZE
+
+        target = self._target()
+        try:
+            if self.fmt == "csv":
+                query.sink_csv(target, quote_style=quoting)
+            elif self.fmt == "parquet":
+                codec = compression or "snappy"
+                query.sink_parquet(
+                    target,
+                    compression="uncompressed" if codec == "none" else codec,
+                    statistics=statistics,  # (text min/max: "10.00" sorts before "9.00")
+                    row_group_size=ROW_GROUP_SIZE,
+                )
+            else:
+                query.sink_ipc(target)
+        except OSError as exc:  # (polars' own, or a Python file object's)
+            if isinstance(exc, BrokenPipeError) or "Broken pipe" in str(exc):
+                raise BrokenPipeError(str(exc)) from None  # the reader went away: | head
+            raise UsageError(f"cannot write {self.shown!r}: {exc}") from None
+        finally:
+            if target is not self.direct and not isinstance(target, str):
+                target.close()  # the compressor: its last block
+            if self.direct is not None and self.direct is not sys.stdout.buffer:
+                self.direct.close()
+            elif self.direct is not None:
+                self.direct.flush()
+
+    def commit(self) -> None:
+        if self.tmp is not None and self.final is not None:
+            os.replace(self.tmp, self.final)
+
+    def __enter__(self) -> Destination:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tmp is not None:
+            self.tmp.unlink(missing_ok=True)
+
+
+def check_csv_columns(pl: Any, schema: Any, formatted: set[str], quoting: str) -> list[Any]:
+    """Refuse a column CSV has no text for (a list, a struct); for ``quoting="never"``,
+    the checks that no text value would need quotes (else the file would not read back)."""
+    for name, dtype in schema.items():
+        if dtype.is_nested() or dtype == pl.Object:
+            raise UsageError(
+                f"a CSV file cannot hold column {name!r} ({dtype}): write Parquet or Arrow IPC"
+                " (-o NAME.parquet / NAME.arrow), or leave the column out of the input"
+            )
+    if quoting != "never":
+        return []
+    special = re.compile(r'[,"\r\n]')
+    for name in schema.names():
+        if special.search(name):
+            raise UsageError(f"--csv-quoting never: the column name {name!r} needs quotes")
+
+    def check(values: Any) -> Any:
+        bad = values.str.contains(special.pattern)
+        if bad.any():
+            value = values.filter(bad)[0]
+            raise DataError(
+                f"--csv-quoting never: column {values.name!r} holds {value!r}, which needs"
+                " quotes; choose another --csv-quoting"
+            )
+        return values
+
+    return [
+        pl.col(n).map_batches(check, return_dtype=pl.String, is_elementwise=True)
+        for n, t in schema.items()
+        if n not in formatted and t == pl.String
+    ]
+
+
+class Progress:
+    """Rows done, fed by the formatting expression's batch calls: of the rows in all
+    (Parquet and Arrow metadata), or of the bytes of a CSV (rows times their mean length
+    in the file's first MiB); a line on stderr updated at most four times a second."""
+
+    def __init__(self, pl: Any, src: Source, fmt: str, lf: Any, show: bool) -> None:
+        self.rows = 0
+        self.show = show
+        self.size = src.size
+        self.total: int | None = None
+        self.per_row: float | None = None
+        self._lock = threading.Lock()
+        self._last = 0.0
+        self._said = False
+        self.name = "stdin" if src.given == STDIO else Path(src.given).name
+        if show and fmt != "csv":
+            with contextlib.suppress(Exception):
+                self.total = int(lf.select(pl.len()).collect().item())
+        elif show and src.size:
+            with open(src.path, "rb") as f:
+                head = f.read(_CHUNK)
+            lines = head.count(b"\n")
+            self.per_row = len(head) / lines if lines else None
+
+    def add(self, n: int) -> None:
+        with self._lock:
+            self.rows += n
+            now = time.monotonic()
+            if self.show and now - self._last >= 0.25:
+                self._last = now
+                self._said = True
+                sys.stderr.write(f"\r{self.line()}\x1b[K")
+                sys.stderr.flush()
+
+    def line(self) -> str:
+        done = f"vecfix format: {self.name}: {self.rows:,}"
+        if self.total:
+            return f"{done} of {self.total:,} rows ({min(100, 100 * self.rows // self.total)}%)"
+        if self.per_row and self.size:
+            part = min(99, int(100 * self.rows * self.per_row / self.size))
+            return f"{done} rows, about {part}% of {self.size / 1e6:,.0f} MB"
+        return f"{done} rows"
+
+    def close(self) -> None:
+        if self._said:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def polars_error(exc: Exception, shown: str, fmt: str, scale_columns: Sequence[str]) -> Exception:
+    """An error polars raised, as vecfix's: a CSV cell that is not an integer names its
+    column and what the column is read for."""
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    if "Broken pipe" in text:
+        return BrokenPipeError(first)
+    cell = re.search(r"could not parse `(.*)` as dtype `i64` at column '(.*)' \(column", first)
+    if cell is None:
+        return DataError(f"cannot format {shown}: {first}")
+    value, name = cell.groups()
+    nulls = "; a missing value written as text (NA, NULL) is read as null with --csv-null"
+    if name in scale_columns:
+        hint = ". A --scale-column holds each row's number of decimals, as integers" + nulls
+    elif re.fullmatch(r"[-+]?\d+", value):  # an integer, beyond int64
+        hint = (
+            ". Columns given --exponent are read from CSV as int64: an integer beyond it is"
+            " not read there (leaving out --exponent would read it as a number of units,"
+            " not of 10**exponent); write the column to Parquet or Arrow as uint64 or as a"
+            " decimal, or format it with vecfix.format_fixed, which takes Python ints"
+        )
+    else:
+        hint = (
+            ". Columns given --exponent are read as integers; leave out --exponent to read"
+            " decimal text such as 5000.25" + nulls
+        )
+    return DataError(
+        f"cannot read {shown} as {fmt}: In column {name!r}: {value!r} is not an int64{hint}"
+    )
+
+
+#: the input layer's words (format_fixed's arguments) -> the command line's options
+_OPTION_WORDS = (
+    ("leave exponent=None (pass the number of decimals as scale=...)", "leave out --exponent"),
+    ("leave exponents=None (pass the number of decimals as scales=...)", "leave out --exponent"),
+    ("exponents is required", "--exponent is required"),
+    ("exponents=-9", "--exponent -9"),
+    ("then scales= only", "then --scale only"),
+    ("null= marks", "--null marks"),
+    ("coefficients must be integers", "it must hold integers"),
+)
+
+
+def option_words(message: str, where: str) -> str:
+    """A message of the input layer's rules in the command line's words."""
+    message = message.removeprefix(where)
+    for api, option in _OPTION_WORDS:
+        message = message.replace(api, option)
+    return where + message
+
+
+# ---------------------------------------------------------------------------------------
+# checks made before any data is read
+# ---------------------------------------------------------------------------------------
+
+
+def check_specs(columns: Sequence[ColumnSpec]) -> None:
+    from .files import ColumnSpec
+
+    if not columns:
+        raise UsageError("no columns to format: give at least one --column")
+    seen: set[str] = set()
+    targets: set[str] = set()
+    for spec in columns:
+        if not isinstance(spec, ColumnSpec):
+            raise UsageError(f"columns must be ColumnSpec, got {spec!r}")
+        if spec.name in seen:
+            raise UsageError(f"column {spec.name!r} is given twice")
+        if spec.target in targets:
+            raise UsageError(f"two formatted columns would be named {spec.target!r}")
+        seen.add(spec.name)
+        targets.add(spec.target)
+
+
+def csv_types(columns: Sequence[ColumnSpec]) -> dict[str, str]:
+    """How a CSV input's columns are read: int64 where an exponent says they hold
+    integers (and scale columns), text otherwise (never floats)."""
+    types = {s.name: "int" if s.format.exponent is not None else "text" for s in columns}
+    for s in columns:
+        for part in (s.format.exponent, s.format.scale):
+            if isinstance(part, str):
+                types[part] = "int"
+    return types
+
+
+def schema_of(pl: Any, lf: Any, shown: str, fmt: str) -> Any:
+    try:
+        return lf.collect_schema()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise DataError(f"cannot read {shown} as {fmt}: {str(exc).splitlines()[0]}") from None
+
+
+def _missing(names: list[str], name: str, where: str) -> DataError | None:
+    if name in names:
+        return None
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else "."
+    return DataError(f"{where} has no column {name!r}{hint} Its columns are: {', '.join(names)}")
+
+
+def check_schema(pl: Any, schema: Any, columns: Sequence[ColumnSpec], where: str) -> None:
+    """Every column present, with a type that fits its format; else :class:`DataError`."""
+    from .columns import kind_of
+    from .columns.rules import needs
+
+    names = schema.names()
+    for spec in columns:
+        reads = [spec.name] + [p for p in (spec.format.exponent, spec.format.scale)
+                               if isinstance(p, str)]  # fmt: skip
+        reads += [spec.scales_by[0]] if spec.scales_by is not None else []
+        for name in reads:
+            error = _missing(names, name, where)
+            if error is not None:
+                raise error
+        if spec.output_name not in (None, spec.name) and spec.output_name in names:
+            raise DataError(
+                f"column {spec.name!r}: {where} already has a column {spec.output_name!r};"
+                " choose another name for the formatted column"
+            )
+        for part in ("exponent", "scale"):
+            name = getattr(spec.format, part)
+            if isinstance(name, str) and not schema[name].is_integer():
+                raise DataError(
+                    f"{part} column {name!r} is {schema[name]}: it must hold integers (each"
+                    f" row's {part})"
+                )
+        dtype = schema[spec.name]
+        here = f"column {spec.name!r}: "
+        try:
+            kind = kind_of(dtype)
+            exponent, null = spec.format.exponent, spec.format.null
+            needs(kind, exponent, null, source=f"of type {dtype}", where=here)
+        except TypeError as exc:
+            raise DataError(option_words(str(exc), here)) from None

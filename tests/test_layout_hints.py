@@ -96,11 +96,12 @@ def test_hints_name_each_stretch(start, cuts):
         assert hints[first] == want, first
 
 
+@pytest.mark.parametrize("mode", ["FILL", "PACK"])
 @pytest.mark.parametrize("start", [0, 1, STRETCH + 3])
 @pytest.mark.parametrize("cuts", CUTS)
-def test_hinted_fill_is_exact(start, cuts):
+def test_hinted_fill_is_exact(mode, start, cuts):
     """``format_rows`` with the hints of a widest-row pass over the same rows writes what
-    the reference prints."""
+    the reference prints, as a matrix and in Arrow's layout."""
     n = 3 * BLOCK + 77
     coef, exps, scales = read_only(*runs_of_layouts(cuts, n, 7 + len(cuts)))
     want = expected(coef, exps, scales)[start:]
@@ -110,11 +111,15 @@ def test_hinted_fill_is_exact(start, cuts):
     widest = row_kernels.widest_of_layouts(start, n, *args, 10**6, lengths, table)
     assert widest == max(map(len, want))
     buf = np.zeros(n * widest + 64, dtype=np.uint8)
-    flag = _kernels.FILL | _kernels.HINTED
+    flag = getattr(_kernels, mode) | _kernels.HINTED
     _kernels.format_rows(start, n, *args, buf, widest, lengths, 10**6, flag, *_kernels.scratch())
-    rows = buf[: n * widest].reshape(n, widest)[start:]
-    got = [bytes(r[:k]).decode() for r, k in zip(rows, lengths[start:], strict=True)]
-    assert not any(r[k:].any() for r, k in zip(rows, lengths[start:], strict=True))
+    if mode == "FILL":
+        rows = buf[: n * widest].reshape(n, widest)[start:]
+        got = [bytes(r[:k]).decode() for r, k in zip(rows, lengths[start:], strict=True)]
+        assert not any(r[k:].any() for r, k in zip(rows, lengths[start:], strict=True))
+    else:
+        ends = [start * widest, *lengths[start:].tolist()]
+        got = [bytes(buf[a:b]).decode() for a, b in itertools.pairwise(ends)]
     assert got == want
 
 
@@ -201,15 +206,15 @@ def test_hinted_blocks_of_large_coefficients(layout):
 
 
 def test_the_flag_is_ignored_where_lengths_are_the_callers():
-    """``PACK`` takes the rows' ends in ``lengths``: with the flag added it still reads
-    them as ends, never as hints (the kernel takes the flag on FILL only). One stretch of
-    rows: its first end (a row's length) would read as a layout's slot."""
+    """``PACK_AT`` takes the rows' ends in ``lengths``: with the flag added it still reads
+    them as ends, never as hints (the kernel takes the flag on FILL and PACK only). One
+    stretch of rows: its first end (a row's length) would read as a layout's slot."""
     n = STRETCH - 56
     coef, exps, scales = read_only(*runs_of_layouts([], n, 5))
     want = expected(coef, exps, scales)
     ends = np.cumsum([len(t) for t in want]).astype(np.int32)
     buf = np.zeros(int(ends[-1]) + 64, dtype=np.uint8)
     args = (0, n, coef, 1, exps, 1, scales, 1, buf, 32, ends, 10**6)
-    _kernels.format_rows(*args, _kernels.PACK | _kernels.HINTED, *_kernels.scratch())
+    _kernels.format_rows(*args, _kernels.PACK_AT | _kernels.HINTED, *_kernels.scratch())
     starts = [0, *ends[:-1].tolist()]
     assert [bytes(buf[a:b]).decode() for a, b in zip(starts, ends, strict=True)] == want

@@ -21,11 +21,11 @@ from . import _plan, _tuning
 from ._inputs import Rows
 from ._kernels import fixed
 from ._kernels import rows as row_kernels
-from ._kernels.fixed import FILL, HINTED, MEASURE, PACK
+from ._kernels.fixed import FILL, HINTED, MEASURE, PACK, PACK_AT
 from ._limits import INT32_MAX
 from ._result import Formatted
 from ._scalar import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
-from ._threads import run_split
+from ._threads import run_split, split_bounds
 from .columns.column import Identity
 
 _NO_BYTES = np.empty(0, dtype=np.uint8)
@@ -130,24 +130,57 @@ def _views(
 
 
 def _packed(passes: _Passes, plan: _plan.Plan, identity: Any) -> Formatted:
-    """Arrow's ``string`` layout, written by the kernels: every row's length measured,
-    the offsets summed from them, then each thread writes its rows where they end up. A
-    text past int32 offsets (2 GiB) is laid out as a matrix (``to_arrow`` makes it
-    ``large_string``)."""
+    """Arrow's ``string`` layout, written by the kernels. Each kernel call writes its rows
+    back to back from where its first row would start in a matrix of the widest row's
+    width (the pages past the text are never touched), then the calls' text is moved
+    together (:func:`_close_gaps`). Where a few wide rows would make that reserve many
+    times the text, every row's length is measured first and the rows written where
+    they end up. A text past int32 offsets (2 GiB) is laid out as a matrix instead
+    (``to_arrow`` makes it ``large_string``)."""
     n = passes.rows.n
     offsets = np.empty(n + 1, dtype=np.int32)
     offsets[0] = 0
     ends = offsets[1:]
-    widest = passes.measure(ends)  # each row's length; then, summed in place, its end
-    total = int(ends.sum(dtype=np.int64))
-    if total + _plan.SLACK > _PACK_LIMIT:
-        return run(passes.rows, passes.valid, plan._replace(layout="matrix"), identity)
-    np.cumsum(ends, out=ends)
-    data = np.empty(total + _plan.SLACK, dtype=np.uint8)
-    passes.run(lambda r: (data, max(widest, 1), ends[r:], INT32_MAX, PACK))
+    widest, hinted = passes.widest(ends)
+    if widest is None:  # a few rows, or one past the length limit (refused here)
+        widest = passes.measure(ends)
+    reserve = n * widest + _plan.SLACK
+    if reserve <= _PACK_LIMIT and (reserve <= _tuning.WIDE_MATRIX_BYTES or widest <= 32):
+        data = np.empty(reserve, dtype=np.uint8)
+        mode = PACK | HINTED if hinted else PACK
+        passes.run(lambda r: (data[r * widest :], widest, ends[r:], INT32_MAX, mode))
+        total = _close_gaps(passes, data, ends, widest)
+    else:  # a few wide rows: the text's own size
+        passes.measure(ends)
+        total = int(ends.sum(dtype=np.int64))
+        if total + _plan.SLACK > _PACK_LIMIT:
+            return run(passes.rows, passes.valid, plan._replace(layout="matrix"), identity)
+        np.cumsum(ends, out=ends)
+        data = np.empty(total + _plan.SLACK, dtype=np.uint8)
+        passes.run(lambda r: (data, max(widest, 1), ends[r:], INT32_MAX, PACK_AT))
+    if total + _plan.SLACK < data.size - data.size // 16:  # give back the reserve's rest
+        data.resize(total + _plan.SLACK, refcheck=False)
     done = Formatted._packed(offsets, data[:total], passes.valid, identity)
     done._threads = plan.threads
     return done
+
+
+def _close_gaps(passes: _Passes, data: np.ndarray, ends: np.ndarray, width: int) -> int:
+    """Move each kernel call's text (written from its first row's place in a matrix of
+    ``width``) down to follow the text before it, and its ends with it; return the text's
+    size."""
+    total = 0
+    for first, last, view in passes.calls():
+        if first == last:
+            continue
+        start = first * width
+        used = int(ends[last - 1]) + view * width - start
+        if view != 0 or start != total:
+            ends[first:last] += view * width - (start - total)
+        if start != total and used:
+            data[total : total + used] = data[start : start + used]  # (memmove)
+        total += used
+    return total
 
 
 # ------------------------------------------------------------------------------ passes
@@ -197,6 +230,19 @@ class _Passes:
             return done
 
         return [part for chunk in run_split(blocks, rows.n, self.threads) for part in chunk]
+
+    def calls(self) -> list[tuple[int, int, int]]:
+        """``(first, last, view)`` of each kernel call :meth:`run` makes, in row order:
+        its rows ``first:last``, and the row its arrays start from (``view``: 0 when the
+        whole columns are passed, ``first`` for a block of a column with nulls)."""
+        calls = []
+        for lo, hi in split_bounds(self.rows.n, self.threads):
+            if self.valid is None:
+                calls.append((lo, hi, 0))
+            else:
+                step = _tuning.NULL_BLOCK
+                calls += [(a, min(a + step, hi), a) for a in range(lo, hi, step)]
+        return calls
 
     def widest(self, lengths: np.ndarray) -> tuple[int | None, bool]:
         """The longest row, cheaply, and whether ``lengths`` now holds the layouts' hints

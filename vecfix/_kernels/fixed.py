@@ -365,8 +365,8 @@ def _compose(nb, wide, narrow):
 
 
 #: ``mode`` of :func:`format_rows`.
-FILL, MEASURE, PACK = 0, 1, 2
-#: A flag added to :data:`FILL`: ``lengths`` holds, at the first row of
+FILL, MEASURE, PACK, PACK_AT = 0, 1, 2, 3
+#: A flag added to :data:`FILL` or :data:`PACK`: ``lengths`` holds, at the first row of
 #: each stretch of :data:`_RUN` rows from ``start``, :func:`widest_of_layouts`' hint for
 #: the stretch (its layout's slot when its rows share one, else -1), written by a call
 #: over the same rows ``start:stop``, so that a block whose stretches share a slot does
@@ -375,24 +375,12 @@ FILL, MEASURE, PACK = 0, 1, 2
 HINTED = 8
 
 
-@helper
-def _store_row(buf, base, nw, wide, j, zero):
-    """Store row ``j``'s words at ``buf[base:]``, ``nw`` words (zeros past the third)."""
-    store8(buf, base, wide[_W0, j])
-    if nw > 1:
-        store8(buf, base + 8, wide[_W1, j])
-        if nw > 2:
-            store8(buf, base + 16, wide[_W2, j])
-            for t in range(3, nw):
-                store8(buf, base + 8 * t, zero)
-
-
 @kernel
 def _place(buf, nb, fast, width, zero, wide, narrow, mode, start):
     """Store each row's words at its start in ``buf``, ``ceil(width / 8)`` words: row
-    ``j`` of a matrix at ``start + j * width``; in Arrow's layout (``mode`` :data:`PACK`)
-    right after the row before, from ``start`` on (``AT`` holds the same starts, which the
-    rows written byte by byte take).
+    ``j`` of a matrix at ``start + j * width``; in Arrow's layout (``mode`` :data:`PACK`
+    or :data:`PACK_AT`) right after the row before, from ``start`` on (``AT`` holds the
+    same starts, which the rows written byte by byte take).
 
     The first ``fast`` rows with unaligned 8-byte stores that may spill up to
     ``8 * ceil(width / 8) - 1`` bytes past the row's text (over rows written after it, or
@@ -403,17 +391,20 @@ def _place(buf, nb, fast, width, zero, wide, narrow, mode, start):
     than loaded: a load after the stores into ``buf`` waits on them (a matrix row 0.74 ->
     0.41 ns, an Arrow row 0.78 -> 0.59).
     """
-    packed = mode == PACK
+    packed = mode >= PACK
     nw = min((width + 7) // 8, 3) if packed else (width + 7) // 8  # no padding to write
     at, size = wide[_AT], narrow[_LEN]
-    if not packed:
-        for j in range(fast):
-            _store_row(buf, start + j * width, nw, wide, j, zero)
-    else:  # each row where the one before ends (as the caller measured them)
-        pos = start
-        for j in range(fast):
-            _store_row(buf, pos, nw, wide, j, zero)
-            pos += _I64(size[j])
+    pos = start  # (Arrow's layout: each row where the one before ends)
+    for j in range(fast):  # the stores written out: an inlined helper taking the arrays
+        base = pos if packed else start + j * width  # cost reference counts a row (3x)
+        store8(buf, base, wide[_W0, j])
+        if nw > 1:
+            store8(buf, base + 8, wide[_W1, j])
+            if nw > 2:
+                store8(buf, base + 16, wide[_W2, j])
+                for t in range(3, nw):
+                    store8(buf, base + 8 * t, zero)
+        pos += _I64(size[j])
     for j in range(fast, nb):
         base = _I64(at[j]) if packed else start + j * width
         for t in range(_I64(size[j]) if packed else width):
@@ -545,15 +536,20 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
         rows, in one call; ``buf`` must then hold rows as long as any row can be, and
         ``limit`` must not be exceeded).
     :data:`PACK`
-        Arrow's layout, at offsets the caller has measured: ``lengths[i]`` holds where row
-        ``i`` ends in ``buf`` (Arrow's ``offsets[1:]``) and keeps it; the rows' text goes
-        back to back, no padding. ``width`` is at least the widest row.
+        Arrow's layout: the rows' text back to back from ``buf[start * width]`` on, no
+        padding, and ``lengths[i]`` the offset in ``buf`` where row ``i`` ends. ``width``
+        is at least the widest row, so the text stays within ``buf[start * width:stop *
+        width]``.
+    :data:`PACK_AT`
+        As :data:`PACK`, at offsets the caller has measured: ``lengths[i]`` holds where
+        row ``i`` ends (Arrow's ``offsets[1:]``) and keeps it. The text takes its own size
+        whatever the widest row.
     """
     widest = 0
     first = -1
-    # hints in lengths: FILL only (PACK's lengths are the caller's ends), one pass only (a
-    # measuring pass would overwrite them)
-    hinted = (mode == FILL + HINTED) & (width >= 0)
+    # hints in lengths: FILL or PACK only (PACK_AT's lengths are the caller's ends), one
+    # pass only (a measuring pass would overwrite them)
+    hinted = ((mode == FILL + HINTED) | (mode == PACK + HINTED)) & (width >= 0)
     hinted &= wide.shape[1] % _RUN == 0
     # Each pass over rows start:stop, a block at a time, is written out here rather than
     # as a helper: Numba inlines a helper by copying its IR block by block, each copy with
@@ -562,17 +558,18 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
     for phase in range(2 if width < 0 else 1):
         width, now = _phase(phase, width, widest, mode)
         block = wide.shape[1]
-        measure, packed = now == MEASURE, now == PACK
+        measure, packed, given = now == MEASURE, now >= PACK, now == PACK_AT
         widest = 0
         first = -1
         cap = max(limit, 0) + 1
         nw = min((width + 7) // 8, 3) if packed else (width + 7) // 8  # words a fast row stores
         end = buf.shape[0]
         if stop < lengths.shape[0]:
-            end = _I64(lengths[stop - 1]) if packed else stop * width
+            end = _I64(lengths[stop - 1]) if given else stop * width
         room = end - 8 * nw  # a row starting at or before this may spill
         zero = _U64(cap >> 62)  # 0, unknown to LLVM (see _place)
         at, fast_rows, size, slow_rows = wide[_AT], narrow[_FAST], narrow[_LEN], narrow[_HI]
+        pos = start * width  # PACK: where the next row starts
         # whether only row 0 of the staged constants may be up to date (a call before may
         # have left the others stale: its last block of one layout computed row 0's alone)
         partial = True
@@ -618,7 +615,10 @@ def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width
                 fast = nb
                 if packed:
                     for j in range(nb):
-                        at[j] = _U64(_I64(lengths[i0 + j]) - _I64(size[j]))
+                        if given:
+                            pos = _I64(lengths[i0 + j]) - _I64(size[j])
+                        at[j] = _U64(pos)
+                        pos += _I64(size[j])
                     while fast > 0 and _I64(at[fast - 1]) > room:
                         fast -= 1
                 else:

@@ -48,6 +48,20 @@ def large_offsets(total: int, large: bool | None, offset_limit: int = INT32_LIMI
     return large
 
 
+def without_empty_buffers(array: Any) -> Any:
+    """``array`` (a ``string_view`` array that pyarrow's cast made) without the missing
+    data buffer the cast leaves when every row sits in its record: polars before 2.0
+    crashes on it (a segmentation fault), where it takes the same array without it."""
+    import pyarrow as pa
+
+    buffers = array.buffers()
+    if len(buffers) < 3 or buffers[2] is not None:
+        return array
+    return pa.Array.from_buffers(
+        array.type, len(array), buffers[:2], null_count=array.null_count, offset=array.offset
+    )
+
+
 def validity(valid: np.ndarray | None, nulls: int) -> Any:
     """Arrow's validity bitmap for the bool mask ``valid`` (None when no row is null)."""
     import pyarrow as pa

@@ -206,8 +206,10 @@ def _all_null(
     """Every row null: no text, so no width of its own (a placeholder zero is not a value
     the user gave): a matrix of ``width`` (or ``out``'s) bytes, else of 0, all zero bytes,
     every length 0; or an empty Arrow layout."""
-    if layout == "arrow":
-        return Formatted._packed(np.zeros(n + 1, np.int32), np.empty(0, np.uint8), valid, identity)
+    if layout == "arrow":  # (an empty data buffer at a real address: polars < 2 needs one)
+        return Formatted._packed(
+            np.zeros(n + 1, np.int32), np.zeros(8, np.uint8)[:0], valid, identity
+        )
     if out is not None:
         if out.shape[0] != n:
             raise ValueError(f"out has {out.shape[0]} rows but the inputs have {n}")

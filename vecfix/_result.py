@@ -564,7 +564,11 @@ class Formatted:
             # copied in, a longer one pointing into the data, which is shared): polars
             # then takes them as they are, where from Arrow's string it would check and
             # copy every row itself (7 ns/value more on 1M PRICE9 rows)
-            return pl.Series(str(name), self.to_arrow().cast(pa.string_view()))
+            from ._arrow import without_empty_buffers
+
+            return pl.Series(
+                str(name), without_empty_buffers(self.to_arrow().cast(pa.string_view()))
+            )
         # string_view is polars' own layout for strings: it takes the records and shares
         # the matrix instead of copying and checking every row (about 8 ns/value less)
         return pl.Series(str(name), self.to_arrow(view=True))

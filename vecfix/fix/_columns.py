@@ -138,13 +138,13 @@ def _from_numpy(name: str, arr: np.ndarray) -> Formatted:
     if kind == "S":
         width = arr.dtype.itemsize
         matrix = np.ascontiguousarray(arr).view(np.uint8).reshape(arr.size, width)
-        return Formatted(matrix, np.strings.str_len(arr).astype(np.int32))
+        return Formatted(matrix, np.char.str_len(arr).astype(np.int32))
     if kind == "U":
         codes = np.ascontiguousarray(arr).view(np.uint32).reshape(arr.size, arr.dtype.itemsize // 4)
         if codes.size and int(codes.max()) > 0x7F:
             r = int(np.flatnonzero((codes > 0x7F).any(axis=1))[0])
             raise ValueError(f"{name}[{r}] = {str(arr[r])!r} is not ASCII")
-        return Formatted(codes.astype(np.uint8), np.strings.str_len(arr).astype(np.int32))
+        return Formatted(codes.astype(np.uint8), np.char.str_len(arr).astype(np.int32))
     if kind in "iu":
         return _integers(name, arr)
     if kind in "OT":

@@ -580,18 +580,20 @@ def test_unknown_attribute_is_an_attribute_error():
     assert vecfix.cli.format_file is format_file  # the old home of the file formatter
 
 
-def test_cold_compile_line_comes_before_the_work(monkeypatch, capsys):
+def test_a_cold_run_starts_the_compile_and_says_so(monkeypatch, capsys):
     from vecfix import _engine
-    from vecfix.cli import _say_if_cold
+    from vecfix.cli import _compile_if_cold
 
-    monkeypatch.setattr(_engine, "_state", {**_engine._state, "mode": "auto"})
-    monkeypatch.setattr(_engine, "ready", lambda name="fixed": False)
-    _say_if_cold(quiet=False)
+    started = []
+    monkeypatch.setattr(_engine, "compiling", lambda: started.append(1) or True)
+    monkeypatch.setattr(_engine, "cold", lambda: True)
+    _compile_if_cold(quiet=False)
     assert "first run on this machine" in capsys.readouterr().err
-    _say_if_cold(quiet=True)
-    monkeypatch.setattr(_engine, "ready", lambda name="fixed": True)
-    _say_if_cold(quiet=False)
-    assert capsys.readouterr().err == ""
+    _compile_if_cold(quiet=True)
+    assert capsys.readouterr().err == "" and len(started) == 2  # quiet: compiles, says nothing
+    monkeypatch.setattr(_engine, "cold", lambda: False)
+    _compile_if_cold(quiet=False)
+    assert capsys.readouterr().err == "" and len(started) == 2
 
 
 # --------------------------------------------------------------------------- failures at exit

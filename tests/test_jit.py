@@ -6,7 +6,6 @@ from __future__ import annotations
 import numba
 import numpy as np
 import pytest
-from numba import types
 
 from vecfix import _engine, _jit
 
@@ -21,7 +20,7 @@ def _sum(values):
     return total
 
 
-SIGNATURE = types.int64(_jit.array("int64", readonly=True))
+SIGNATURE = "i64[]r"
 
 
 def test_a_kernel_compiles_its_signatures_when_defined_and_no_other():

@@ -70,18 +70,47 @@ def _njit(fn: Callable[..., Any], signatures: list[Any] | None, **options: Any) 
 def kernel(*signatures: Any) -> Any:
     """Compile a function as a nopython kernel that releases the GIL.
 
-    ``@kernel(sig, ...)``: an entry point, called from Python, compiled for exactly these
-    signatures when its module is imported. ``@kernel``: a function called only from
-    other kernels, compiled on its own (not inlined: a large pass compiles faster so) when
-    the first kernel that calls it is.
+    ``@kernel("u8[]r i64 ...", ...)``: an entry point, called from Python, compiled for
+    exactly these signatures (:func:`signature`) when its module is imported. ``@kernel``:
+    a function called only from other kernels, compiled on its own (not inlined: a large
+    pass compiles faster so) when the first kernel that calls it is.
     """
-    if (
-        len(signatures) == 1
-        and callable(signatures[0])
-        and not isinstance(signatures[0], types.Type)
-    ):
+    if len(signatures) == 1 and callable(signatures[0]):
         return _njit(signatures[0], None)
-    return lambda fn: _njit(fn, list(signatures))
+    return lambda fn: _njit(fn, [signature(text) for text in signatures])
+
+
+#: The scalar types of :func:`signature`, by their short names.
+_TYPES = {
+    "bool": types.boolean,
+    "u8": types.uint8,
+    "i32": types.int32,
+    "u32": types.uint32,
+    "i64": types.int64,
+    "u64": types.uint64,
+    "f64": types.float64,
+}
+
+
+def signature(text: str) -> tuple:
+    """A kernel's argument types from their short names: ``i64`` a scalar, ``u8[]`` a
+    writeable C-contiguous array (``u8[,]`` of two dimensions), ``u8[]r`` a read-only one
+    (any array of that type converts to it: kernel inputs are read-only).
+
+    Examples
+    --------
+    >>> signature("u8[]r i64 i32[,]")
+    (Array(uint8, 1, 'C', True, aligned=True), int64, Array(int32, 2, 'C', False, aligned=True))
+    """
+    out: list[Any] = []
+    for token in text.split():
+        name, _, shape = token.partition("[")
+        if not shape:
+            out.append(_TYPES[name])
+            continue
+        dims, _, flag = shape.partition("]")
+        out.append(types.Array(_TYPES[name], dims.count(",") + 1, "C", readonly=flag == "r"))
+    return tuple(out)
 
 
 def helper(fn: Callable[..., Any]) -> Any:
@@ -92,18 +121,6 @@ def helper(fn: Callable[..., Any]) -> Any:
     free of calls (3x faster here).
     """
     return _njit(fn, None, inline="always")
-
-
-def array(dtype: Any, ndim: int = 1, *, readonly: bool = False) -> types.Array:
-    """The Numba type of a C-contiguous NumPy array, for a kernel's signature: inputs
-    ``readonly=True`` (any array converts to it), outputs writeable."""
-    return types.Array(numba.from_dtype(np.dtype(dtype)), ndim, "C", readonly=readonly)
-
-
-#: Scalar types for signatures.
-i64, u8, boolean = types.int64, types.uint8, types.boolean
-#: ``(int64, int64)``: what several kernels return.
-two_i64 = types.UniTuple(types.int64, 2)
 
 
 def target_has(feature: str) -> bool:

@@ -388,7 +388,7 @@ def _format_command(args: argparse.Namespace) -> int:
     specs = _column_specs(args, args.subparser)
     if args.dask is not None:
         return _format_on_dask(args, specs)
-    _say_if_cold(args.quiet)
+    _compile_if_cold(args.quiet)
     stats = format_file(
         args.input,
         args.output,
@@ -410,12 +410,13 @@ def _plural(n: int, word: str) -> str:
     return word if n == 1 else f"{word}s"
 
 
-def _say_if_cold(quiet: bool) -> None:
-    """One line on stderr when the kernels are not compiled on this machine yet (they then
-    compile in a background process while small work runs in plain Python)."""
+def _compile_if_cold(quiet: bool) -> None:
+    """The first run on a machine starts the kernels' compile in a background process (it
+    fills Numba's cache once, for the runs after this one), and says so on stderr; this
+    run formats in plain Python until the kernels are ready."""
     from . import _engine
 
-    if not quiet and _engine._state["mode"] == "auto" and not _engine.ready():
+    if _engine.cold() and _engine.compiling() and not quiet:
         print(
             "vecfix: first run on this machine: the kernels compile into Numba's cache in a"
             " background process (once); small work runs in plain Python meanwhile",

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import array, helper, i64, kernel
+from .._jit import helper, kernel
 from . import SOH
 
 _ZERO = 48  # b"0"
@@ -41,16 +41,69 @@ def ndigits(v):
     return n
 
 
-@kernel(
-    (
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-        i64,
-        i64,
-        i64,
-    )
-)
+@helper
+def _put_tag(buf, p, word, n):
+    """Write the ``n`` bytes of ``word`` (``b"TAG="``, little-endian) at ``p``."""
+    for k in range(n):
+        buf[p + k] = (word >> (8 * k)) & 255
+    return p + n
+
+
+@helper
+def _put_bytes(buf, p, matrix, row, n):
+    """Write ``matrix[row, :n]`` at ``p``; return the end."""
+    for k in range(n):
+        buf[p + k] = matrix[row, k]
+    return p + n
+
+
+@helper
+def _put_row(buf, p, matrix, row, n):
+    """Write ``matrix[row, :n]`` and SOH at ``p``; return the end."""
+    p = _put_bytes(buf, p, matrix, row, n)
+    buf[p] = SOH
+    return p + 1
+
+
+@helper
+def _put_field(buf, p, word, n, matrix, row, length):
+    """Write ``TAG=`` (the ``n`` bytes of ``word``), ``matrix[row, :length]`` and SOH at
+    ``p``; return the end: :func:`_put_tag` then :func:`_put_row`, spelled out. (One
+    inlined helper a field, not two: each inlined call costs Numba's front end compile
+    time; written as those two calls it cost the 35=i and 35=X writers 0.03-0.09 s more.)"""
+    for k in range(n):
+        buf[p + k] = (word >> (8 * k)) & 255
+    p += n
+    for k in range(length):
+        buf[p + k] = matrix[row, k]
+    buf[p + length] = SOH
+    return p + length + 1
+
+
+@helper
+def _put_digits(buf, p, v):
+    """Write the decimal digits of ``v >= 0`` at ``p``; return the end."""
+    nd = ndigits(v)
+    for k in range(nd - 1, -1, -1):
+        buf[p + k] = _ZERO + v % 10
+        v //= 10
+    return p + nd
+
+
+@kernel
+def _put_uint(buf, p, v):
+    """Write the decimal digits of ``v >= 0`` and SOH at ``p``; return the end.
+
+    Compiled apart, not inlined: it writes a count a message or a quote set, not a field
+    an entry, and each inlined copy cost the body writers' compile more than the call
+    costs them (with :func:`_put_field`: 35=i 0.89 -> 0.78 s, 35=X 0.55 -> 0.49, the
+    writers' ns/value unchanged)."""
+    p = _put_digits(buf, p, v)
+    buf[p] = SOH
+    return p + 1
+
+
+@kernel("u8[,]r i32[]r bool[]r i64 i64 i64")
 def first_bad_byte(matrix, lengths, valid, lo, hi, forbidden):
     """First present row that is empty or holds a byte outside ``lo..hi`` or equal to
     ``forbidden``; -1 when every row is fine."""
@@ -67,16 +120,7 @@ def first_bad_byte(matrix, lengths, valid, lo, hi, forbidden):
     return -1
 
 
-@kernel(
-    (
-        array("uint8"),
-        array("int64", readonly=True),
-        array("uint8", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-    )
-)
+@kernel("u8[] i64[]r u8[]r u8[,]r i32[]r bool[]r")
 def write_fields(buf, starts, tag, matrix, lengths, valid):
     """Write ``TAG=VALUE|`` for every present row ``r`` at ``buf[starts[r]:]``."""
     t = tag.shape[0]
@@ -86,14 +130,10 @@ def write_fields(buf, starts, tag, matrix, lengths, valid):
         p = starts[r]
         for k in range(t):
             buf[p + k] = tag[k]
-        p += t
-        n = lengths[r]
-        for k in range(n):
-            buf[p + k] = matrix[r, k]
-        buf[p + n] = SOH
+        _put_row(buf, p + t, matrix, r, lengths[r])
 
 
-@kernel((array("int64", readonly=True), array("int64", readonly=True)))
+@kernel("i64[]r i64[]r")
 def check_disjoint(starts, ends):
     """For ranges sorted by start: index of the first range overlapping the previous one,
     -1 if none, -2 if ``starts`` is not sorted (empty ranges are skipped)."""
@@ -111,18 +151,7 @@ def check_disjoint(starts, ends):
     return -1
 
 
-@kernel(
-    (
-        array("int64", readonly=True),
-        i64,
-        i64,
-        i64,
-        array("int64", readonly=True),
-        i64,
-        array("int64"),
-        array("int64"),
-    )
-)
+@kernel("i64[]r i64 i64 i64 i64[]r i64 i64[] i64[]")
 def frame_lengths(
     body_lengths, begin_len, head_len, seq_start, time_lengths, tstep, out_len, out_body
 ):
@@ -140,19 +169,7 @@ def frame_lengths(
         out_len[i] = begin_len + ndigits(body) + 1 + body + 7
 
 
-@kernel(
-    (
-        array("uint8"),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("uint8", readonly=True),
-        array("uint8", readonly=True),
-        i64,
-        array("uint8", 2, readonly=True),
-        array("int64", readonly=True),
-        i64,
-    )
-)
+@kernel("u8[] i64[]r i64[]r u8[]r u8[]r i64 u8[,]r i64[]r i64")
 def write_heads(buf, offsets, bodies, begin, head, seq_start, times, time_lengths, tstep):
     """Write ``8=…|9=…|35=…|49=…|56=…|34=SEQ|52=TIME|`` at the start of every message."""
     nb = begin.shape[0]
@@ -162,34 +179,20 @@ def write_heads(buf, offsets, bodies, begin, head, seq_start, times, time_length
         for k in range(nb):
             buf[p + k] = begin[k]
         p += nb
-        v = bodies[i]
-        nd = ndigits(v)
-        for k in range(nd - 1, -1, -1):
-            buf[p + k] = _ZERO + v % 10
-            v //= 10
-        p += nd
+        p = _put_digits(buf, p, bodies[i])
         for k in range(nh):
             buf[p + k] = head[k]
-        p += nh
-        v = seq_start + i
-        nd = ndigits(v)
-        for k in range(nd - 1, -1, -1):
-            buf[p + k] = _ZERO + v % 10
-            v //= 10
-        p += nd
+        p = _put_digits(buf, p + nh, seq_start + i)
         buf[p] = SOH
         buf[p + 1] = 53  # "5"
         buf[p + 2] = 50  # "2"
         buf[p + 3] = 61  # "="
         p += 4
         t = i * tstep
-        n = time_lengths[t]
-        for k in range(n):
-            buf[p + k] = times[t, k]
-        buf[p + n] = SOH
+        _put_row(buf, p, times, t, time_lengths[t])
 
 
-@kernel((array("uint8"), array("int64", readonly=True)))
+@kernel("u8[] i64[]r")
 def write_trailers(buf, offsets):
     """Append ``10=CCC|``: the sum of every byte before it, modulo 256, in three digits."""
     for i in range(offsets.shape[0] - 1):
@@ -208,17 +211,7 @@ def write_trailers(buf, offsets):
         buf[end + 6] = SOH
 
 
-@kernel(
-    (
-        array("int32", readonly=True),
-        array("int64", readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-        array("int64"),
-    )
-)
+@kernel("i32[]r i64[]r i32[]r bool[]r i32[]r bool[]r i64[]")
 def snapshot_lengths(sym_lengths, entry_starts, px_len, px_valid, sz_len, sz_valid, out):
     """Body of each 35=W message: ``55=SYM|268=K|`` then per entry ``269=T|`` and the
     present ``270=PX|``, ``271=SIZE|``."""
@@ -252,23 +245,7 @@ def _put_27x(buf, p, last_digit, values, row, n):
     return p + 1
 
 
-@kernel(
-    (
-        array("uint8"),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("int64", readonly=True),
-        array("uint8", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-    )
-)
+@kernel("u8[] i64[]r i64[]r u8[,]r i32[]r i64[]r u8[]r u8[,]r i32[]r bool[]r u8[,]r i32[]r bool[]r")
 def write_snapshot_bodies(
     buf, starts, ends, syms, sym_lengths, entry_starts, entry_types,
     px, px_len, px_valid, sz, sz_len, sz_valid,
@@ -285,23 +262,14 @@ def write_snapshot_bodies(
         buf[p + 1] = 53
         buf[p + 2] = 61
         p += 3
-        for k in range(sym_lengths[i]):
-            buf[p + k] = syms[i, k]
-        p += sym_lengths[i]
-        buf[p] = SOH  # "|268="
-        buf[p + 1] = 50
-        buf[p + 2] = 54
-        buf[p + 3] = 56
-        buf[p + 4] = 61
-        p += 5
+        p = _put_row(buf, p, syms, i, sym_lengths[i])
+        buf[p] = 50  # "268="
+        buf[p + 1] = 54
+        buf[p + 2] = 56
+        buf[p + 3] = 61
         a = entry_starts[i]
         b = entry_starts[i + 1]
-        v = b - a
-        nd = ndigits(v)
-        for k in range(nd - 1, -1, -1):
-            buf[p + k] = _ZERO + v % 10
-            v //= 10
-        p += nd
+        p = _put_digits(buf, p + 4, b - a)
         buf[p] = SOH
         p += 1
         for e in range(a, b):
@@ -321,16 +289,7 @@ def write_snapshot_bodies(
     return -1
 
 
-@kernel(
-    (
-        array("int64", readonly=True),
-        array("int32", readonly=True),
-        array("int32", readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-        array("int64"),
-    )
-)
+@kernel("i64[]r i32[]r i32[]r i32[]r bool[]r i64[]")
 def quote_lengths(tag_lengths, id_lengths, sym_lengths, values_len, values_valid, out):
     """Body of each 35=S message: ``117=ID|55=SYM|`` and the present ``132``..``135``.
     Value rows: bid px ``0..n``, offer px ``n..2n``, bid size, offer size."""
@@ -345,22 +304,7 @@ def quote_lengths(tag_lengths, id_lengths, sym_lengths, values_len, values_valid
         out[i] = total
 
 
-@kernel(
-    (
-        array("uint8"),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int64", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-    )
-)
+@kernel("u8[] i64[]r i64[]r u8[,]r i64[]r u8[,]r i32[]r u8[,]r i32[]r u8[,]r i32[]r bool[]r")
 def write_quote_bodies(
     buf, starts, ends, tags, tag_lengths, ids, id_lengths, syms, sym_lengths,
     values, values_len, values_valid,
@@ -369,35 +313,16 @@ def write_quote_bodies(
     body does not end at ``ends[i]`` (-1: all do)."""
     n = starts.shape[0]
     for i in range(n):
-        p = starts[i]
-        for k in range(tag_lengths[_Q_ID]):
-            buf[p + k] = tags[_Q_ID, k]
-        p += tag_lengths[_Q_ID]
-        for k in range(id_lengths[i]):
-            buf[p + k] = ids[i, k]
-        p += id_lengths[i]
-        buf[p] = SOH
-        p += 1
-        for k in range(tag_lengths[_Q_SYMBOL]):
-            buf[p + k] = tags[_Q_SYMBOL, k]
-        p += tag_lengths[_Q_SYMBOL]
-        for k in range(sym_lengths[i]):
-            buf[p + k] = syms[i, k]
-        p += sym_lengths[i]
-        buf[p] = SOH
-        p += 1
+        p = _put_bytes(buf, starts[i], tags, _Q_ID, tag_lengths[_Q_ID])
+        p = _put_row(buf, p, ids, i, id_lengths[i])
+        p = _put_bytes(buf, p, tags, _Q_SYMBOL, tag_lengths[_Q_SYMBOL])
+        p = _put_row(buf, p, syms, i, sym_lengths[i])
         for j in range(4):
             r = i + j * n
             if values_valid[r]:
                 t = _Q_FIRST_VALUE + j
-                for k in range(tag_lengths[t]):
-                    buf[p + k] = tags[t, k]
-                p += tag_lengths[t]
-                for k in range(values_len[r]):
-                    buf[p + k] = values[r, k]
-                p += values_len[r]
-                buf[p] = SOH
-                p += 1
+                p = _put_bytes(buf, p, tags, t, tag_lengths[t])
+                p = _put_row(buf, p, values, r, values_len[r])
         if p != ends[i]:
             return i
     return -1
@@ -428,64 +353,7 @@ _T290, _T295, _T296, _T299, _T302, _T304, _T893 = (
 )  # fmt: skip
 
 
-@helper
-def _put_tag(buf, p, word, n):
-    """Write the ``n`` bytes of ``word`` (``b"TAG="``, little-endian) at ``p``."""
-    for k in range(n):
-        buf[p + k] = (word >> (8 * k)) & 255
-    return p + n
-
-
-@helper
-def _put_row(buf, p, matrix, row, n):
-    """Write ``matrix[row, :n]`` and SOH at ``p``; return the end."""
-    for k in range(n):
-        buf[p + k] = matrix[row, k]
-    buf[p + n] = SOH
-    return p + n + 1
-
-
-@helper
-def _put_field(buf, p, word, n, matrix, row, length):
-    """Write ``TAG=`` (the ``n`` bytes of ``word``), ``matrix[row, :length]`` and SOH at
-    ``p``; return the end: :func:`_put_tag` then :func:`_put_row`, spelled out. (One
-    inlined helper a field, not two: each inlined call costs Numba's front end compile
-    time; written as those two calls it cost the 35=i and 35=X writers 0.03-0.09 s more.)"""
-    for k in range(n):
-        buf[p + k] = (word >> (8 * k)) & 255
-    p += n
-    for k in range(length):
-        buf[p + k] = matrix[row, k]
-    buf[p + length] = SOH
-    return p + length + 1
-
-
-@kernel
-def _put_uint(buf, p, v):
-    """Write the decimal digits of ``v >= 0`` and SOH at ``p``; return the end.
-
-    Compiled apart, not inlined: it writes a count a message or a quote set, not a field
-    an entry, and each inlined copy cost the body writers' compile more than the call
-    costs them (with :func:`_put_field`: 35=i 0.89 -> 0.78 s, 35=X 0.55 -> 0.49, the
-    writers' ns/value unchanged)."""
-    nd = ndigits(v)
-    for k in range(nd - 1, -1, -1):
-        buf[p + k] = _ZERO + v % 10
-        v //= 10
-    buf[p + nd] = SOH
-    return p + nd + 1
-
-
-@kernel(
-    (
-        array("int64", readonly=True),
-        i64,
-        array("int64"),
-        array("int64"),
-        array("int64"),
-        array("int64"),
-    )
-)
+@kernel("i64[]r i64 i64[] i64[] i64[] i64[]")
 def pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
     """Lay quote sets out in messages of at most ``limit`` entries, in order.
 
@@ -519,38 +387,9 @@ def pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
 
 
 @kernel(
-    (
-        array("uint8"),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("uint8", readonly=True),
-        array("int64"),
-        array("int64"),
-        array("int64", readonly=True),
-        array("uint8", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-    )
+    "u8[] i64[]r i64[]r u8[,]r i32[]r u8[]r i64[] i64[] i64[]r u8[]r u8[,]r i32[]r i64[]r"
+    " i64[]r u8[,]r i32[]r u8[,]r i32[]r u8[,]r i32[]r bool[]r u8[,]r i32[]r bool[]r"
+    " u8[,]r i32[]r bool[]r u8[,]r i32[]r bool[]r"
 )
 def write_mass_quote_bodies(
     buf, starts, ends, qids, qid_len, level, msg_frags, frag_set, frag_entries, frag_flag,
@@ -605,29 +444,8 @@ def write_mass_quote_bodies(
 
 
 @kernel(
-    (
-        array("uint8"),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("uint8", readonly=True),
-        array("int64", readonly=True),
-        array("uint8", readonly=True),
-        array("uint8", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-        array("uint8", 2, readonly=True),
-        array("int32", readonly=True),
-        array("bool", readonly=True),
-    )
+    "u8[] i64[]r i64[]r u8[]r i64[]r u8[]r u8[]r u8[,]r i32[]r u8[,]r i32[]r bool[]r"
+    " u8[,]r i32[]r bool[]r u8[,]r i32[]r bool[]r u8[,]r i32[]r bool[]r"
 )
 def write_incremental_bodies(
     buf, starts, ends, prefix, entry_starts, actions, types, syms, sym_len,

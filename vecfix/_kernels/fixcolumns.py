@@ -22,7 +22,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from .._jit import array, boolean, helper, i64, kernel, load8
+from .._jit import helper, kernel, load8
 from .text import copy_rows, parse_decimal
 
 #: ``status`` values of :func:`parse_timestamps` beyond :mod:`~vecfix._kernels.text`'s.
@@ -62,14 +62,7 @@ prefetch = _prefetch_python if numba.config.DISABLE_JIT else _prefetch_intrinsic
 AHEAD = 16  # records ahead whose values text_rows prefetches
 
 
-@kernel(
-    (
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("int64", 2, readonly=True),
-        array("int64", 2),
-    )
-)
+@kernel("i64[]r i64[]r i64[,]r i64[,]")
 def gather_pairs(seg_lo, seg_hi, pool_pairs, out):
     """A column's records' ``(start, stop)``, segment after segment, into ``out``
     (``(records, 2)``)."""
@@ -137,19 +130,7 @@ def _walk_start(seg_lo):
     return (np.int64(-1), np.int64(0), np.int64(p), np.int64(0), np.int64(-1), np.int64(0))
 
 
-@kernel(
-    (
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("int64", 2, readonly=True),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        boolean,
-        i64,
-        array("int64", 2),
-    )
-)
+@kernel("i64[]r i64[]r i64[,]r i64[]r i64[]r i64[]r bool i64 i64[,]")
 def text_total(seg_lo, seg_hi, pool_pairs, pool_node, n_lo, n_hi, flat, rows, stack):
     """Bytes of text a string column's ``rows`` hold (each row's value is found as
     ``_run`` says; with ``flat``, straight from its one record). Returns ``(bytes, rows
@@ -179,23 +160,7 @@ def text_total(seg_lo, seg_hi, pool_pairs, pool_node, n_lo, n_hi, flat, rows, st
 
 
 @kernel(
-    (
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("int64", 2, readonly=True),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        boolean,
-        array("int64", 2),
-        array("uint8", readonly=True),
-        array("int32"),
-        array("uint8"),
-        array("int64"),
-        array("int64"),
-        array("int64"),
-        array("uint8"),
-    )
+    "i64[]r i64[]r i64[,]r i64[]r i64[]r i64[]r bool i64[,] u8[]r i32[] u8[] i64[] i64[] i64[] u8[]"
 )
 def text_rows(
     seg_lo, seg_hi, pool_pairs, pool_node, n_lo, n_hi, flat, stack, data, offsets, valid,
@@ -261,21 +226,7 @@ def text_rows(
     copy_rows(data, starts, 0, lengths, dst, at)
 
 
-@kernel(
-    (
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        boolean,
-        array("int64", 2),
-        array("int64", 2, readonly=True),
-        array("uint8", readonly=True),
-        array("int64", 2),
-        array("uint8"),
-    )
-)
+@kernel("i64[]r i64[]r i64[]r i64[]r i64[]r bool i64[,] i64[,]r u8[]r i64[,] u8[]")
 def spread_words(seg_lo, seg_hi, pool_node, n_lo, n_hi, flat, stack, words, ok, out, valid):
     """A number column's rows: ``out[r]`` (``out.shape[1]`` int64 words) is ``words[j]`` of
     the record ``j`` that applies to row ``r`` (as ``_run`` says), zeros and
@@ -371,17 +322,7 @@ def _check_numbers(data, pairs, point, exps, status):
 BLOCK = 512  # values parse_numbers parses while the next ones are fetched
 
 
-@kernel(
-    (
-        array("uint8", readonly=True),
-        array("int64", readonly=True),
-        i64,
-        array("uint8", readonly=True),
-        array("int64"),
-        array("int32"),
-        array("uint8"),
-    )
-)
+@kernel("u8[]r i64[]r i64 u8[]r i64[] i32[] u8[]")
 def parse_numbers(data, pairs, point, valid, coef, exps, status):
     """:func:`~vecfix._kernels.text.parse_decimal` (``pairs``: ``(start, stop)`` of each
     value) then :func:`_check_numbers`, a block of values at a time, the next block's bytes
@@ -404,16 +345,7 @@ def parse_numbers(data, pairs, point, valid, coef, exps, status):
     return bad, lowest
 
 
-@kernel(
-    (
-        array("int64"),
-        array("int32"),
-        array("uint8"),
-        i64,
-        array("int64"),
-        array("int64", 2),
-    )
-)
+@kernel("i64[] i32[] u8[] i64 i64[] i64[,]")
 def rescale(coef, exps, status, scale, pow10, words):
     """``coef[j] * 10**(scale + exps[j])`` into ``words[j]`` (its low word, the others the
     sign), for fields with ``status`` 0; ``status`` becomes 1 (``BIG``: the caller computes
@@ -471,16 +403,7 @@ def _digits(data, p, n):
     return v
 
 
-@kernel(
-    (
-        array("uint8", readonly=True),
-        array("int64", readonly=True),
-        array("int64"),
-        array("int64"),
-        array("int64"),
-        array("uint8"),
-    )
-)
+@kernel("u8[]r i64[]r i64[] i64[] i64[] u8[]")
 def parse_timestamps(data, pairs, secs, frac, ndig, status):
     """Read ``UTCTimestamp`` values ``YYYYMMDD-HH:MM:SS[.f...]`` (1 to 9 fraction digits):
     seconds since 1970 into ``secs``, the fraction's digits as an integer into ``frac`` and

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import array, bits, double, funnel, helper, i64, kernel, store8, target_has, two_i64
+from .._jit import bits, double, funnel, helper, kernel, store8, target_has
 from .._tuning import BLOCK
 from .rows import _RUN, _magnitude, _row_length, _write_row
 
@@ -509,12 +509,7 @@ def _stage(values, step, nb, staged):
 # --- a few rows of one layout: one scalar pass ----------------------------------------------
 
 
-_RO_I32 = array("int32", readonly=True)
-
-
-@kernel(two_i64(i64, i64, array("int64", readonly=True), i64, _RO_I32, i64, _RO_I32, i64,
-                array("uint8"), i64, array("int32"), i64, i64, array("uint64", 2),
-                array("float64", 2), array("uint32", 2)))  # fmt: skip
+@kernel("i64 i64 i64[]r i64 i32[]r i64 i32[]r i64 u8[] i64 i32[] i64 i64 u64[,] f64[,] u32[,]")
 def format_rows(start, stop, coef, cstep, exps, estep, scales, sstep, buf, width, lengths,
                 limit, mode, wide, real, narrow):  # fmt: skip
     """Measure or write rows ``start:stop``; return ``(widest, first)``.

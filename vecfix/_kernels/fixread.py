@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import array, helper, i64, kernel
+from .._jit import helper, kernel
 
 SOH = 1
 _EQ = 61  # "="
@@ -67,18 +67,7 @@ def _is_space(b):
     return b == 32 or b == 9 or b == _NL or b == _CR
 
 
-@kernel(
-    (
-        array("uint8", readonly=True),
-        i64,
-        array("int64"),
-        array("int64"),
-        array("int64"),
-        array("uint8"),
-        array("int64"),
-        array("int64"),
-    )
-)
+@kernel("u8[]r i64 i64[] i64[] i64[] u8[] i64[] i64[]")
 def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh):
     """Frame messages from byte ``pos`` on, filling the arrays from index 0; stop when they
     are full. Returns ``(count, next_pos, junk_at)``: ``junk_at`` is the first byte that is
@@ -227,32 +216,8 @@ DONE, BIG_TAGS_FULL, POOL_FULL = 0, 1, 2
 
 
 @kernel(
-    (
-        array("uint8", readonly=True),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("int64", readonly=True),
-        array("uint8"),
-        array("int64"),
-        array("int32"),
-        array("int64"),
-        array("int32"),
-        array("int64"),
-        array("int64"),
-        array("int64", 2),
-        array("int64", 2),
-        array("int64"),
-        array("int64"),
-        array("int64"),
-        array("uint8"),
-        array("int32"),
-        array("int64", 2),
-        array("int64"),
-        array("int64"),
-        array("int64"),
-        array("int64"),
-    )
+    "u8[]r i64[]r i64[]r i64[]r i64[]r u8[] i64[] i32[] i64[] i32[] i64[] i64[] i64[,]"
+    " i64[,] i64[] i64[] i64[] u8[] i32[] i64[,] i64[] i64[] i64[] i64[]"
 )
 def split_fields(
     data, starts, ends, trailers, nsoh, problem, problem_at, table, big_tags, big_cols,

@@ -26,15 +26,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _scalar
-from .._jit import array, helper, i64, kernel, two_i64
+from .._jit import helper, kernel
 
 _U64 = np.uint64
 _I64 = np.int64
 _DOT = np.uint8(46)  # b"."
 _MINUS = np.uint8(45)  # b"-"
-_RO_I64, _RO_I32 = array("int64", readonly=True), array("int32", readonly=True)
-_RO_BOOL = array("bool", readonly=True)
-_BYTES, _LENGTHS = array("uint8"), array("int32")
 
 #: The length of a row whose ``M`` has ``nd`` digits followed by ``z`` zeros: the one
 #: formula, Python's own (:func:`vecfix._scalar.text_length`), compiled.
@@ -143,7 +140,7 @@ def _extremes(values, low, high):
     return low, high
 
 
-@kernel(two_i64(_RO_I64, _RO_BOOL))
+@kernel("i64[]r bool[]r")
 def extremes(values, valid):
     """``(values.min(), values.max())`` of a non-empty int64 array in one vectorized pass
     (NumPy's two reductions read it twice).
@@ -204,7 +201,7 @@ def _copy_int64(values, step, m, out):
             out[j] = _I64(values[j])
 
 
-@kernel(i64(i64, i64, _RO_I64, i64, _RO_I32, i64, _RO_I32, i64, i64, _LENGTHS, array("int64", 2)))
+@kernel("i64 i64 i64[]r i64 i32[]r i64 i32[]r i64 i64 i32[] i64[,]")
 def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limit, hints, table):
     """The longest row among rows ``start:stop`` (capped at ``limit + 1``), for rows whose
     exponents or scales vary: a row's length only grows with ``|c|`` under one layout, so
@@ -280,7 +277,7 @@ def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limi
     return widest
 
 
-@kernel(i64(_RO_I64, i64, i64, _BYTES, _LENGTHS))
+@kernel("i64[]r i64 i64 u8[] i32[]")
 def format_few(coef, exponent, scale, buf, lengths):
     """Write the rows ``coef`` of one ``exponent`` and ``scale`` (any int64s; int32
     layout) into a matrix as wide as their widest row; return that width.

@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import array, helper, i64, kernel, load8, store8, two_i64
+from .._jit import helper, kernel, load8, store8
 from .._limits import INT32_MAX, INT32_MIN
 from . import BIG, EXPONENT_RANGE, INVALID, OK
 
 _U64 = np.uint64
 _ALL = _U64(0xFFFFFFFFFFFFFFFF)
 
-_RO_BYTES, _BYTES = array("uint8", readonly=True), array("uint8")
-_RO_I64, _RO_I32 = array("int64", readonly=True), array("int32", readonly=True)
 _INT64_MAX_U = _U64(9223372036854775807)
 _EXP_CAP = 10_000_000_000  # exponent digits stop accumulating past this (already out of range)
 _INT32_MIN = INT32_MIN
@@ -47,7 +45,7 @@ def _row_bounds(data, offsets, width, gap, i):
     return np.int64(offsets[i]), np.int64(offsets[i + 1]) - gap
 
 
-@kernel(two_i64(_RO_BYTES, _RO_I64, i64, i64, _RO_BYTES, array("int64"), array("int32"), _BYTES))
+@kernel("u8[]r i64[]r i64 i64 u8[]r i64[] i32[] u8[]")
 def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
     """Parse every row of decimal text into ``coef`` (int64) and ``exps`` (int32).
 
@@ -139,11 +137,10 @@ def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
 
 
 @kernel(
-    *(
-        i64(_RO_BYTES, _RO_I64, i64, n, _BYTES, at)
-        for n in (_RO_I32, _RO_I64)
-        for at in (_RO_I32, _RO_I64)
-    )
+    "u8[]r i64[]r i64 i32[]r u8[] i32[]r",
+    "u8[]r i64[]r i64 i32[]r u8[] i64[]r",
+    "u8[]r i64[]r i64 i64[]r u8[] i32[]r",
+    "u8[]r i64[]r i64 i64[]r u8[] i64[]r",
 )
 def copy_rows(src, starts, step, lengths, dst, at):
     """Copy row ``i``'s ``lengths[i]`` bytes from ``src[starts[i]:]`` (from
@@ -186,7 +183,7 @@ def copy_rows(src, starts, step, lengths, dst, at):
     return total
 
 
-@kernel(i64(i64, i64, _RO_BYTES, i64, _RO_I32, i64, array("uint64", 2)))
+@kernel("i64 i64 u8[]r i64 i32[]r i64 u64[,]")
 def string_views(start, stop, flat, width, lengths, rows_per_buffer, out):
     """Write the Arrow ``string_view`` record of each row ``i`` of ``start:stop`` into
     ``out[i]`` (two uint64); return the rows written.

@@ -179,8 +179,8 @@ def refuse_few_wide_rows(
     )
     raise RowError(
         f" (coefficient={show_int(c)}, exponent={e}, scale={s}) prints {widest:,} bytes, so"
-        f" the ({rows.n:,}, {widest:,}) byte matrix would take {size / 2**30:.1f} GiB for"
-        f" {total / 2**20:.1f} MiB of text\nFormat the wide rows on their own"
+        f" the byte matrix would take {size / 2**30:.1f} GiB for {total / 2**20:.1f} MiB of"
+        f" text\nIt would be {rows.n:,} rows of {widest:,} bytes. Format the wide rows on their own"
         " (vecfix.string_fixed(coefficient, exponent, scale)) and leave them out of this call"
         f" (a masked array, or null=), or {way}",
         argument="coefficients",

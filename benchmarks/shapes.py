@@ -10,8 +10,7 @@ byte. Every output is checked against the tests' ``decimal`` reference on a samp
 rows.
 Usage::
 
-    PYTHONPATH=$PWD python benchmarks/shapes.py                  # the kernel format_fixed picks
-    PYTHONPATH=$PWD python benchmarks/shapes.py --kernel rows    # the row kernel (no AVX2)
+    PYTHONPATH=$PWD python benchmarks/shapes.py
     NUMBA_CPU_NAME=generic NUMBA_CACHE_DIR=/tmp/generic PYTHONPATH=$PWD \\
         python benchmarks/shapes.py                              # an SSE2-only build
 
@@ -73,15 +72,6 @@ def shapes(n: int, seed: int = 7) -> dict[str, tuple[np.ndarray, object, object]
     }
 
 
-def _force(kernel: str) -> None:
-    """Make ``format_fixed`` use the block or the row kernel (as the benchmarks do)."""
-    from vecfix import _format, _row_kernels
-    from vecfix._kernels import fixed as _kernels
-
-    _format._kernel = {"block": _kernels, "rows": _row_kernels}[kernel].format_rows
-    _format._small_entry = None
-
-
 def time_call(call: Callable[[], object], repeat: int) -> float:
     """Median thread seconds of ``repeat`` calls (after one untimed call)."""
     call()
@@ -97,7 +87,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--kernel", choices=["auto", "block", "rows"], default="auto")
     parser.add_argument("--flag", type=float, default=3.0, help="flag ns/byte above this x uniform")
     args = parser.parse_args(argv)
 
@@ -106,11 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(HERE.parent / "tests"))
     from reference import reference_fixed  # the tests' decimal-based reference
 
-    if args.kernel != "auto":
-        _force(args.kernel)
     sample = np.random.default_rng(0).integers(0, args.rows, size=200)
     cpu = os.environ.get("NUMBA_CPU_NAME", "host")
-    print(f"{args.rows:,} rows, 1 thread, kernel {args.kernel}, NUMBA_CPU_NAME={cpu}")
+    print(f"{args.rows:,} rows, 1 thread, NUMBA_CPU_NAME={cpu}")
     print(f"{'shape':36s} {'ns/value':>9s} {'width':>6s} {'ns/byte':>8s}")
     base = None
     for name, (coef, exps, scales) in shapes(args.rows).items():

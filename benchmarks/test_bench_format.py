@@ -363,63 +363,6 @@ def test_batch8_decimal(benchmark, decimal_reference: Callable) -> None:
     benchmark.extra_info.update(rows=8, label="decimal loop, 8 values", baseline=False)
 
 
-# --- C2. group "kernels" -------------------------------------------------------------------
-
-
-@pytest.mark.benchmark(group="kernels")
-@pytest.mark.parametrize("kernel", ["block", "rows"])
-def test_kernel_price9(benchmark, kernel: str, price9: np.ndarray, monkeypatch) -> None:
-    """PRICE9 at scale 4 on one thread through each ``format_rows`` kernel: the block
-    kernel (vector passes) and the row-at-a-time one that ``format_fixed`` chooses where
-    Numba compiles without AVX2. Run it again under ``NUMBA_CPU_NAME=generic`` (with a
-    ``NUMBA_CACHE_DIR`` of its own) for the SSE2 figures; the ISA is in the JSON."""
-    from conftest import cpu_isa
-
-    from vecfix import _format, _row_kernels
-    from vecfix._kernels import fixed as _kernels
-
-    chosen = {"block": _kernels, "rows": _row_kernels}[kernel].format_rows
-    monkeypatch.setattr(_format, "_kernel", chosen)
-    monkeypatch.setattr(_format, "_small_entry", None)
-    want = vecfix.format_fixed(price9[:1000], EXPONENT, SCALE).to_list()  # compiles it
-    out = benchmark(vecfix.format_fixed, price9, EXPONENT, SCALE, threads=1)
-    assert out.to_list()[:1000] == want
-    benchmark.extra_info.update(
-        rows=len(price9),
-        label=f"{kernel} kernel, PRICE9, 1 thread, {cpu_isa()}",
-        baseline=kernel == "block",
-    )
-
-
-@pytest.mark.benchmark(group="kernels")
-@pytest.mark.parametrize("kernel", ["block", "rows"])
-@pytest.mark.parametrize("order", ["mix", "runs"])
-def test_kernel_mixed(benchmark, kernel: str, order: str, mixed, monkeypatch) -> None:
-    """The ``mixed`` group's rows (per-row exponents and scales) on one thread through
-    each ``format_rows`` kernel, in random order and sorted into runs of one layout (a
-    sorted column once cost the row kernel 300 ns a row: it looked for a run's end again
-    at each of the run's many short lean turns)."""
-    from conftest import cpu_isa
-
-    from vecfix import _format, _row_kernels
-    from vecfix._kernels import fixed as _kernels
-
-    coef, exp, scale, expected = mixed
-    if order == "runs":
-        sort = np.lexsort((scale, exp))
-        coef, exp, scale, expected = coef[sort], exp[sort], scale[sort], expected[sort]
-    chosen = {"block": _kernels, "rows": _row_kernels}[kernel].format_rows
-    monkeypatch.setattr(_format, "_kernel", chosen)
-    monkeypatch.setattr(_format, "_small_entry", None)
-    out = benchmark(vecfix.format_fixed, coef, exp, scale, threads=1)
-    bad = np.flatnonzero(out.to_numpy() != expected)
-    assert bad.size == 0, f"{bad.size} rows differ from the golden text, first row {bad[0]}"
-    what = "the prices mix" if order == "mix" else "the mix sorted into runs"
-    benchmark.extra_info.update(
-        rows=len(coef), label=f"{kernel} kernel, {what}, 1 thread, {cpu_isa()}", baseline=False
-    )
-
-
 # --- D. group "threads" --------------------------------------------------------------------
 
 

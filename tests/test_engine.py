@@ -270,3 +270,26 @@ def test_cold_cache_one_background_compile_then_the_kernels(tmp_path):
         env,
     )
     assert third == {"misses": 0, "last": reference_fixed(999_999 * 987654321, -9, 2)}
+
+
+def test_import_vecfix_registers_the_namespaces_of_libraries_already_imported():
+    got = _fresh(
+        """
+        import json
+        import pandas as pd, polars as pl
+        import vecfix
+        print(json.dumps({"pandas": pd.Series([125]).vecfix.fixed(-2, 1).tolist(),
+                          "polars": pl.Series([125]).vecfix.fixed(-2, 1).to_list()}))
+        """
+    )
+    assert got == {"pandas": ["1.3"], "polars": ["1.3"]}
+    later = _fresh(  # imported after vecfix: registered on vecfix's next public name
+        """
+        import json
+        import vecfix
+        import pandas as pd
+        vecfix.format_fixed
+        print(json.dumps(pd.Series([125]).vecfix.fixed(-2, 1).tolist()))
+        """
+    )
+    assert later == ["1.3"]

@@ -1,6 +1,7 @@
 """Every code block of README.md runs, so the README cannot drift from the code.
 
-* the first block is exactly the two newcomer commands (CI runs them: ``.ci/run``);
+* the first block that runs the tests is exactly the two newcomer commands (a usage
+  example may come before it);
 * ``pycon`` blocks run as doctests, ``python`` blocks are executed, both in one namespace,
   in order, in a temporary folder;
 * ``shell`` blocks run line by line through ``python -m vecfix`` in a temporary folder;
@@ -34,16 +35,33 @@ SHOWN = {"text", "console"}
 NEWCOMER = 'python -m pip install -e ".[test]" && python -m vecfix demo\npython -m pytest\n'
 
 
-def test_first_block_is_the_two_commands():
-    info, body, _ = BLOCKS[0]
+def _newcomer_block() -> int:
+    """The index of the first block that runs the tests."""
+    return next(i for i, (_, body, _) in enumerate(BLOCKS) if "pytest" in body)
+
+
+def test_first_block_that_runs_the_tests_is_the_two_commands():
+    info, body, _ = BLOCKS[_newcomer_block()]
     assert info == ""
     assert body == NEWCOMER
+    assert README.count(NEWCOMER) == 1
 
 
 def test_every_other_block_says_what_it_is():
-    for info, _, line in BLOCKS[1:]:
-        assert info in EXECUTED | SHOWN, f"README line {line}: info string {info!r}"
+    for i, (info, _, line) in enumerate(BLOCKS):
+        if i != _newcomer_block():
+            assert info in EXECUTED | SHOWN, f"README line {line}: info string {info!r}"
     assert {info for info, _, _ in BLOCKS} >= {"python", "pycon", "shell"}
+
+
+def test_a_new_user_meets_format_fixed_first():
+    """The first screen: what goes in and what comes out, then a column formatted, before
+    install and set-up; the whole page short enough to read."""
+    lines = README.splitlines()
+    first = next(i for i, line in enumerate(lines) if "format_fixed(" in line)
+    assert first < 40
+    assert first < README[: README.index("## Install")].count("\n")
+    assert len(lines) <= 350
 
 
 def test_python_and_pycon_blocks(tmp_path, monkeypatch):
@@ -114,9 +132,15 @@ def test_semantics_table():
         assert vecfix.format_fixed([c], e, s).to_list() == [text], (c, e, s)
 
 
-def test_benchmark_table_is_marked_and_quotes_its_command():
+def test_speed_is_ratios_from_one_run_on_a_named_machine():
+    """The README gives ratios against the peers, names the machine and points at the
+    tables, which benchmarks/README.md holds with the command that made them."""
+    start, end = "<!-- speed:start -->", "<!-- speed:end -->"
+    speed = README.split(start, 1)[1].split(end, 1)[0]
+    assert "Machine:" in speed and "benchmarks/README.md" in speed and "×" in speed
+    bench = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
     start, end = "<!-- benchmark-table:start -->", "<!-- benchmark-table:end -->"
-    assert README.count(start) == 1 and README.count(end) == 1
-    table = README.split(start, 1)[1].split(end, 1)[0]
+    assert bench.count(start) == 1 and bench.count(end) == 1
+    table = bench.split(start, 1)[1].split(end, 1)[0]
     assert "Command: `" in table and "pytest benchmarks --benchmark-enable" in table
     assert "| vecfix.format_fixed |" in table

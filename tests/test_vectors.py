@@ -204,6 +204,7 @@ def test_format_fixed_grouped_scalar_broadcast(golden, name):
         assert_formatted(vecfix.format_fixed(coef, exps, s), want)
 
 
+@pytest.mark.golden_full
 @pytest.mark.parametrize("threads", [1, 2])
 def test_format_fixed_runs_of_layouts(golden, threads):
     """Golden rows in runs of one exponent and scale, as a table sorted by instrument

@@ -5,12 +5,16 @@
 ['5000.2500', '-0.0040']
 
 ``import vecfix`` is cheap: it imports neither the kernels (Numba), nor :mod:`vecfix.fix`,
-pyarrow or dask. Each public name is imported from its module on first use.
+pyarrow, pandas, polars or dask. Each public name is imported from its module on first
+use. Where pandas or polars is imported already, their ``.vecfix`` namespace is registered
+(``series.vecfix.fixed(...)``, ``pl.col(c).vecfix.fixed(...)``); ``import vecfix.pandas``
+or ``import vecfix.polars`` registers it whenever they are imported.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
@@ -68,6 +72,14 @@ def _version() -> str:
         return "0+unknown"
 
 
+def _register_namespaces() -> None:
+    """Register ``.vecfix`` on pandas Series and polars expressions and Series, for each
+    library this process has imported (registering imports nothing else)."""
+    for library in ("pandas", "polars"):
+        if library in sys.modules and f"{__name__}.{library}" not in sys.modules:
+            importlib.import_module(f".{library}", __name__)
+
+
 def __getattr__(name: str) -> Any:
     """Import a public name from its module the first time it is used (PEP 562)."""
     if name == "__version__":
@@ -78,8 +90,12 @@ def __getattr__(name: str) -> Any:
     else:
         raise AttributeError(f"module 'vecfix' has no attribute {name!r}")
     globals()[name] = value  # later lookups skip this function
+    _register_namespaces()  # (a library imported after vecfix)
     return value
 
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+_register_namespaces()

@@ -48,6 +48,23 @@ def large_offsets(total: int, large: bool | None, offset_limit: int = INT32_LIMI
     return large
 
 
+def numpy_strings(
+    matrix: np.ndarray, lengths: np.ndarray, valid: np.ndarray | None, large: bool = False
+) -> Any:
+    """The rows as an Arrow ``string`` (or ``large_string``) array, packed by NumPy alone:
+    for a few rows, where the kernels are not loaded (and pyarrow's conversion from Python
+    strings would import pandas, half a second)."""
+    import pyarrow as pa
+
+    n, width = matrix.shape
+    offsets = np.zeros(n + 1, dtype=np.int64 if large else np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    data = matrix[np.arange(width) < lengths[:, None]]  # the rows' bytes, in row order
+    nulls = 0 if valid is None else int(n - np.count_nonzero(valid))
+    buffers = [validity(valid, nulls), pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(pa.large_string() if large else pa.string(), n, buffers, nulls)
+
+
 def without_empty_buffers(array: Any) -> Any:
     """``array`` (a ``string_view`` array that pyarrow's cast made) without the missing
     data buffer the cast leaves when every row sits in its record: polars before 2.0

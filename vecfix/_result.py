@@ -476,13 +476,20 @@ class Formatted:
         DataType(string_view)
         """
         pa = _require("pyarrow", "to_arrow")
-        from ._arrow import arrow_strings, check_view, large_offsets, validity
+        from ._arrow import (
+            arrow_strings,
+            check_view,
+            large_offsets,
+            numpy_strings,
+            validity,
+            without_empty_buffers,
+        )
 
         if self._matrix is not None and not _engine.kernels_for(len(self)):  # a few rows
             if view:
                 check_view(large)
-            kind = pa.string_view() if view else pa.large_string() if large else pa.string()
-            return pa.array(self.to_list(), type=kind)
+            text = numpy_strings(self._matrix, self.lengths, self.valid, large=bool(large))
+            return without_empty_buffers(text.cast(pa.string_view())) if view else text
 
         if self._records is not None and view:  # the kernels wrote the records themselves
             check_view(large)
@@ -560,6 +567,8 @@ class Formatted:
         pl = _require("polars", "to_polars")
         if name is None:
             name = "" if self.identity is None or self.identity.name is None else self.identity.name
+        if self._matrix is not None and not _engine.kernels_for(len(self)):  # a few rows:
+            return pl.Series(str(name), self.to_list(), dtype=pl.String)  # (no pyarrow)
         pa = _require("pyarrow", "to_polars")
         if self._records is not None:  # string_view records, as the kernels wrote them
             return pl.Series(str(name), self.to_arrow(view=True))

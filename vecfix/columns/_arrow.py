@@ -32,10 +32,32 @@ def read_arrow(values: Any, argument: str, source: str | None = None) -> Column:
     )
 
 
-def _valid(arr: Any) -> np.ndarray | None:
+def arrow_valid(arr: Any) -> np.ndarray | None:
+    """Where an Arrow array holds a value (None when every row does)."""
     if arr.null_count == 0:
         return None
-    return arr.is_valid().to_numpy(zero_copy_only=False)
+    present = arr.is_valid()  # a boolean array: its bitmap, whatever the array's layout
+    return bits(present.buffers()[1], present.offset, len(present))
+
+
+def bits(buffer: Any, offset: int, n: int) -> np.ndarray:
+    """``n`` bits of an Arrow bitmap (validity, booleans) from bit ``offset`` on, as bools.
+
+    Read here, not by pyarrow's ``to_numpy``, which imports pandas (half a second) to do it.
+    """
+    packed = np.frombuffer(buffer, dtype=np.uint8)
+    return np.unpackbits(packed, count=offset + n, bitorder="little")[offset:].astype(bool)
+
+
+def fixed_width(arr: Any) -> np.ndarray:
+    """The values of an Arrow array of a fixed-width NumPy type (integers), a view of its
+    buffer (a null row's slot holds whatever was there). Without pyarrow's ``to_numpy``,
+    which imports pandas."""
+    dtype = np.dtype(str(arr.type))
+    data = arr.buffers()[1]
+    if data is None:  # no rows
+        return np.empty(0, dtype=dtype)
+    return np.frombuffer(data, dtype=dtype)[arr.offset : arr.offset + len(arr)]
 
 
 def _read_array(arr: Any, argument: str, source: str | None) -> Column:
@@ -50,7 +72,7 @@ def _read_array(arr: Any, argument: str, source: str | None) -> Column:
     if getattr(pa.types, "is_binary_view", lambda _: False)(t):
         arr, t = arr.cast(pa.large_binary()), pa.large_binary()
     n = len(arr)
-    valid = _valid(arr)
+    valid = arrow_valid(arr)
     if t in (pa.string(), pa.binary(), pa.large_string(), pa.large_binary()):
         wide = t in (pa.large_string(), pa.large_binary())
         col = parse_arrow_buffers(arr, wide, valid, argument)
@@ -59,8 +81,9 @@ def _read_array(arr: Any, argument: str, source: str | None) -> Column:
         coef = _decimal_coefficients(arr, valid)
         return Column("decimals", coef, -t.scale, valid, f"decimals ({source})")
     if pa.types.is_integer(t):
-        filled = arr if valid is None else arr.fill_null(0)
-        coef = filled.to_numpy(zero_copy_only=False)
+        coef = fixed_width(arr)
+        if valid is not None:  # a null row's coefficient is 0
+            coef = np.where(valid, coef, 0).astype(coef.dtype, copy=False)
         return Column("integers", coef, None, valid, f"integers ({source})")
     if pa.types.is_null(t):
         return Column("empty", np.zeros(n, dtype=np.int64), None, np.zeros(n, bool), source)

@@ -69,6 +69,10 @@ def read_polars(values: Any, argument: str) -> Column:
         col = read_objects(values.to_list(), argument)
     elif dtype.is_float():
         raise rules.float_error(argument, source)
+    elif dtype.is_integer():  # by polars' own NumPy export: no pyarrow to import
+        valid = None if not values.null_count() else values.is_not_null().to_numpy()
+        coef = values.to_numpy() if valid is None else values.fill_null(0).to_numpy()
+        col = Column("integers", coef, None, valid, f"integers ({source})")
     else:
         col = read_arrow(values.to_arrow(), argument, source)
     return _named(col, Identity(values.name))

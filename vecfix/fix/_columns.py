@@ -21,6 +21,7 @@ from .._inputs import check_same_index
 from .._kernels import SOH
 from .._result import Formatted
 from ..columns import ColumnLike, Identity
+from ..columns._arrow import arrow_valid, fixed_width
 from ..columns.rules import show_value
 
 _EQUALS = ord("=")
@@ -228,16 +229,10 @@ def _from_arrow(name: str, values: Any) -> Formatted:
     at = np.arange(n, dtype=np.int64) * width
     text = _engine.import_kernels("text")
     text.copy_rows(data, offsets[:-1].astype(np.int64), 0, lengths, matrix.reshape(-1), at)
-    valid = _arrow_valid(values)
+    valid = arrow_valid(values)
     if valid is not None:  # a null's bytes (normally none) are never read
         lengths[~valid] = 0
     return Formatted(matrix, lengths, valid)
-
-
-def _arrow_valid(values: Any) -> np.ndarray | None:
-    if values.null_count == 0:
-        return None
-    return values.is_valid().to_numpy(zero_copy_only=False)
 
 
 def _from_dictionary(name: str, values: Any) -> Formatted:
@@ -245,8 +240,10 @@ def _from_dictionary(name: str, values: Any) -> Formatted:
     the dictionary is read once and its rows gathered by code."""
     words = _read_text(name, values.dictionary)
     indices = values.indices
-    valid = _arrow_valid(indices)
-    codes = indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.intp, copy=False)
+    valid = arrow_valid(indices)
+    codes = fixed_width(indices).astype(np.intp)
+    if valid is not None:
+        codes[~valid] = 0
     if len(words) == 0:  # every row is null
         return Formatted(np.zeros((len(codes), 1), np.uint8), np.zeros(len(codes), np.int32), valid)
     matrix = words.matrix[codes]

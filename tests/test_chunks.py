@@ -288,9 +288,10 @@ def test_text_streams_are_refused_before_any_work(monkeypatch):
     calls = []
     monkeypatch.setattr(_chunks, "iter_format", lambda *a, **k: calls.append(a))
     for stream in (io.StringIO(), io.TextIOWrapper(io.BytesIO())):
-        with pytest.raises(TypeError, match=r"writes bytes.*not the text stream (StringIO|Text)"):
+        with pytest.raises(TypeError, match=r"file must be a binary file \(vecfix writes bytes\),"
+                           r" not the text stream (StringIO|Text)"):  # fmt: skip
             write_formatted(stream, [15, -25], -1, 0)
-        with pytest.raises(TypeError, match=r"writes bytes.*not the text stream"):
+        with pytest.raises(TypeError, match=r"file must .*writes bytes.*not the text stream"):
             format_fixed([15, -25], -1, 0).write(stream)
     assert calls == []
     sink = io.BytesIO()  # a binary stream: the text

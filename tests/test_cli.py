@@ -438,6 +438,8 @@ ERRORS = {
 
 @pytest.mark.parametrize("name", sorted(ERRORS))
 def test_errors_are_one_clear_line(runs, name):
+    """What is wrong on one line of at most 200 characters, first; details (and the
+    command's usage line) indented below it; no traceback, no usage block."""
     d, results = runs
     r = results[name]
     status, words = ERRORS[name]
@@ -446,15 +448,18 @@ def test_errors_are_one_clear_line(runs, name):
     for w in words:
         assert w in r.stderr, f"{name}: {w!r} not in {r.stderr!r}"
     if name != "no_command":  # (then the usage lists the commands)
-        lines = [line for line in r.stderr.splitlines() if ": warning: " not in line]
-        assert len(lines) == 1, r.stderr  # (argparse's printed the usage block first)
+        first, *details = [line for line in r.stderr.splitlines() if ": warning: " not in line]
+        assert first.startswith("vecfix format: error: "), r.stderr  # (not a usage block)
+        assert len(first) <= 200, first
+        assert all(line.startswith("  ") and line.strip() for line in details), r.stderr
+        assert not any(": error: " in line for line in details), r.stderr  # (one error)
     assert not (d / "x.csv").exists() and not (d / "x.txt").exists()
 
 
 def test_an_integer_beyond_int64_is_not_told_to_drop_its_exponent(runs):
     """Read without --exponent it would be a count of units: 10**8 times too big here."""
     r = runs[1]["int_beyond_int64_in_csv"]
-    assert "leave out --exponent" not in r.stderr and len(r.stderr.splitlines()) == 1
+    assert "leave out --exponent" not in r.stderr and r.stderr.count(": error: ") == 1
 
 
 def expected_by_symbol() -> list[str | None]:
@@ -663,7 +668,7 @@ def test_progress_line_on_a_terminal_only(tmp_path, capsys, monkeypatch):
 
 def test_format_file_errors_in_process(tmp_path):
     pq.write_table(input_table(), tmp_path / "in.parquet")
-    with pytest.raises(DataError, match=r"no column 'nope'\. Its columns are: "):
+    with pytest.raises(DataError, match=r"no column 'nope'\nIts columns are: "):
         format_file(tmp_path / "in.parquet", tmp_path / "o.csv", [spec("nope", 1)])
     with pytest.raises(ValueError, match="overwrite the input"):
         format_file(tmp_path / "in.parquet", tmp_path / "in.parquet", [spec("qty", 1)])

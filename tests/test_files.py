@@ -91,7 +91,7 @@ def test_scale_map_on_a_dictionary_column():
 
 def test_scale_map_unknown_symbol_names_symbol_and_row_or_uses_default():
     ticks = {k: v for k, v in TICKS.items() if k != "CLZ4"}
-    with pytest.raises(DataError, match=r"row 3 .*'CLZ4'.*'symbol'.*--scale"):
+    with pytest.raises(DataError, match=r"row 3 .*'CLZ4'.*'symbol'.*\n.*--scale"):
         format_batch(table(), [spec("px", None, -9, scales_by=("symbol", ticks))])
     s = spec("px", 3, -9, scales_by=("symbol", ticks))
     assert format_batch(table(), [s])["px"].to_pylist() == want_by_symbol(ticks, 3)
@@ -435,7 +435,7 @@ def test_csv_text_nulls_and_quoting(tmp_path):
     assert t["qty"].to_pylist() == ["007", None, "1.50", None]
     assert t["qty_text"].to_pylist() == ["7.0", None, "1.5", None]
     (tmp_path / "bad.csv").write_bytes(b"px\n12\n2.675\n")
-    with pytest.raises(DataError, match=r"In column 'px'.*2\.675.*leave out --exponent"):
+    with pytest.raises(DataError, match=r"In column 'px'.*2\.675.*\n.*leave out --exponent"):
         format_file(tmp_path / "bad.csv", tmp_path / "o.csv", [spec("px", 2, -3)])
 
 
@@ -484,10 +484,10 @@ def test_csv_integer_cells_that_are_not_integers(tmp_path):
     src = tmp_path / "in.csv"
     src.write_text("sym,px,dec\nES,15,2\nNQ,NA,1.5\n")
     out = tmp_path / "o.csv"
-    with pytest.raises(DataError, match=r"In column 'px'.*'NA'.*--exponent.*--csv-null"):
+    with pytest.raises(DataError, match=r"In column 'px'.*'NA'.*\n.*--exponent.*--csv-null"):
         format_file(src, out, [spec("px", 2, -1)])
     by_row = [spec("px", "dec", -1)]
-    with pytest.raises(DataError, match=r"In column 'dec'.*'1\.5'.*A --scale-column holds"):
+    with pytest.raises(DataError, match=r"In column 'dec'.*'1\.5'.*\nA --scale-column holds"):
         format_file(src, out, by_row, csv_nulls=("", "NA"))
     src.write_text("sym,px,dec\nES,15,2\nNQ,NA,1\n")
     format_file(src, out, by_row, csv_nulls=("", "NA"))

@@ -648,7 +648,7 @@ def test_pandas_columns_of_one_kind_of_row_must_share_an_index(builder):
     B's entry, in messages framed right (from an edge walk)."""
     call, wrong, right = _misaligned(builder)
     with pytest.raises(
-        ValueError, match=r"is a pandas Series whose index is not .* align it first"
+        ValueError, match=r"is a pandas Series whose index is not .*\n.* align it first"
     ):
         call(wrong)
     sizes = [v for m in call(right) for t, v in pairs_of(m) if t in (134, 271)]

@@ -333,7 +333,7 @@ def test_object_array_of_float_exponents_is_refused(name):
 def test_two_dimensional_inputs_are_refused(name, shape):
     args = {"coefficients": np.arange(4), "exponents": 0, "scales": 1}
     args[name] = np.zeros(shape, dtype=np.int64)
-    with pytest.raises(ValueError, match=rf"{name} must be a scalar or 1-D.*ravel"):
+    with pytest.raises(ValueError, match=rf"{name} must be a scalar or 1-D.*\nPass \.ravel"):
         format_fixed(args["coefficients"], args["exponents"], args["scales"])
 
 

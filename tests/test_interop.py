@@ -188,7 +188,7 @@ def test_decimal_mixed_with_other_types_is_refused():
     with pytest.raises(TypeError, match=r"row 1 holds 5"):
         format_fixed([Decimal(1), 5], scales=2)
     with pytest.raises(
-        TypeError, match=r"row 1 holds float 1.5. Floats cannot hold decimal prices exactly"
+        TypeError, match=r"row 1 holds float 1.5\nFloats cannot hold decimal prices exactly"
     ):
         format_fixed([Decimal(1), 1.5], scales=2)
 

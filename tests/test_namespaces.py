@@ -139,7 +139,7 @@ def test_messages_name_the_namespaces_own_arguments():
     with pytest.raises(TypeError, match=r"exponent is required for integer"):
         pl.Series("px", [1]).vecfix.fixed(scale=2)
     with pytest.raises(
-        TypeError, match=r"leave exponent=None \(pass the number of decimals as scale"
+        TypeError, match=r"leave exponent=None\nPass the number of decimals as scale"
     ):
         pl.Series("px", ["1.5"]).vecfix.fixed(-2, 2)
     with pytest.raises(TypeError, match=r"scale must be integers"):

@@ -226,13 +226,13 @@ def _run_fix(case: Case) -> list[str | None]:
 
 
 class CommandLineError(Exception):
-    """``vecfix format`` failed: its one line on stderr, in format_fixed's words."""
+    """``vecfix format`` failed: its error on stderr, in format_fixed's words."""
 
 
 def _run_cli(case: Case) -> list[str | None]:
     """The case's values as column ``x`` of a Parquet file through ``vecfix format`` (the
-    real entry point, in process), read back from the output file. Its errors are one line
-    on stderr naming options (``--exponent``); they are compared with the option words put
+    real entry point, in process), read back from the output file. Its errors, on stderr,
+    name options (``--exponent``); they are compared with the option words put
     back as format_fixed's arguments, whatever the exception type (a command line has exit
     statuses, not types)."""
     import contextlib

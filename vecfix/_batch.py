@@ -16,7 +16,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ._number_format import NumberFormat
-from .columns.rules import RowError, is_int
+from .columns.rules import RowError, is_int, show_value
 
 __all__ = ["format_values", "in_words", "number_format"]
 
@@ -47,8 +47,8 @@ def number_format(owner: str, format: Any, exponent: Any, scale: Any, null: Any)
         raise TypeError(
             f"{owner}: format must be a vecfix.NumberFormat, got {type(format).__name__}"
         )
-    given = [f"{k}={v!r}" for k, v in (("exponent", exponent), ("scale", scale), ("null", null))
-             if v is not None]  # fmt: skip
+    given = [f"{k}={show_value(v, 40)}" for k, v in (("exponent", exponent), ("scale", scale),
+             ("null", null)) if v is not None]  # fmt: skip
     if given:
         raise TypeError(
             f"{owner}: give a NumberFormat or exponent=/scale=/null=, not both"
@@ -129,7 +129,7 @@ def in_words(exc: Exception, column: Any = None) -> Exception:
     >>> print(in_words(TypeError("scales is required"), "px"))
     column 'px': scales is required
     """
-    named = f"column {column!r}" if column not in (None, "") else ""
+    named = f"column {show_value(column)}" if column not in (None, "") else ""
     if isinstance(exc, RowError) and exc.row is not None:
         argument = _WORDS.get(exc.argument or "", exc.argument)
         lead = _WORD.sub(lambda m: _WORDS[m.group(1)], exc.lead)

@@ -90,8 +90,9 @@ def iter_format(
     unknown = sorted(set(kwargs) - {"width", "threads", "null", "layout"})
     if unknown:  # (not format_fixed's words: iter_format is the call the user made)
         raise TypeError(
-            f"iter_format() got an unexpected keyword argument {unknown[0]!r}; it passes"
-            " width, threads, null and layout to format_fixed for every chunk"
+            f"iter_format() got an unexpected keyword argument {rules.show_value(unknown[0])}"
+            "\niter_format passes width, threads, null and layout to format_fixed for every"
+            " chunk"
         )
     columns = (coefficients, exponents, scales)
     lengths = [_length(name, value) for name, value in zip(_NAMES, columns, strict=True)]
@@ -99,7 +100,7 @@ def iter_format(
         if lengths[1] not in (None, 1) or lengths[2] not in (None, 1):
             raise TypeError(
                 "when coefficients is an iterator, exponents and scales must be scalars (or"
-                " None); pass a list or an array to give them per row"
+                " None)\nPass a list or an array to give them per row"
             )
         return _iter_unsized(coefficients, exponents, scales, chunksize, kwargs)
     return _iter_sized(columns, lengths, rules.broadcast_length(lengths), chunksize, kwargs)
@@ -181,7 +182,9 @@ def write_formatted(
     """
     for name, value in (("sep", sep), ("end", end), ("null_text", null_text)):
         if not isinstance(value, (bytes, bytearray, memoryview)):  # as Formatted.write takes
-            raise TypeError(f"{name} must be bytes, got {type(value).__name__} {value!r}")
+            raise TypeError(
+                f"{name} must be bytes, got {type(value).__name__} {rules.show_value(value)}"
+            )
     sep, end, null_text = bytes(sep), bytes(end), bytes(null_text)  # fixed for every chunk
     check_binary(file)  # before any work
     chunks = iter_format(coefficients, exponents, scales, chunksize=chunksize, **kwargs)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ._number_format import NumberFormat
 from .columns import RowError, kind_of
+from .columns.rules import show_value
 from .fix import Header, snapshots
 from .fix._header import check_header
 from .fix._numbers import builder_words, decide, number_column
@@ -59,7 +60,7 @@ def _fix_number(
     by the rules of :mod:`vecfix.fix` (decided per partition for ``object`` columns)."""
     if fmt is not None and not isinstance(fmt, NumberFormat):
         raise TypeError(
-            f"{arg} must be a vecfix.NumberFormat, got {type(fmt).__name__} {fmt!r:.60}"
+            f"{arg} must be a vecfix.NumberFormat, got {type(fmt).__name__} {show_value(fmt)}"
         )
     for named in _names(fmt):
         if kind_of(_column(meta, arg, named).dtype) not in ("integers", "empty"):
@@ -80,7 +81,10 @@ def _fix_number(
 
 def _column(meta: pd.DataFrame, name: str, column: str) -> pd.Series:
     if column not in meta.columns:
-        raise KeyError(f"{name}={column!r} is not a column; the frame has {list(meta.columns)}")
+        raise KeyError(
+            f"{name}={show_value(column)} is not a column; the frame has"
+            f" {show_value(list(meta.columns), 100)}"
+        )
     return meta[column]
 
 
@@ -144,14 +148,14 @@ def _write_part(
         missing = part[col].isna().to_numpy()
         if missing.any():
             label = part.index[int(np.argmax(missing))]
-            raise ValueError(f"{where}: column {col!r} is null at index {label!r}")
+            raise ValueError(f"{where}: column {col!r} is null at index {show_value(label, 40)}")
     codes, symbols = pd.factorize(part[fields.symbol], sort=False)  # first-appearance order
     order = np.argsort(codes, kind="stable")  # rows of one symbol together, in row order
     counts = np.bincount(codes, minlength=len(symbols))
     if len(symbols) != planned:  # pragma: no cover - Dask split the data differently
         raise RuntimeError(
-            f"{where} has {len(symbols)} symbols but the numbering pass counted {planned}: "
-            "the partitioning changed between the two passes; persist() the frame first"
+            f"{where} has {len(symbols)} symbols but the numbering pass counted {planned}\n"
+            "The partitioning changed between the two passes: persist() the frame first"
         )
     used = [fields.symbol, fields.entry_type, fields.price, fields.size]
     used += [*_names(fields.price_format), *_names(fields.size_format)]
@@ -173,7 +177,7 @@ def _write_part(
             row = int(order[exc.row])
             label = part.index[row]
             label = label.item() if isinstance(label, np.generic) else label
-            lead = f"{where}, index {label!r}, {exc.lead}"
+            lead = f"{where}, index {show_value(label, 40)}, {exc.lead}"
             raise type(exc)(exc.detail, argument=exc.argument, row=row, lead=lead) from None
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"{where}: {exc}") from None

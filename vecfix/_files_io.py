@@ -101,7 +101,9 @@ def file_format(path: str | os.PathLike, given: str | None = None, *, role: str 
 
 def check_scale(v: object, where: str) -> None:
     if isinstance(v, bool) or not isinstance(v, int):
-        raise UsageError(f"{where}: {v!r} is not an integer scale")
+        from .columns.rules import show_value
+
+        raise UsageError(f"{where}: {show_value(v)} is not an integer scale")
     if not INT32_MIN <= v <= INT32_MAX:
         raise UsageError(f"{where}: scale {v} is outside int32")
 
@@ -127,40 +129,45 @@ def read_scale_map(path: str | os.PathLike) -> dict[str, int]:
     >>> read_scale_map(p)
     {'ESZ4': 2, 'ZNZ4': 6}
     """
+    from .columns.rules import show_value
+
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")  # (a byte-order mark, as Excel writes)
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the scale map {os.fspath(path)!r}: {exc}") from None
+        raise UsageError(f"cannot read the scale map {os.fspath(path)!r}\n{exc}") from None
     where = f"scale map {os.fspath(path)!r}"
     pairs: list[tuple[str, Any, str]] = []  # (symbol, scale, where)
     if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
         try:
             data = json.loads(text, object_pairs_hook=lambda items: items)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"{where} is not valid JSON: {exc}") from None
+            raise UsageError(f"{where} is not valid JSON\n{exc}") from None
         if not isinstance(data, list) or not all(isinstance(p, tuple) for p in data):
             raise UsageError(f"{where} must hold a JSON object {{symbol: decimals}}")
-        pairs = [(k, v, f"{where}, symbol {k!r}") for k, v in data]
+        pairs = [(k, v, f"{where}, symbol {show_value(k)}") for k, v in data]
     else:
         for line, row in enumerate(csv.reader(io.StringIO(text)), start=1):
             if not row or not "".join(row).strip():
                 continue
             if len(row) != 2:
-                raise UsageError(f"{where}, line {line}: expected symbol,decimals, got {row!r}")
+                raise UsageError(
+                    f"{where}, line {line}: expected symbol,decimals, got {show_value(row)}"
+                )
             symbol, value = row[0].strip(), row[1].strip()
             if not re.fullmatch(r"[-+]?\d+", value):
                 if line == 1 and not pairs:  # a header line
                     continue
                 raise UsageError(
-                    f"{where}, line {line}: the scale of {symbol!r} is {value!r}, not an integer"
+                    f"{where}, line {line}: the scale of {show_value(symbol)} is"
+                    f" {show_value(value)}, not an integer"
                 )
             pairs.append((symbol, int(value), f"{where}, line {line}"))
     out: dict[str, int] = {}
     for symbol, scale, at in pairs:
         check_scale(scale, at)
         if out.get(symbol, scale) != scale:
-            raise UsageError(f"{at}: symbol {symbol!r} is listed twice")
+            raise UsageError(f"{at}: symbol {show_value(symbol)} is listed twice")
         out[symbol] = scale
     return out
 
@@ -237,8 +244,8 @@ def _decoded(raw: IO[bytes], codec: str | None, shown: str) -> IO[bytes]:
             import pyarrow as pa
         except ImportError:
             raise UsageError(
-                f"{shown} is lz4-compressed: decompress it first (lz4 -dc ... | vecfix"
-                " format - ...), or install pyarrow, which reads it"
+                f"{shown} is lz4-compressed, which needs pyarrow\nDecompress it first (lz4"
+                " -dc ... | vecfix format - ...), or install pyarrow, which reads it"
             ) from None
         return pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), "lz4")
     return raw
@@ -382,7 +389,7 @@ def check_csv_columns(pl: Any, schema: Any, formatted: set[str], quoting: str) -
     for name, dtype in schema.items():
         if dtype.is_nested() or dtype == pl.Object:
             raise UsageError(
-                f"a CSV file cannot hold column {name!r} ({dtype}): write Parquet or Arrow IPC"
+                f"a CSV file cannot hold column {name!r} ({dtype})\nWrite Parquet or Arrow IPC"
                 " (-o NAME.parquet / NAME.arrow), or leave the column out of the input"
             )
     if quoting != "never":
@@ -395,10 +402,12 @@ def check_csv_columns(pl: Any, schema: Any, formatted: set[str], quoting: str) -
     def check(values: Any) -> Any:
         bad = values.str.contains(special.pattern)
         if bad.any():
+            from .columns.rules import show_value
+
             value = values.filter(bad)[0]
             raise DataError(
-                f"--csv-quoting never: column {values.name!r} holds {value!r}, which needs"
-                " quotes; choose another --csv-quoting"
+                f"--csv-quoting never: column {values.name!r} holds {show_value(value)}, which"
+                " needs quotes\nChoose another --csv-quoting"
             )
         return values
 
@@ -467,32 +476,35 @@ def polars_error(exc: Exception, shown: str, fmt: str, scale_columns: Sequence[s
         return BrokenPipeError(first)
     cell = re.search(r"could not parse `(.*)` as dtype `i64` at column '(.*)' \(column", first)
     if cell is None:
-        return DataError(f"cannot format {shown}: {first}")
+        return DataError(f"cannot format {shown}\n{first}")
+    from .columns.rules import show_value
+
     value, name = cell.groups()
     nulls = "; a missing value written as text (NA, NULL) is read as null with --csv-null"
     if name in scale_columns:
-        hint = ". A --scale-column holds each row's number of decimals, as integers" + nulls
+        hint = "\nA --scale-column holds each row's number of decimals, as integers" + nulls
     elif re.fullmatch(r"[-+]?\d+", value):  # an integer, beyond int64
         hint = (
-            ". Columns given --exponent are read from CSV as int64: an integer beyond it is"
+            "\nColumns given --exponent are read from CSV as int64: an integer beyond it is"
             " not read there (leaving out --exponent would read it as a number of units,"
             " not of 10**exponent); write the column to Parquet or Arrow as uint64 or as a"
             " decimal, or format it with vecfix.format_fixed, which takes Python ints"
         )
     else:
         hint = (
-            ". Columns given --exponent are read as integers; leave out --exponent to read"
+            "\nColumns given --exponent are read as integers; leave out --exponent to read"
             " decimal text such as 5000.25" + nulls
         )
     return DataError(
-        f"cannot read {shown} as {fmt}: In column {name!r}: {value!r} is not an int64{hint}"
+        f"cannot read {shown} as {fmt}: In column {name!r}: {show_value(value)} is not an"
+        f" int64{hint}"
     )
 
 
 #: the input layer's words (format_fixed's arguments) -> the command line's options
 _OPTION_WORDS = (
-    ("leave exponent=None (pass the number of decimals as scale=...)", "leave out --exponent"),
-    ("leave exponents=None (pass the number of decimals as scales=...)", "leave out --exponent"),
+    ("leave exponent=None\nPass the number of decimals as scale=...", "leave out --exponent"),
+    ("leave exponents=None\nPass the number of decimals as scales=...", "leave out --exponent"),
     ("exponents is required", "--exponent is required"),
     ("exponents=-9", "--exponent -9"),
     ("then scales= only", "then --scale only"),
@@ -523,7 +535,9 @@ def check_specs(columns: Sequence[ColumnSpec]) -> None:
     targets: set[str] = set()
     for spec in columns:
         if not isinstance(spec, ColumnSpec):
-            raise UsageError(f"columns must be ColumnSpec, got {spec!r}")
+            from .columns.rules import show_value
+
+            raise UsageError(f"columns must be ColumnSpec, got {show_value(spec)}")
         if spec.name in seen:
             raise UsageError(f"column {spec.name!r} is given twice")
         if spec.target in targets:
@@ -547,15 +561,15 @@ def schema_of(pl: Any, lf: Any, shown: str, fmt: str) -> Any:
     try:
         return lf.collect_schema()
     except (pl.exceptions.PolarsError, OSError) as exc:
-        raise DataError(f"cannot read {shown} as {fmt}: {str(exc).splitlines()[0]}") from None
+        raise DataError(f"cannot read {shown} as {fmt}\n{str(exc).splitlines()[0]}") from None
 
 
 def _missing(names: list[str], name: str, where: str) -> DataError | None:
     if name in names:
         return None
     close = difflib.get_close_matches(name, names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else "."
-    return DataError(f"{where} has no column {name!r}{hint} Its columns are: {', '.join(names)}")
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return DataError(f"{where} has no column {name!r}{hint}\nIts columns are: {', '.join(names)}")
 
 
 def check_schema(pl: Any, schema: Any, columns: Sequence[ColumnSpec], where: str) -> None:

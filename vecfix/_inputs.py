@@ -250,8 +250,8 @@ def check_same_index(
         return
     whose = owner + ("'" if owner.endswith("s") else "'s")
     raise ValueError(
-        f"{name} is a pandas Series whose index is not the {whose}: vecfix pairs rows"
-        f" by position, so align it first ({name}.reindex({owner}.index)), or pass"
+        f"{name} is a pandas Series whose index is not the {whose}\nvecfix pairs rows by"
+        f" position, so align it first ({name}.reindex({owner}.index)), or pass"
         f" {name}.to_numpy() to pair them by position"
     )
 

@@ -8,6 +8,8 @@ from typing import IO, Any, Union, cast
 
 import numpy as np
 
+from .columns.rules import show_value
+
 Destination = Union[str, "os.PathLike[str]", IO[bytes]]
 """Where :func:`write_all` writes: a path (opened ``"wb"``) or an open binary file object."""
 
@@ -63,17 +65,20 @@ def check_binary(file: object) -> None:
     >>> check_binary(io.StringIO())  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    TypeError: vecfix writes bytes: give a binary file (...), not the text stream StringIO
+    TypeError: file must be a binary file (vecfix writes bytes), not the text stream StringIO
+    Open the file with "wb", or pass io.BytesIO or sys.stdout.buffer
     """
     if isinstance(file, io.TextIOBase):
         raise TypeError(
-            'vecfix writes bytes: give a binary file (opened with "wb", io.BytesIO,'
-            f" sys.stdout.buffer), not the text stream {type(file).__name__}"
+            "file must be a binary file (vecfix writes bytes), not the text stream"
+            f' {type(file).__name__}\nOpen the file with "wb", or pass io.BytesIO or'
+            " sys.stdout.buffer"
         )
     if not isinstance(file, (str, os.PathLike)) and not callable(getattr(file, "write", None)):
         raise TypeError(
-            'file must be a path or a binary file (opened with "wb", io.BytesIO,'
-            f" sys.stdout.buffer), got {type(file).__name__} {file!r}"
+            f"file must be a path or a binary file, got {type(file).__name__}"
+            f' {show_value(file)}\nOpen the file with "wb", or pass io.BytesIO or'
+            " sys.stdout.buffer"
         )
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from . import _engine, _tuning
 from ._inputs import Rows
 from ._scalar import MAX_ROW_LENGTH, RowTooLongError, row_length
-from .columns.rules import RowError, is_int, show_int
+from .columns.rules import RowError, is_int, show_int, show_value
 
 Layout = Literal["matrix", "arrow", "string_view"]
 
@@ -42,12 +42,14 @@ class Plan(NamedTuple):
 def check_options(width: object, out: object, threads: object, layout: object) -> None:
     """Refuse options that are wrong whatever the rows (before they are read)."""
     if layout not in ("matrix", "arrow", "string_view"):
-        raise ValueError(f'layout must be "matrix", "arrow" or "string_view", got {layout!r}')
+        raise ValueError(
+            f'layout must be "matrix", "arrow" or "string_view", got {show_value(layout)}'
+        )
     if layout != "matrix" and (width is not None or out is not None):
         raise ValueError(f'layout="{layout}" writes no matrix: leave width and out out')
     if width is not None:
         if not is_int(width):
-            raise TypeError(f"width must be an int, got {type(width).__name__} {width!r}")
+            raise TypeError(f"width must be an int, got {type(width).__name__} {show_value(width)}")
         if not 0 <= width <= MAX_ROW_LENGTH:  # type: ignore[operator]
             raise ValueError(f"width must be between 0 and {MAX_ROW_LENGTH}, got {width}")
     if out is not None:
@@ -58,7 +60,7 @@ def check_options(width: object, out: object, threads: object, layout: object) -
         if width is not None and width != out.shape[1]:
             raise ValueError(f"width={width} disagrees with out.shape[1]={out.shape[1]}")
     if threads is not None and not is_int(threads):
-        raise TypeError(f"threads must be a positive int or None, got {threads!r}")
+        raise TypeError(f"threads must be a positive int or None, got {show_value(threads)}")
     if threads is not None and threads < 1:  # type: ignore[operator]
         raise ValueError(f"threads must be a positive int or None, got {threads}")
 
@@ -116,8 +118,8 @@ def check_lengths(
         c, e, s = rows.row(i)
         raise RowTooLongError(
             f" (coefficient={show_int(c)}, exponent={e}, scale={s}) would print"
-            f" {row_length(c, e, s)} bytes, more than vecfix.MAX_ROW_LENGTH={MAX_ROW_LENGTH};"
-            " check the exponent and scale",
+            f" {row_length(c, e, s)} bytes, more than vecfix.MAX_ROW_LENGTH={MAX_ROW_LENGTH}"
+            "\nCheck the exponent and scale",
             argument="coefficients",
             row=i,
         )
@@ -177,8 +179,8 @@ def refuse_few_wide_rows(
     )
     raise RowError(
         f" (coefficient={show_int(c)}, exponent={e}, scale={s}) prints {widest:,} bytes, so"
-        f" the ({rows.n:,}, {widest:,}) byte matrix would take {size / 2**30:.1f} GiB for"
-        f" {total / 2**20:.1f} MiB of text. Format the wide rows on their own"
+        f" the byte matrix would take {size / 2**30:.1f} GiB for {total / 2**20:.1f} MiB of"
+        f" text\nIt would be {rows.n:,} rows of {widest:,} bytes. Format the wide rows on their own"
         " (vecfix.string_fixed(coefficient, exponent, scale)) and leave them out of this call"
         f" (a masked array, or null=), or {way}",
         argument="coefficients",

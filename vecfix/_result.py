@@ -12,7 +12,7 @@ import numpy as np
 from . import _engine
 from ._io import write_all
 from .columns.column import Identity
-from .columns.rules import is_int
+from .columns.rules import is_int, show_value
 
 _new = object.__new__
 
@@ -166,10 +166,11 @@ class Formatted:
             if size > WIDE_MATRIX_BYTES and size > WIDE_MATRIX_RATIO * text:
                 row = int(np.argmax(lengths))
                 raise ValueError(
-                    f"row {row} is {width:,} bytes long, so the ({lengths.size:,}, {width:,})"
-                    f" byte matrix would take {size / 2**30:.1f} GiB for"
-                    f" {text / 2**20:.1f} MiB of text; this result holds the text in"
-                    " Arrow's layout: use to_arrow(), to_pandas(), to_polars() or to_list()"
+                    f"Formatted.matrix: row {row} is {width:,} bytes long, so the"
+                    f" ({lengths.size:,}, {width:,}) byte matrix would take"
+                    f" {size / 2**30:.1f} GiB for {text / 2**20:.1f} MiB of text\nThis"
+                    " result holds the text in Arrow's layout: use to_arrow(), to_pandas(),"
+                    " to_polars() or to_list()"
                 )
             matrix = np.zeros((lengths.size, width), dtype=np.uint8)
             starts = self._offsets[:-1].astype(np.int64)
@@ -216,14 +217,14 @@ class Formatted:
         """A row as ``str`` (``None`` if null) for an integer key; a :class:`Formatted` for
         a slice (a view of this result's arrays), a bool mask or an index array (copies)."""
         if isinstance(key, tuple) or isinstance(key, (bool, np.bool_)):
-            raise _key_error(f"{type(key).__name__} {key!r}")
+            raise _key_error(f"{type(key).__name__} {show_value(key)}")
         given = key
         if not isinstance(key, (int, np.integer, slice, np.ndarray)):
             key = np.asarray(key)  # a list, a pandas or polars Series: positions or a mask
             if key.size == 0:  # [] is no rows (NumPy makes it a float array)
                 key = key.astype(np.intp)
         if isinstance(key, np.ndarray) and key.dtype.kind not in "iub":  # (1.0, "a", None)
-            shown = f"{given!r}" if key.ndim == 0 else f"of dtype {key.dtype}"
+            shown = show_value(given) if key.ndim == 0 else f"of dtype {key.dtype}"
             raise _key_error(f"{type(given).__name__} {shown}")
         if isinstance(key, np.ndarray) and key.ndim == 0:
             return self[key.item()]
@@ -338,20 +339,23 @@ class Formatted:
     def _justify(self, width: int | None, fillchar: bytes, null: bytes, right: bool) -> np.ndarray:
         fill = _bytes_arg(fillchar, "fillchar")
         if fill.size != 1:
-            raise ValueError(f"fillchar must be exactly one byte, got {fillchar!r}")
+            raise ValueError(f"fillchar must be exactly one byte, got {show_value(fillchar)}")
         nul = _bytes_arg(null, "null")
         if width is not None and not is_int(width):  # ("25" or 25.0: not a width)
-            raise TypeError(f"width must be an int or None, got {type(width).__name__} {width!r}")
+            raise TypeError(
+                f"width must be an int or None, got {type(width).__name__} {show_value(width)}"
+            )
         w = self.width if width is None else int(width)
         if w < 0:
             raise ValueError(f"width must be >= 0, got {width}")
         if self.null_count and nul.size > w:
-            raise ValueError(f"null={null!r} does not fit width {w}")
+            raise ValueError(f"null={show_value(null)} does not fit width {w}")
         too_long = np.flatnonzero(self.lengths > w)
         if too_long.size:
             i = int(too_long[0])
             raise ValueError(
-                f"row {i} ({self[i]!r}) needs {int(self.lengths[i])} bytes but the width is {w}"
+                f"row {i} ({show_value(self[i])}) needs {int(self.lengths[i])} bytes but the"
+                f" width is {w}"
             )
         out = np.full((len(self), w), fill[0], dtype=np.uint8)
         lengths = self.lengths[:, None]
@@ -594,7 +598,7 @@ def _ranks(lengths: np.ndarray) -> np.ndarray:
 
 def _bytes_arg(value: bytes, name: str) -> np.ndarray:
     if not isinstance(value, (bytes, bytearray, memoryview)):
-        raise TypeError(f"{name} must be bytes, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be bytes, got {type(value).__name__} {show_value(value)}")
     return np.frombuffer(bytes(value), dtype=np.uint8)
 
 

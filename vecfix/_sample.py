@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .columns.rules import show_value
+
 SEED = 20261129
 """The seed of every sample: the same arguments give the same snapshot on every machine."""
 
@@ -123,7 +125,7 @@ def sample_snapshot(rows: int = 1_000_000, instruments: int = 300, seed: int = S
     (['ESH5', 'NQH5', 'YMH5'], 'ESH5-ESM5')
     """
     if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows < 1:
-        raise ValueError(f"rows must be a positive int, got {rows!r}")
+        raise ValueError(f"rows must be a positive int, got {show_value(rows)}")
     limit = len(_PRODUCTS) * len(_MONTHS) * 2
     if not 1 <= instruments <= limit:
         raise ValueError(f"instruments must be between 1 and {limit}, got {instruments!r}")

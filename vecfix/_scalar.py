@@ -17,6 +17,7 @@ from .columns.rules import (
     as_int32,
     digits,
     show_int,
+    show_value,
 )
 
 __all__ = [
@@ -126,10 +127,11 @@ def string_fixed(
 
         if exponent is not None:
             kind = "a Decimal" if isinstance(coefficient, decimal.Decimal) else "decimal text"
+            shown = show_value(coefficient)
             raise TypeError(
-                f"coefficient {coefficient!r} is {kind}, which carries its own exponent:"
-                f" leave out exponent (got exponent={exponent!r}) and give only the decimals"
-                f" to print, e.g. string_fixed({coefficient!r}, scale=2)"
+                f"coefficient {shown} is {kind}, which carries its own exponent: leave out"
+                f" exponent (got exponent={show_value(exponent)})\nGive only the decimals to"
+                f" print, e.g. string_fixed({shown}, scale=2)"
             )
         try:
             col = read_column(coefficient, "coefficient")
@@ -139,7 +141,7 @@ def string_fixed(
     elif isinstance(coefficient, float):
         raise TypeError(
             f"coefficient must be an int, a Decimal or decimal text, got the float"
-            f" {float(coefficient)!r}: a float cannot hold a decimal price exactly (1.005 is stored"
+            f" {float(coefficient)!r}\nA float cannot hold a decimal price exactly (1.005 is stored"
             " as 1.00499999999999989...), so the digits to round are not known. Pass an int"
             " with an exponent, e.g. string_fixed(1005, -3, 2), or a Decimal or text, e.g."
             " string_fixed('1.005', scale=2); if a float is all you have, convert it through"

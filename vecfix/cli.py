@@ -190,16 +190,29 @@ examples:
 _USAGE = {"vecfix format": "vecfix format INPUT -o OUTPUT --column COL --scale S [...]"}
 
 
+def _error_text(command: str, message: str) -> str:
+    """An error as ``vecfix`` prints it on stderr: ``message``'s first line after
+    ``vecfix COMMAND: error:``, its following lines (the details) indented below.
+
+    >>> print(_error_text("vecfix format", "no column 'px'\\nIts columns are: bid, ask"))
+    vecfix format: error: no column 'px'
+      Its columns are: bid, ask
+    """
+    first, *details = message.split("\n")
+    return "\n".join([f"{command}: error: {first}", *(f"  {d}" for d in details if d)])
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, whose errors in a command (``vecfix format ...``) are one line,
-    as vecfix's own are: the command's short usage and its ``--help`` rather than the
-    usage block; with no command, the usage lists the commands."""
+    """argparse's parser, whose errors in a command (``vecfix format ...``) are as
+    vecfix's own are (:func:`_error_text`), followed by the command's short usage and its
+    ``--help`` rather than the usage block; with no command, the usage lists the commands."""
 
     def error(self, message: str) -> NoReturn:
         if " " not in self.prog:  # no command chosen: the usage says what there is
             super().error(message)
         usage = _USAGE.get(self.prog, self.prog)
-        self.exit(2, f"{self.prog}: error: {message} (usage: {usage}; see {self.prog} --help)\n")
+        text = _error_text(self.prog, f"{message}\nusage: {usage} (see {self.prog} --help)")
+        self.exit(2, text + "\n")
 
     def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
         """As argparse's, but an unknown argument of a command is that command's error
@@ -471,7 +484,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 data error, 2 usage error).
 
     Errors a person can fix (a missing file, an unknown column, a bad option) are printed
-    as one line on stderr, without a traceback.
+    on stderr without a traceback: one line saying what is wrong, then any details
+    indented below it (:func:`_error_text`).
 
     Examples
     --------
@@ -485,7 +499,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a reader gone away is met here, not at exit (a second error)
         return status
     except (UsageError, DataError) as exc:
-        print(f"vecfix {args.command}: error: {exc}", file=sys.stderr)
+        print(_error_text(f"vecfix {args.command}", str(exc)), file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"vecfix {args.command}: interrupted", file=sys.stderr)

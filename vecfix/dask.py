@@ -113,18 +113,24 @@ def _specs(meta: pd.DataFrame, columns: ColumnFormats) -> list[_Spec]:
     if not isinstance(columns, Mapping) or not columns:
         raise TypeError(
             "columns must be a non-empty dict {name: NumberFormat(exponent, scale)}, got "
-            f"{columns!r}"
+            f"{rules.show_value(columns)}"
         )
     out = []
     for name, spec in columns.items():
         if name not in meta.columns:
-            raise KeyError(f"columns: {name!r} is not a column; the frame has {list(meta.columns)}")
+            raise KeyError(
+                f"columns: {rules.show_value(name)} is not a column; the frame has"
+                f" {rules.show_value(list(meta.columns), 100)}"
+            )
         where = f"columns[{name!r}]"
         if isinstance(spec, NumberFormat):
             out.append(_from_format(name, spec, meta, where))
             continue
         if not isinstance(spec, Mapping):
-            raise TypeError(f"{where} must be a NumberFormat or a dict with 'scale', got {spec!r}")
+            raise TypeError(
+                f"{where} must be a NumberFormat or a dict with 'scale', got"
+                f" {rules.show_value(spec)}"
+            )
         unknown = set(spec) - _SPEC_KEYS
         if unknown:
             raise TypeError(
@@ -174,7 +180,7 @@ def _format_series(part: pd.DataFrame, spec: _Spec, name: object, number: int = 
             raise
         label = series.index[exc.row]
         label = label.item() if isinstance(label, np.generic) else label
-        where = f"partition {number}, index {label!r}, "
+        where = f"partition {number}, index {rules.show_value(label, 40)}, "
         raise type(exc)(
             exc.detail, argument=exc.argument, row=exc.row, lead=where + exc.lead
         ) from None
@@ -255,7 +261,9 @@ def format_columns(ddf: dd.DataFrame, columns: ColumnFormats, *, suffix: str = "
     2       -5    7    0.00
     """
     if not isinstance(suffix, str):
-        raise TypeError(f"suffix must be a str, got {type(suffix).__name__} {suffix!r}")
+        raise TypeError(
+            f"suffix must be a str, got {type(suffix).__name__} {rules.show_value(suffix)}"
+        )
     meta = ddf._meta
     specs = _specs(meta, columns)
     out_meta = meta.copy(deep=False)

@@ -119,19 +119,21 @@ class ColumnSpec:
 
     def __post_init__(self) -> None:
         from ._number_format import NumberFormat
-        from .columns.rules import is_int
+        from .columns.rules import is_int, show_value
 
-        owner = f"column {self.name!r}"
+        owner = f"column {show_value(self.name)}"
         if not isinstance(self.name, str) or not self.name:
-            raise UsageError(f"a column name must be a non-empty str, got {self.name!r}")
+            raise UsageError(f"a column name must be a non-empty str, got {show_value(self.name)}")
         if not isinstance(self.format, NumberFormat):
-            raise UsageError(f"{owner}: format must be a vecfix.NumberFormat, got {self.format!r}")
+            raise UsageError(
+                f"{owner}: format must be a vecfix.NumberFormat, got {show_value(self.format)}"
+            )
         if self.output_name is not None and (
             not isinstance(self.output_name, str) or not self.output_name
         ):
             raise UsageError(
                 f"{owner}: the formatted column's name (--as) must be a non-empty str,"
-                f" got {self.output_name!r}"
+                f" got {show_value(self.output_name)}"
             )
         scale = self.format.scale
         if self.scales_by is not None:
@@ -233,19 +235,21 @@ def format_file(
     ES,5000.13
     "Z,N",-0.01
     """
+    from .columns.rules import show_value
+
     start = time.perf_counter()
     in_fmt = file_format(input, input_format, role="input")
     out_fmt = file_format(output, output_format, role="output")
     quoting = _QUOTING_ALIASES.get(csv_quoting, csv_quoting)
     if quoting not in CSV_QUOTING:
         raise UsageError(
-            f"csv quoting must be one of {', '.join(CSV_QUOTING)}, got {csv_quoting!r}"
+            f"csv quoting must be one of {', '.join(CSV_QUOTING)}, got {show_value(csv_quoting)}"
         )
     if isinstance(csv_nulls, (str, bytes)) or not all(isinstance(t, str) for t in csv_nulls):
-        raise UsageError(f"csv_nulls must be a sequence of str, got {csv_nulls!r}")
+        raise UsageError(f"csv_nulls must be a sequence of str, got {show_value(csv_nulls)}")
     if compression is not None and compression not in COMPRESSIONS:
         raise UsageError(
-            f"unknown compression {compression!r}: choose from {', '.join(COMPRESSIONS)}"
+            f"unknown compression {show_value(compression)}: choose from {', '.join(COMPRESSIONS)}"
         )
     fio.check_specs(columns)
     pl = fio.polars()
@@ -452,7 +456,7 @@ class _Job:
 
 def _file_error(spec: ColumnSpec, exc: Exception, row: int, symbol: Any) -> DataError:
     """A row error of a batch as :class:`DataError`, with ``row``, its row in the file."""
-    from .columns.rules import RowError
+    from .columns.rules import RowError, show_value
 
     if not isinstance(exc, RowError) or exc.row is None:
         return DataError(str(exc))
@@ -460,8 +464,8 @@ def _file_error(spec: ColumnSpec, exc: Exception, row: int, symbol: Any) -> Data
     if spec.scales_by is not None and exc.argument == "scale":  # a symbol not in the map
         by = spec.scales_by[0]
         return DataError(
-            f"column {spec.name!r}, {at}: symbol {symbol!r} (column {by!r}) is"
-            " not in the scale map; add it, or give --scale as the scale of symbols the map"
+            f"column {spec.name!r}, {at}: symbol {show_value(symbol)} (column {by!r}) is"
+            " not in the scale map\nAdd it, or give --scale as the scale of symbols the map"
             " does not list"
         )
     part = getattr(spec.format, exc.argument or "", None)

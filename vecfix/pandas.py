@@ -17,7 +17,7 @@ import pandas as pd
 
 from ._batch import format_values, number_format
 from ._number_format import NumberFormat
-from .columns.rules import is_int
+from .columns.rules import is_int, show_value
 
 __all__ = ["VecfixAccessor"]
 
@@ -80,7 +80,7 @@ class VecfixAccessor:
             if isinstance(value, str):
                 raise TypeError(
                     f"fixed: a Series has no other columns: give {name} as an int or as"
-                    f" values (a Series of the same index), not {value!r}"
+                    f" values (a Series of the same index), not {show_value(value)}"
                 )
             if value is not None and not is_int(value):
                 per_row[f"{name}s"] = value

@@ -23,7 +23,7 @@ import polars as pl
 
 from ._batch import format_values, number_format
 from ._number_format import NumberFormat
-from .columns.rules import is_int
+from .columns.rules import is_int, show_value
 
 __all__ = ["VecfixExpr", "VecfixSeries"]
 
@@ -96,7 +96,7 @@ def fixed_expr(
         elif not isinstance(value, pl.Expr):
             raise TypeError(
                 f"{name} must be an int, a column name or a polars expression, got"
-                f" {type(value).__name__} (for values, put them in a column of the frame)"
+                f" {type(value).__name__}\nFor values, put them in a column of the frame"
             )
         layouts[name] = value.alias(_FIELD.format(name))
 
@@ -209,7 +209,7 @@ class VecfixSeries:
             if isinstance(value, (str, pl.Expr)):
                 raise TypeError(
                     f"fixed: a Series has no other columns: give {name} as an int or as"
-                    f" values (a Series), not {value!r}"
+                    f" values (a Series), not {show_value(value)}"
                 )
             if value is not None and not is_int(value):
                 per_row[f"{name}s"] = value

@@ -111,9 +111,9 @@ def _from_anything(values: object, argument: str) -> Column:
     try:
         arr = np.asarray(values)
     except (ValueError, TypeError, OverflowError) as exc:
-        raise TypeError(f"{argument} could not be read as an array: {exc}") from None
+        raise TypeError(f"{argument} could not be read as an array\n{exc}") from None
     if arr.dtype.kind == "f" and arr.ndim == 0:
-        raise rules.float_error(argument, f"the float {values!r}")
+        raise rules.float_error(argument, f"the float {rules.show_value(values)}")
     return read_array(arr, argument)
 
 
@@ -344,7 +344,7 @@ def parse_decimal_text(texts: ColumnLike) -> DecimalColumn:
         for i, v in enumerate(texts):
             if v is not None and not isinstance(v, (str, *BYTES_TYPES)):
                 raise RowTypeError(
-                    f" holds {v!r}",
+                    f" holds {rules.show_value(v)}",
                     argument="texts",
                     row=i,
                     lead="texts must all be text (str or bytes) or None; ",
@@ -358,8 +358,8 @@ def parse_decimal_text(texts: ColumnLike) -> DecimalColumn:
         return DecimalColumn(col.coefficients, np.zeros(n, np.int32), col.valid)
     if col is None or col.kind != "text":
         raise TypeError(
-            "texts must be decimal text (str or bytes sequences, NumPy S/U arrays, Arrow"
-            f" string arrays), got {type(texts).__name__}"
+            f"texts must be decimal text, got {type(texts).__name__}"
             + (f" of {col.described()}" if col is not None else "")
+            + "\nPass str or bytes sequences, NumPy S/U arrays or Arrow string arrays"
         )
     return col.decimal()

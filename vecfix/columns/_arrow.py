@@ -27,8 +27,8 @@ def read_arrow(values: Any, argument: str, source: str | None = None) -> Column:
     if isinstance(values, pa.Array):
         return _read_array(values, argument, source)
     raise TypeError(
-        f"cannot format a {type(values).__name__}: pass one column (a pyarrow Array or"
-        " ChunkedArray, e.g. table['price'])"
+        f"{argument} must be one column, got a pyarrow {type(values).__name__}\nPass one"
+        " column (a pyarrow Array or ChunkedArray), e.g. table['price']"
     )
 
 
@@ -90,7 +90,7 @@ def _read_array(arr: Any, argument: str, source: str | None) -> Column:
     if pa.types.is_floating(t):
         raise rules.float_error(argument, source)
     raise TypeError(
-        f"cannot format {source}: pass decimals, integers or decimal text"
+        f"{argument} must be decimals, integers or decimal text, got {source}"
         if argument == "coefficients"
         else f"{argument} must be integers, got {source}"
     )

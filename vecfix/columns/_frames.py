@@ -17,7 +17,10 @@ def read_pandas(values: Any, argument: str) -> Column:
     import pandas as pd
 
     if isinstance(values, pd.DataFrame):
-        raise TypeError("cannot format a DataFrame: pass one column, e.g. df['price']")
+        raise TypeError(
+            f"{argument} must be one column, got a pandas DataFrame\nPass one column, e.g."
+            " df['price']"
+        )
     if not isinstance(values, (pd.Series, pd.Index)):
         return read_objects(np.asarray(values, dtype=object).tolist(), argument)
     dtype = values.dtype
@@ -57,8 +60,8 @@ def read_polars(values: Any, argument: str) -> Column:
 
     if not isinstance(values, pl.Series):
         raise TypeError(
-            f"cannot format a polars {type(values).__name__}: pass one column, e.g."
-            " df['price'] or df.get_column('price')"
+            f"{argument} must be one column, got a polars {type(values).__name__}\nPass one"
+            " column, e.g. df['price'] or df.get_column('price')"
         )
     dtype = values.dtype
     source = f"a polars {dtype} Series"

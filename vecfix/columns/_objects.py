@@ -84,7 +84,7 @@ def _nested(seq: Sequence[object], argument: str) -> Column:
     try:
         arr = np.asarray(seq)
     except (ValueError, TypeError) as exc:  # ragged lists and the like
-        raise TypeError(f"{argument} could not be read as an array: {exc}") from None
+        raise TypeError(f"{argument} could not be read as an array\n{exc}") from None
     return read_array(arr, argument)
 
 
@@ -97,12 +97,12 @@ def _check_same(
             if isinstance(v, (float, np.floating)):
                 raise rules.float_error(argument, f"{what} mixed with floats", i, v)
             advice = (
-                "; pass every row as decimal text (or every row as integers, with exponents=)"
+                "\nPass every row as decimal text (or every row as integers, with exponents=)"
                 if what == "decimal text"
-                else f"; pass every row as {what} (or None for a null)"
+                else f"\nPass every row as {what} (or None for a null)"
             )
             raise RowTypeError(
-                f" holds {v!r}{advice}",
+                f" holds {rules.show_value(v)}{advice}",
                 argument=argument,
                 row=i,
                 lead=f"{argument} mix {what} with {type(v).__name__}: ",
@@ -120,8 +120,8 @@ def _decimals(seq: Sequence[object], has_null: bool, argument: str) -> Column:
             raise
         value = seq[exc.row]
         raise RowError(
-            f" is Decimal({str(value)!r}): NaN and infinities have no fixed-point text; drop"
-            " them or mark them null (None)",
+            f" is Decimal({str(value)!r}): NaN and infinities have no fixed-point text"
+            "\nDrop them or mark them null (None)",
             argument=argument,
             row=exc.row,
             lead=f"{argument} ",
@@ -161,10 +161,10 @@ def read_array(arr: np.ndarray, argument: str, source: str | None = None) -> Col
     if kind == "f" and argument == "coefficients" and _nulled_integers(arr):
         raise TypeError(
             f"coefficients must be integers, got {_describe(arr, source)} holding whole"
-            " numbers and NaN: integers turned into floats to hold their nulls (pandas does"
-            " this to int columns with missing values), which is exact only below 2**53."
-            " Keep them integers with their nulls: .astype('Int64') on the column before"
-            " the nulls appear, or read it with dtype_backend='pyarrow'"
+            " numbers and NaN\nThese are integers turned into floats to hold their nulls"
+            " (pandas does this to int columns with missing values), which is exact only"
+            " below 2**53. Keep them integers with their nulls: .astype('Int64') on the"
+            " column before the nulls appear, or read it with dtype_backend='pyarrow'"
         )
     raise rules.kind_error(argument, kind, _describe(arr, source))
 

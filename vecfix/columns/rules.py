@@ -18,11 +18,23 @@ Kinds of column (:attr:`vecfix.columns.Column.kind`)
     null array): nothing is printed, so nothing is needed.
 
 A column with no value present (empty, or every row null) needs no exponent either.
+
+Messages
+--------
+Every error vecfix raises says what is wrong on its first line, in at most 200
+characters: the argument (in the words of the call the user made), the row and the value
+(:func:`show_value`). Why, and what to do instead, follow on the next lines::
+
+    coefficients must be integers; row 1 holds float 2.5
+    Floats cannot hold decimal prices exactly: 1.005 is stored as 1.00499999999999989...
+
+A caller that adds its own words (``"column 'px': "``) puts them before the first line.
 """
 
 from __future__ import annotations
 
 import operator
+import reprlib
 from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar
 
@@ -51,10 +63,12 @@ class RowError(ValueError):
     """An input row vecfix cannot format, as data: which argument, which row, and why.
 
     ``str(error)`` is ``f"{lead}row {row}{detail}"`` (just ``detail`` when the error is
-    about no row in particular). :func:`vecfix.iter_format` counts :attr:`row` from the
-    start of the whole input (:meth:`shifted`), never by rewriting the text, so a message
-    that quotes the user's own text is left as it is; :mod:`vecfix.dask` counts it within
-    the partition and names the partition and the row's index label in the message.
+    about no row in particular). Its first line names the argument, the row and the value;
+    ``detail`` goes on, after a line break, with why and what to do (see the module's
+    Messages). :func:`vecfix.iter_format` counts :attr:`row` from the start of the whole
+    input (:meth:`shifted`), never by rewriting the text, so a message that quotes the
+    user's own text is left as it is; :mod:`vecfix.dask` counts it within the partition
+    and names the partition and the row's index label in the message.
 
     Attributes
     ----------
@@ -137,8 +151,8 @@ def as_int(value: object, name: str) -> int:
         return operator.index(value)  # type: ignore[arg-type]
     except TypeError:
         raise TypeError(
-            f"{name} must be an integer, got {type(value).__name__} {value!r}"
-            " (pass an int, or convert exactly first, e.g. Decimal -> coefficient/exponent)"
+            f"{name} must be an integer, got {type(value).__name__} {show_value(value)}"
+            "\nPass an int, or convert exactly first, e.g. Decimal -> coefficient/exponent"
         ) from None
 
 
@@ -173,11 +187,36 @@ def digits(a: int) -> int:
 
 
 def show_int(value: int) -> str:
-    """An int for a message: its digits, or their count when there are thousands (Python
-    refuses to print an int of over 4,300 digits)."""
-    if value.bit_length() < 10_000:
+    """An int for the first line of a message: its digits, or their count beyond 40 digits
+    (Python refuses to print an int of over 4,300 digits anyway)."""
+    if value.bit_length() < 128:  # (39 digits at least)
+        return str(value)
+    if digits(abs(value)) <= 40:
         return str(value)
     return f"<an integer of {digits(abs(value))} digits>"
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 60
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxset = _REPR.maxfrozenset = _REPR.maxdeque = 6
+_REPR.maxarray, _REPR.maxdict, _REPR.maxlevel = 6, 4, 2
+
+
+def show_value(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for the first line of a message: on one line and at most ``limit``
+    characters (a long text, list or array is cut, with ``...``), never slow to make.
+
+    >>> show_value("1.5"), show_value("9" * 100)
+    ("'1.5'", "'999999999999999999999999999...9999999999999999999999999999'")
+    >>> show_value(list(range(100)))
+    '[0, 1, 2, 3, 4, 5, ...]'
+    """
+    if is_int(value) and int(value).bit_length() >= 128:  # type: ignore[call-overload]
+        return show_int(int(value))  # type: ignore[call-overload]
+    text = _REPR.repr(value)
+    if "\n" in text:  # a NumPy array's repr, say: one line
+        text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def positive_int(value: object, name: str, allow_none: bool = False) -> int | None:
@@ -186,7 +225,7 @@ def positive_int(value: object, name: str, allow_none: bool = False) -> int | No
         return None
     what = "a positive int or None" if allow_none else "a positive int"
     if not is_int(value):
-        raise TypeError(f"{name} must be {what}, got {value!r}")
+        raise TypeError(f"{name} must be {what}, got {show_value(value)}")
     if value < 1:  # type: ignore[operator]
         raise ValueError(f"{name} must be {what}, got {value}")
     return int(value)  # type: ignore[call-overload]
@@ -214,19 +253,19 @@ def needs(
     if carries and exponents is not None:
         raise TypeError(
             f"{where}coefficients are {_text(source)}, which carry their own exponent;"
-            " leave exponents=None (pass the number of decimals as scales=...)"
+            " leave exponents=None\nPass the number of decimals as scales=..."
         )
     if kind == "integers" and exponents is None and has_values:
         raise TypeError(
-            f"{where}exponents is required for integer coefficients ({_text(source)}):"
-            " the power of ten of each coefficient (e.g. -9 for PRICE9)"
+            f"{where}exponents is required for integer coefficients ({_text(source)})"
+            "\nPass the power of ten of each coefficient, e.g. exponents=-9 for PRICE9"
         )
     if carries and null is not None:
         raise TypeError(
-            f"{where}null= marks sentinel integer coefficients (e.g. 2**63 - 1 for"
-            f" PRICENULL9); coefficients are {_text(source)}, which carry their own exponent,"
-            " so a sentinel would be compared with a meaningless part of them. Mark missing"
-            " values as nulls of the column itself (None, NA, null): they are kept"
+            f"{where}null= marks sentinel integer coefficients; coefficients are"
+            f" {_text(source)}, which carry their own exponent\nA sentinel (e.g. 2**63 - 1"
+            " for PRICENULL9) would be compared with a meaningless part of them. Mark"
+            " missing values as nulls of the column itself (None, NA, null): they are kept"
         )
 
 
@@ -246,7 +285,8 @@ def sentinels(null: NullLike) -> list[int]:
     for v in np.asarray(items, dtype=object).reshape(-1).tolist():
         if not is_int(v):
             raise TypeError(
-                f"null must be an int or a sequence of ints (e.g. null=2**63 - 1), got {v!r}"
+                "null must be an int or a sequence of ints (e.g. null=2**63 - 1), got"
+                f" {show_value(v)}"
             )
         out.append(int(v))
     return out
@@ -256,8 +296,8 @@ def sentinels(null: NullLike) -> list[int]:
 
 
 _FLOAT_ADVICE = (
-    ". Floats cannot hold decimal prices exactly: 1.005 is stored as 1.00499999999999989...,"
-    " so the digits to round are not known. Pass integer coefficients with an exponent"
+    "\nFloats cannot hold decimal prices exactly: 1.005 is stored as 1.00499999999999989...,"
+    " so the digits to round are not known.\nPass integer coefficients with an exponent"
     " (e.g. mantissas with exponents=-9), decimal text or Decimal values (then scales="
     " only), or a decimal column; if floats are all you have, convert each one through its"
     " shortest text first, e.g. [Decimal(repr(x)) for x in values], and check that this is"
@@ -274,11 +314,11 @@ def float_error(
         advice = _FLOAT_ADVICE
     else:
         cast = ".cast(pa.int32())" if source.startswith("an Arrow") else ".astype(np.int32)"
-        advice = f": {argument} count powers of ten; convert whole numbers with {cast}"
+        advice = f"\n{argument} count powers of ten: convert whole numbers with {cast}"
     if row is None:
         return TypeError(f"{argument} must be integers, got {source}{advice}")
     return RowTypeError(
-        f" holds float {value!r}{advice}",
+        f" holds float {show_value(value)}{advice}",
         argument=argument,
         row=row,
         lead=f"{argument} must be integers; ",
@@ -290,13 +330,13 @@ def kind_error(argument: str, dtype_kind: str, source: str) -> TypeError:
     if dtype_kind == "f":
         return float_error(argument, source)
     hint = {
-        "b": " Booleans are not numbers here: convert explicitly with .astype(np.int64).",
-        "M": " Datetimes are not prices: pass integer coefficients.",
-        "m": " Timedeltas are not prices: pass integer coefficients.",
+        "b": "\nBooleans are not numbers here: convert explicitly with .astype(np.int64).",
+        "M": "\nDatetimes are not prices: pass integer coefficients.",
+        "m": "\nTimedeltas are not prices: pass integer coefficients.",
     }.get(dtype_kind, "")
     if dtype_kind in "Mm" and argument not in ("coefficients", "coefficient", "values"):
-        hint = f" {argument.capitalize()} count powers of ten, not times."
-    return TypeError(f"{argument} must be integers, got {source}.{hint}")
+        hint = f"\n{argument.capitalize()} count powers of ten, not times."
+    return TypeError(f"{argument} must be integers, got {source}{hint}")
 
 
 def row_type_error(argument: str, row: int, value: object, expected: str = "integers") -> TypeError:
@@ -305,13 +345,13 @@ def row_type_error(argument: str, row: int, value: object, expected: str = "inte
         return float_error(argument, f"{type(value).__name__} values", row, value)
     if isinstance(value, (bool, np.bool_)):
         return RowTypeError(
-            f" holds the bool {value!r}: booleans are not numbers here",
+            f" holds the bool {value!r}\nBooleans are not numbers here",
             argument=argument,
             row=row,
             lead=f"{argument} must be integers, got a bool among them; ",
         )
     return RowTypeError(
-        f" holds {type(value).__name__} {value!r}",
+        f" holds {type(value).__name__} {show_value(value)}",
         argument=argument,
         row=row,
         lead=f"{argument} must be {expected}; ",
@@ -321,7 +361,7 @@ def row_type_error(argument: str, row: int, value: object, expected: str = "inte
 def null_in(argument: str, row: int) -> RowTypeError:
     """A null exponent or scale: those are needed for every row."""
     return RowTypeError(
-        f" is null: every row needs its {argument[:-1]} (a missing price is marked null in"
+        f" is null\nEvery row needs its {argument[:-1]} (a missing price is marked null in"
         " coefficients, or with null=)",
         argument=argument,
         row=row,
@@ -335,8 +375,8 @@ def null_in(argument: str, row: int) -> RowTypeError:
 def check_1d(argument: str, shape: tuple[int, ...]) -> None:
     if len(shape) > 1:
         raise ValueError(
-            f"{argument} must be a scalar or 1-D, got shape {shape}; pass .ravel() to"
-            " format every element in row-major order"
+            f"{argument} must be a scalar or 1-D, got shape {shape}"
+            "\nPass .ravel() to format every element in row-major order"
         )
 
 

@@ -17,6 +17,7 @@ from .._limits import INT32_MAX
 from .._number_format import NumberFormat
 from .._result import Formatted
 from ..columns import ColumnLike
+from ..columns.rules import show_value
 from ._buffers import FieldBuffer, Messages
 from ._columns import (
     _fix,
@@ -60,7 +61,7 @@ def _stack(cols: Sequence[Formatted]) -> tuple[np.ndarray, np.ndarray, np.ndarra
 
 def _check_tag(tag: object) -> int:
     if isinstance(tag, (bool, np.bool_)) or not isinstance(tag, (int, np.integer)):
-        raise TypeError(f"tag must be an int, got {type(tag).__name__} {tag!r}")
+        raise TypeError(f"tag must be an int, got {type(tag).__name__} {show_value(tag)}")
     if not 1 <= tag <= MAX_TAG:
         raise ValueError(f"tag must be between 1 and {MAX_TAG}, got {tag}")
     return int(tag)

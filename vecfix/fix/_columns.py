@@ -22,6 +22,7 @@ from .._kernels import SOH
 from .._result import Formatted
 from ..columns import ColumnLike, Identity
 from ..columns._arrow import arrow_valid, fixed_width
+from ..columns.rules import show_value
 
 _EQUALS = ord("=")
 _ALNUM = np.frombuffer(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", np.uint8)
@@ -48,7 +49,7 @@ def require_a_price(bid: Formatted, offer: Formatted, what: str) -> None:
     if not priced.all():
         r = int(np.argmin(priced))
         raise ValueError(
-            f"{what} {r} has neither bid_px nor offer_px: a {what} needs a price on at least"
+            f"{what} {r} has neither bid_px nor offer_px\nA {what} needs a price on at least"
             " one side (leave the row out to send no quote)"
         )
 
@@ -63,7 +64,7 @@ def _describe_bad(name: str, col: Formatted, r: int, identifier: bool) -> ValueE
         why = "contains '=', which a FIX parser would take for a tag separator"
     else:
         why = "contains a byte outside printable ASCII"
-    return ValueError(f"{name}[{r}] = {text!r} {why}")
+    return ValueError(f"{name}[{r}] = {show_value(text)} {why}")
 
 
 def check_bytes(name: str, col: Formatted, identifier: bool) -> None:
@@ -144,7 +145,7 @@ def _from_numpy(name: str, arr: np.ndarray) -> Formatted:
         codes = np.ascontiguousarray(arr).view(np.uint32).reshape(arr.size, arr.dtype.itemsize // 4)
         if codes.size and int(codes.max()) > 0x7F:
             r = int(np.flatnonzero((codes > 0x7F).any(axis=1))[0])
-            raise ValueError(f"{name}[{r}] = {str(arr[r])!r} is not ASCII")
+            raise ValueError(f"{name}[{r}] = {show_value(str(arr[r]))} is not ASCII")
         return Formatted(codes.astype(np.uint8), np.char.str_len(arr).astype(np.int32))
     if kind in "iu":
         return _integers(name, arr)
@@ -170,13 +171,15 @@ def _from_objects(name: str, items: list[Any]) -> Formatted:
             try:
                 encoded.append(v.encode("ascii"))
             except UnicodeEncodeError:
-                raise ValueError(f"{name}[{i}] = {v!r} is not ASCII") from None
+                raise ValueError(f"{name}[{i}] = {show_value(v)} is not ASCII") from None
         elif isinstance(v, (bytes, bytearray)):
             encoded.append(bytes(v))
         elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
             encoded.append(str(int(v)).encode())
         else:
-            raise TypeError(f"{name}[{i}] must be str or bytes, got {type(v).__name__} {v!r}")
+            raise TypeError(
+                f"{name}[{i}] must be str or bytes, got {type(v).__name__} {show_value(v)}"
+            )
     valid = np.fromiter((v is not None for v in items), dtype=np.bool_, count=len(items))
     lengths = np.fromiter(map(len, encoded), dtype=np.int32, count=len(encoded))
     width = max(1, int(lengths.max(initial=0)))
@@ -286,7 +289,7 @@ def _from_polars(name: str, values: Any) -> Formatted:
 def identifier(name: str, value: object) -> bytes:
     """One header value (sender, target, begin string): printable ASCII, no '='."""
     if not isinstance(value, (str, bytes)):
-        raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {show_value(value)}")
     if isinstance(value, str) and value.isascii() and value.isprintable() and value:
         if "=" not in value:  # (the common value, in a tenth of the column's checks)
             return value.encode("ascii")
@@ -373,7 +376,7 @@ def codes(name: str, values: ColumnLike, n: int, what: str) -> np.ndarray:
             if not all_valid(col)[i]
             else col.matrix[i, : col.lengths[i]].tobytes().decode("ascii", "replace")
         )
-        raise ValueError(f"{name}[{i}] = {shown!r} must be a single letter or digit")
+        raise ValueError(f"{name}[{i}] = {show_value(shown)} must be a single letter or digit")
     return np.ascontiguousarray(first)
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from .._limits import INT64_MAX as _INT64_MAX
 from .._result import Formatted
 from ..columns.column import Identity
+from ..columns.rules import show_value
 from ._buffers import Messages
 from ._columns import _fix, identifier, text_column
 
@@ -132,7 +133,7 @@ class Header:
 
 def _seq_number(value: object) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"next_seq must be an int, got {type(value).__name__} {value!r}")
+        raise TypeError(f"next_seq must be an int, got {type(value).__name__} {show_value(value)}")
     if not 1 <= value <= _INT64_MAX:
         raise ValueError(f"next_seq must be >= 1 and within int64, got {value}")
     return int(value)
@@ -140,7 +141,7 @@ def _seq_number(value: object) -> int:
 
 def _precision(value: object) -> str:
     if value not in _PRECISIONS:
-        raise ValueError(f"precision must be one of {sorted(_PRECISIONS)}, got {value!r}")
+        raise ValueError(f"precision must be one of {sorted(_PRECISIONS)}, got {show_value(value)}")
     return str(value)
 
 
@@ -150,8 +151,8 @@ def check_header(header: object) -> Header:
         return header
     if header is None:
         raise TypeError(
-            "header is required: pass header=vecfix.fix.Header(sender, target), which holds"
-            " SenderCompID (49), TargetCompID (56) and numbers MsgSeqNum (34) across calls"
+            "header is required: pass header=vecfix.fix.Header(sender, target)\nA Header holds"
+            " SenderCompID (49) and TargetCompID (56), and numbers MsgSeqNum (34) across calls"
         )
     raise TypeError(
         f"header must be a vecfix.fix.Header, got {type(header).__name__}:"
@@ -222,8 +223,8 @@ def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Fo
         values = np.array([values])
     if isinstance(values, _dt.date):  # a date, not a datetime: no time of day to send
         raise TypeError(
-            f"{name} = {values!r} is a date: a FIX timestamp needs a time of day too (an"
-            " aware datetime, e.g. datetime(2024, 1, 2, tzinfo=timezone.utc), or text)"
+            f"{name} = {values!r} is a date: a FIX timestamp needs a time of day too\nPass"
+            " an aware datetime, e.g. datetime(2024, 1, 2, tzinfo=timezone.utc), or text"
         )
     micros = _datetime_micros(name, values)
     if micros is None:  # text (or a sequence holding datetimes)
@@ -244,7 +245,7 @@ def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Fo
 def _utc_us(name: str, value: _dt.datetime, row: int) -> int:
     if value.tzinfo is None or value.utcoffset() is None:
         raise TypeError(
-            f"{name}[{row}] = {value!r} is a naive datetime: its time zone is unknown; pass"
+            f"{name}[{row}] = {value!r} is a naive datetime: its time zone is unknown\nPass"
             " an aware one (e.g. datetime.now(timezone.utc)) or a NumPy datetime64 in UTC"
         )
     delta = value - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
@@ -412,7 +413,7 @@ def _check_text(name: str, col: Formatted, time_only: bool) -> Formatted:
         r = int(np.argmin(ok))
         text = col.matrix[r, : col.lengths[r]].tobytes().decode("ascii")
         form = "HH:MM:SS" if time_only else "a UTC timestamp YYYYMMDD-HH:MM:SS"
-        raise ValueError(f"{name}[{r}] = {text!r} is not {form}[.sss or .ssssss]")
+        raise ValueError(f"{name}[{r}] = {show_value(text)} is not {form}[.sss or .ssssss]")
     return col
 
 

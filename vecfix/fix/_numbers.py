@@ -35,7 +35,7 @@ from .. import format_fixed
 from .._number_format import NumberFormat
 from .._result import Formatted
 from ..columns import ColumnLike, kind_of, read_column, rules
-from ..columns.rules import RowError, is_int
+from ..columns.rules import RowError, is_int, show_value
 from ._columns import check_bytes, has_formatted_shape, valid_mask
 
 WHOLE = NumberFormat(0, 0)
@@ -58,15 +58,15 @@ def check_format(role: str, fmt: object, columns: dict[str, object]) -> NumberFo
         return None
     if not isinstance(fmt, NumberFormat):
         raise TypeError(
-            f"{role} must be a vecfix.NumberFormat, got {type(fmt).__name__} {fmt!r:.60}:"
+            f"{role} must be a vecfix.NumberFormat, got {type(fmt).__name__} {show_value(fmt)}:"
             f" e.g. {role}=vecfix.{example_of(role)}"
         )
     for part in ("exponent", "scale"):
         value = getattr(fmt, part)
         if isinstance(value, str):
             raise TypeError(
-                f"{role}.{part} = {value!r} names a column, but the FIX builders take columns,"
-                " not names: pass the values themselves (one a row)"
+                f"{role}.{part} = {show_value(value)} names a column, but the FIX builders take"
+                " columns, not names\nPass the values themselves (one a row)"
             )
     if columns and all(has_formatted_shape(v) for v in columns.values()):
         names = " and ".join(columns)

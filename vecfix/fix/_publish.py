@@ -15,6 +15,7 @@ from .. import format_fixed
 from .._number_format import NumberFormat
 from .._result import Formatted
 from ..columns import ColumnLike
+from ..columns.rules import show_value
 from ._buffers import Messages
 from ._builders import (
     TimeLike,
@@ -43,7 +44,7 @@ _Y, _N = ord("Y"), ord("N")
 
 def _limit(name: str, value: object) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {show_value(value)}")
     if value < 1:
         raise ValueError(f"{name} must be >= 1, got {value}")
     return int(value)
@@ -122,9 +123,9 @@ def _quote_sets(quote_set_ids: ColumnLike, n: int, limit: int) -> tuple[np.ndarr
         s = int(again.min())
         first = int(heads[np.argmax(keys[:s] == keys[s])])
         raise ValueError(
-            f"quote_set_ids[{int(heads[s])}] = {keys[s].decode()!r} comes back after another"
-            f" set (its set began at row {first}): a set's entries must be consecutive rows;"
-            " sort or group the rows by set first"
+            f"quote_set_ids[{int(heads[s])}] = {show_value(keys[s].decode())} comes back after"
+            f" another set (its set began at row {first})\nA set's entries must be consecutive"
+            " rows: sort or group the rows by set first"
         )
     return np.append(heads, n).astype(np.int64), Formatted(rows[heads], lengths[heads])
 
@@ -279,7 +280,7 @@ def mass_quotes(
     level = b""
     if response_level is not None:
         if isinstance(response_level, bool) or not isinstance(response_level, (int, np.integer)):
-            raise TypeError(f"response_level must be an int, got {response_level!r}")
+            raise TypeError(f"response_level must be an int, got {show_value(response_level)}")
         if response_level < 0:
             raise ValueError(f"response_level must be >= 0, got {response_level}")
         level = b"301=%d\x01" % int(response_level)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._limits import INT32_MAX
+from ..columns.rules import show_value
 
 STRING, INT, DECIMAL, TIMESTAMP = "string", "int64", "decimal", "timestamp"
 KINDS = (STRING, INT, DECIMAL, TIMESTAMP)
@@ -70,7 +71,7 @@ def check_tag(value: object, name: str) -> int:
     if isinstance(value, str) and value.isascii() and value.isdigit():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name}: a tag must be an int (or its digits), got {value!r}")
+        raise TypeError(f"{name}: a tag must be an int (or its digits), got {show_value(value)}")
     if not 1 <= value <= INT32_MAX:
         raise ValueError(f"{name}: a tag must be between 1 and {INT32_MAX}, got {value}")
     return value
@@ -81,7 +82,7 @@ def check_tags(tags: Iterable[int | str] | None) -> list[int] | None:
     if tags is None:
         return None
     if isinstance(tags, (str, bytes, int)):
-        raise TypeError(f"tags must be a sequence of tags, e.g. [55, 270], got {tags!r}")
+        raise TypeError(f"tags must be a sequence of tags, e.g. [55, 270], got {show_value(tags)}")
     out = [check_tag(t, "tags") for t in tags]
     if len(set(out)) != len(out):
         twice = next(t for t in out if out.count(t) > 1)
@@ -96,7 +97,7 @@ def spec_of(tag: int, value: object) -> Spec:
     if isinstance(value, str):
         if value not in KINDS:
             raise ValueError(
-                f"types[{tag}] = {value!r}: expected one of {', '.join(map(repr, KINDS))}"
+                f"types[{tag}] = {show_value(value)}: expected one of {', '.join(map(repr, KINDS))}"
                 " or an Arrow type"
             )
         return Spec(value)
@@ -119,7 +120,7 @@ def spec_of(tag: int, value: object) -> Spec:
         )
     raise TypeError(
         f"types[{tag}] must be a name ({', '.join(KINDS)}) or a pyarrow DataType,"
-        f" got {type(value).__name__} {value!r}"
+        f" got {type(value).__name__} {show_value(value)}"
     )
 
 

@@ -630,6 +630,14 @@ def test_console_script_version():
     assert r.returncode == 0 and r.stdout.startswith("vecfix ")
 
 
+def test_version_is_the_installed_packages():
+    from importlib.metadata import version
+
+    import vecfix
+
+    assert vecfix.__version__ == version("vecfix")  # pyproject.toml reads it from vecfix/
+
+
 # --------------------------------------------------------------------------- in process
 
 

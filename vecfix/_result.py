@@ -425,7 +425,7 @@ class Formatted:
         np.cumsum(sizes[:-1] + s.size, out=starts[1:])
         total = int(starts[-1] + sizes[-1])
         out = np.empty(total + e.size, dtype=np.uint8)
-        if _engine.kernels_for(n):
+        if _engine.loaded():
             from ._kernels.text import copy_rows
 
             copy_rows(self.matrix.reshape(-1), _NO_STARTS, self.width, self.lengths, out, starts)
@@ -485,7 +485,7 @@ class Formatted:
             without_empty_buffers,
         )
 
-        if self._matrix is not None and not _engine.kernels_for(len(self)):  # a few rows
+        if self._matrix is not None and not _engine.loaded():  # made in Python
             if view:
                 check_view(large)
             text = numpy_strings(self._matrix, self.lengths, self.valid, large=bool(large))
@@ -567,7 +567,7 @@ class Formatted:
         pl = _require("polars", "to_polars")
         if name is None:
             name = "" if self.identity is None or self.identity.name is None else self.identity.name
-        if self._matrix is not None and not _engine.kernels_for(len(self)):  # a few rows:
+        if self._matrix is not None and not _engine.loaded():  # made in Python:
             return pl.Series(str(name), self.to_list(), dtype=pl.String)  # (no pyarrow)
         pa = _require("pyarrow", "to_polars")
         if self._records is not None:  # string_view records, as the kernels wrote them

@@ -258,13 +258,11 @@ def scan(
             return lf
         except pl.exceptions.PolarsError:  # an Arrow IPC stream: read whole (no footer)
             return pl.read_ipc_stream(src.path).lazy()
-    types = {s.name: pl.Int64 if s.format.exponent is not None else pl.String for s in columns}
-    for s in columns:
-        types.update(
-            {p: pl.Int64 for p in (s.format.exponent, s.format.scale) if isinstance(p, str)}
-        )
+    ints = {s.name for s in columns if s.format.exponent is not None}
+    ints |= {p for s in columns for p in (s.format.exponent, s.format.scale) if isinstance(p, str)}
+    read = ints | {s.name for s in columns}
     names = pl.scan_csv(src.path, infer_schema=False, n_rows=0).collect_schema().names()
-    overrides = {n: t for n, t in types.items() if n in names}
+    overrides = {n: pl.Int64 if n in ints else pl.String for n in names if n in read}
     return pl.scan_csv(
         src.path, infer_schema=infer, schema_overrides=overrides, null_values=nulls or None
     )

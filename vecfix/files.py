@@ -397,9 +397,9 @@ class _Job:
 
         def checked(spec: ColumnSpec) -> Any:
             fmt = self.formats[spec.name]
-            layouts = {f"{k}s": pl.col(v) if isinstance(v, str) else v
-                       for k in ("exponent", "scale")
-                       if (v := getattr(fmt, k)) is not None and not is_int(v)}  # fmt: skip
+            parts = {"exponents": fmt.exponent, "scales": fmt.scale}
+            layouts = {k: pl.col(v) if isinstance(v, str) else v
+                       for k, v in parts.items() if v is not None and not is_int(v)}  # fmt: skip
             symbol = [pl.col(spec.scales_by[0]).alias("symbol")] if spec.scales_by else []
             fields = [pl.col(spec.name), pl.col(row), *symbol]
             fields += [v.alias(k) for k, v in layouts.items()]

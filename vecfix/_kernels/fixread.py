@@ -16,9 +16,13 @@ read in two passes, each a plain loop with arrays in and arrays out:
 
 from __future__ import annotations
 
+import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
-from .._jit import array, helper, i64, kernel
+from .._jit import array, helper, i64, kernel, load8
 
 SOH = 1
 _EQ = 61  # "="
@@ -47,6 +51,59 @@ ROW_GROUPS = (268, 295, 296)
 MAX_DEPTH = 3  # levels of row groups inside a message (sets, entries, and one more)
 DENSE_TAGS = 65536  # tags below this are looked up in a table, the others searched
 _TAG_LIMIT = 2147483647
+
+_U64 = np.uint64
+_ONES = _U64(0x0101010101010101)  # SOH in every byte
+_EQS = _U64(0x3D3D3D3D3D3D3D3D)  # "=" in every byte
+_ZEROS = _U64(0x3030303030303030)  # "0" in every byte
+_HIGHS = _U64(0x8080808080808080)
+_LOW7 = _U64(0x7F7F7F7F7F7F7F7F)
+_OVER9 = _U64(0x7676767676767676)  # a byte's low 7 bits plus this pass 127 above 9
+#: Whether to scan 8 bytes a step (numba.config sets DISABLE_JIT at run time: plain Python
+#: then takes the byte-by-byte paths, which wrapping uint64 arithmetic would warn in).
+_WORDS = not numba.config.DISABLE_JIT  # type: ignore[attr-defined]
+
+
+def _ctz_python(x):
+    """``ctz`` for ``NUMBA_DISABLE_JIT=1``."""
+    x = int(x)
+    return _U64((x & -x).bit_length() - 1 if x else 64)
+
+
+@intrinsic
+def _ctz_intrinsic(typingctx, x):
+    """The trailing zero bits of the uint64 ``x`` (LLVM's ``cttz``, one instruction)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        word = ir.IntType(64)
+        fn = builder.module.declare_intrinsic("llvm.cttz", [word, ir.IntType(1)])
+        return builder.call(fn, [args[0], ir.IntType(1)(0)])
+
+    return types.uint64(x), codegen
+
+
+#: ``ctz(x)``: the trailing zero bits of a uint64 (64 for 0).
+ctz = _ctz_intrinsic if _WORDS else _ctz_python
+
+
+@helper
+def _first(word, pattern):
+    """A uint64 whose lowest set bit is bit 7 of the first byte of ``word`` that equals
+    ``pattern``'s bytes (0 if none; bits above it may be set falsely)."""
+    x = word ^ pattern
+    return (x - _ONES) & ~x & _HIGHS
+
+
+@helper
+def _swar_number(digits):
+    """The number that 8 digit values (0 to 9, one a byte, the first in the lowest byte)
+    write: three multiplies, each joining pairs of groups."""
+    v = ((digits * _U64(2561)) >> _U64(8)) & _U64(0x00FF00FF00FF00FF)
+    v = ((v * _U64(6553601)) >> _U64(16)) & _U64(0x0000FFFF0000FFFF)
+    return (v * _U64(42949672960001)) >> _U64(32)
+
 
 
 @helper
@@ -196,26 +253,18 @@ def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh)
 
 
 @helper
-def _note(problem, problem_at, i, code, at):
-    """Record a field-level problem of message ``i``: a framing problem stays, else the
-    first in the message's bytes."""
-    old = problem[i]
-    if old == OK or (old >= NO_EQUALS and at < problem_at[i]):
-        problem[i] = code
-        problem_at[i] = at
+def _noted(code, at, new, new_at):
+    """A message's problem ``(code, at)`` once ``new`` at byte ``new_at`` is noted: a
+    framing problem stays, else the first in the message's bytes. (Scalars in, scalars
+    out: a helper taking the arrays would cost Numba reference counts at each call.)"""
+    if code == OK or (code >= NO_EQUALS and new_at < at):
+        return np.int64(new), np.int64(new_at)
+    return code, at
 
 
 #: Rows of ``split_fields``'s ``levels`` scratch array (one column per group level).
 _DELIM, _DECLARED, _SEEN, _COUNT_AT, _NODE = 0, 1, 2, 3, 4
 LEVEL_ROWS = 5
-
-
-@helper
-def _close(levels, depth, level, problem, problem_at, i):
-    """Close the groups deeper than ``level``, checking their counts."""
-    for d in range(depth, level, -1):
-        if levels[_SEEN, d] != levels[_DECLARED, d]:
-            _note(problem, problem_at, i, GROUP_COUNT, levels[_COUNT_AT, d])
 
 
 #: ``split_fields``'s ``state``: columns, large tags, whether new tags get columns, the
@@ -290,6 +339,7 @@ def split_fields(
     capacity = pool_node.shape[0]
     v = state[S_NODES]
     r = state[S_ROWS]
+    n = data.shape[0]
     for i in range(state[S_MSG], starts.shape[0]):
         if (state[S_CHUNKS] + nsoh[i] + 1) * CHUNK > capacity:
             state[S_MSG] = i
@@ -299,6 +349,8 @@ def split_fields(
         s = starts[i]
         e = ends[i]
         t = trailers[i]
+        code = np.int64(problem[i])  # the message's problem, kept in registers
+        code_at = problem_at[i]
         root = v
         tree[0, 0] = -1  # parent, as an offset from root
         tree[1, 0] = 0  # has children
@@ -310,49 +362,82 @@ def split_fields(
         p = s
         k = 0
         while p < e:
-            tag = np.int64(0)
+            tag = np.int64(-1)
             q = p
-            while q < e and 48 <= data[q] <= 57 and tag <= _TAG_LIMIT:
-                tag = tag * 10 + np.int64(data[q] - _ZERO)
-                q += 1
-            if q >= e or data[q] != _EQ or q == p or data[p] == _ZERO or tag > _TAG_LIMIT:
-                code = BAD_TAG
-                while q < e and data[q] != SOH:
-                    if data[q] == _EQ:
-                        break
+            seek = np.int64(-1)  # the value's SOH, when found with the tag
+            if _WORDS and p + 16 <= n:  # a tag of 1 to 7 digits, its "=", and the SOH
+                word = load8(data, p)  # in 16 bytes, both words read at once (the next
+                soh = _first(word, _ONES)  # field's start waits on this one's SOH only)
+                stop = (ctz(soh) >> _U64(3)) + (
+                    _U64(0) if soh != 0 else ctz(_first(load8(data, p + 8), _ONES)) >> _U64(3)
+                )
+                size = ctz(_first(word, _EQS)) >> _U64(3)
+                if size < stop and size != 0 and (word & _U64(255)) != _ZERO:
+                    digits = (word ^ _ZEROS) & ((_U64(1) << (size << _U64(3))) - _U64(1))
+                    if (((digits & _LOW7) + _OVER9) | digits) & _HIGHS == 0:
+                        tag = np.int64(_swar_number(digits << (_U64(64) - (size << _U64(3)))))
+                        q = p + np.int64(size)
+                        seek = p + np.int64(stop)
+            if tag < 0 or q >= e:  # a longer tag, or not a tag: byte by byte
+                tag = 0
+                q = p
+                while q < e and 48 <= data[q] <= 57 and tag <= _TAG_LIMIT:
+                    tag = tag * 10 + np.int64(data[q] - _ZERO)
                     q += 1
-                if q >= e or data[q] == SOH:
-                    code = NO_EQUALS
-                _note(problem, problem_at, i, code, p)
-                while q < e and data[q] != SOH:
-                    q += 1
-                p = q + 1
-                k += 1
-                continue
+                if q >= e or data[q] != _EQ or q == p or data[p] == _ZERO or tag > _TAG_LIMIT:
+                    bad = BAD_TAG
+                    while q < e and data[q] != SOH:
+                        if data[q] == _EQ:
+                            break
+                        q += 1
+                    if q >= e or data[q] == SOH:
+                        bad = NO_EQUALS
+                    code, code_at = _noted(code, code_at, bad, p)
+                    while q < e and data[q] != SOH:
+                        q += 1
+                    p = q + 1
+                    k += 1
+                    continue
             vs = q + 1
-            q = vs
-            while q < e and data[q] != SOH:
-                q += 1
+            if seek >= 0 and seek < p + 16:  # found with the tag
+                q = min(seek, e)
+            else:
+                q = vs if seek < 0 else seek
+                while True:  # the value's end: its SOH, 8 bytes a step
+                    if q >= e:
+                        q = e
+                        break
+                    if not _WORDS or q + 8 > n:
+                        while q < e and data[q] != SOH:
+                            q += 1
+                        break
+                    soh = _first(load8(data, q), _ONES)
+                    if soh != 0:
+                        q = min(q + np.int64(ctz(soh) >> _U64(3)), e)
+                        break
+                    q += 8
             if q == vs:
-                _note(problem, problem_at, i, EMPTY_VALUE, p)
+                code, code_at = _noted(code, code_at, EMPTY_VALUE, p)
             if k == 2 and tag != 35:
-                _note(problem, problem_at, i, MSG_TYPE, p)
+                code, code_at = _noted(code, code_at, MSG_TYPE, p)
             if p == t:  # the trailer: the message's own, after any groups
-                _close(levels, depth, 0, problem, problem_at, i)
+                for d in range(depth, 0, -1):  # close the groups, checking their counts
+                    if levels[_SEEN, d] != levels[_DECLARED, d]:
+                        code, code_at = _noted(code, code_at, GROUP_COUNT, levels[_COUNT_AT, d])
                 if pending > 0:
-                    _note(problem, problem_at, i, GROUP_COUNT, pending_at)
+                    code, code_at = _noted(code, code_at, GROUP_COUNT, pending_at)
                 pending = 0
                 depth = 0
                 node = root
             else:
                 if tag == 10:
-                    _note(problem, problem_at, i, MISPLACED, p)
+                    code, code_at = _noted(code, code_at, MISPLACED, p)
                 if pending > 0:  # this field opens the group's first entry ...
                     outer = False
                     for lv in range(1, depth + 1):
                         outer = outer or tag == levels[_DELIM, lv]
                     if outer:  # ... unless it opens an enclosing group's next entry
-                        _note(problem, problem_at, i, GROUP_COUNT, pending_at)
+                        code, code_at = _noted(code, code_at, GROUP_COUNT, pending_at)
                     elif depth < MAX_DEPTH:
                         depth += 1
                         levels[_DELIM, depth] = tag
@@ -362,7 +447,11 @@ def split_fields(
                     pending = 0
                 for lv in range(depth, 0, -1):
                     if tag == levels[_DELIM, lv]:
-                        _close(levels, depth, lv, problem, problem_at, i)
+                        for d in range(depth, lv, -1):  # close the groups inside it
+                            if levels[_SEEN, d] != levels[_DECLARED, d]:
+                                code, code_at = _noted(
+                                    code, code_at, GROUP_COUNT, levels[_COUNT_AT, d]
+                                )
                         depth = lv
                         parent = levels[_NODE, lv - 1]
                         tree[1, parent - root] = 1
@@ -380,7 +469,7 @@ def split_fields(
                         count = count * 10 + np.int64(data[c] - _ZERO)
                         c += 1
                     if c != q or q == vs:
-                        _note(problem, problem_at, i, GROUP_COUNT, p)
+                        code, code_at = _noted(code, code_at, GROUP_COUNT, p)
                     elif count > 0:
                         pending = count
                         pending_at = p
@@ -428,9 +517,13 @@ def split_fields(
                 col_cur[col] = slot + 1
             p = q + 1
             k += 1
-        _close(levels, depth, 0, problem, problem_at, i)
+        for d in range(depth, 0, -1):  # close the groups, checking their counts
+            if levels[_SEEN, d] != levels[_DECLARED, d]:
+                code, code_at = _noted(code, code_at, GROUP_COUNT, levels[_COUNT_AT, d])
         if pending > 0:
-            _note(problem, problem_at, i, GROUP_COUNT, pending_at)
+            code, code_at = _noted(code, code_at, GROUP_COUNT, pending_at)
+        problem[i] = code
+        problem_at[i] = code_at
         for u in range(root, v):  # nodes in message order: a leaf is the next row
             n_lo[u] = r
             if tree[1, u - root] == 0:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._jit import array, helper, i64, kernel, load8, store8, two_i64
+from .._jit import array, i64, kernel, load8, store8, two_i64
 from .._limits import INT32_MAX, INT32_MIN
 from . import BIG, EXPONENT_RANGE, INVALID, OK
 
@@ -30,21 +30,6 @@ _INT64_MAX_U = _U64(9223372036854775807)
 _EXP_CAP = 10_000_000_000  # exponent digits stop accumulating past this (already out of range)
 _INT32_MIN = INT32_MIN
 _INT32_MAX = INT32_MAX
-
-
-@helper
-def _row_bounds(data, offsets, width, gap, i):
-    """``(start, stop)`` of row ``i``: fixed-width rows drop their trailing NUL bytes;
-    ``gap < 0`` reads ``offsets`` as ``(start, stop)`` pairs."""
-    if width > 0:
-        start = i * width
-        stop = start + width
-        while stop > start and data[stop - 1] == 0:
-            stop -= 1
-        return start, stop
-    if gap < 0:
-        return np.int64(offsets[2 * i]), np.int64(offsets[2 * i + 1])
-    return np.int64(offsets[i]), np.int64(offsets[i + 1]) - gap
 
 
 @kernel(two_i64(_RO_BYTES, _RO_I64, i64, i64, _RO_BYTES, array("int64"), array("int32"), _BYTES))
@@ -72,7 +57,19 @@ def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
         status[i] = OK
         if check_valid and valid[i] == 0:
             continue
-        p, stop = _row_bounds(data, offsets, width, gap, i)
+        # The row's bounds, written here rather than in a helper taking the arrays: a
+        # helper's array arguments cost Numba two reference counts each a row.
+        if width > 0:  # fixed-width rows drop their trailing NUL bytes
+            p = i * width
+            stop = p + width
+            while stop > p and data[stop - 1] == 0:
+                stop -= 1
+        elif gap < 0:  # (start, stop) pairs
+            p = np.int64(offsets[2 * i])
+            stop = np.int64(offsets[2 * i + 1])
+        else:
+            p = np.int64(offsets[i])
+            stop = np.int64(offsets[i + 1]) - gap
         neg = False
         if p < stop and (data[p] == 45 or data[p] == 43):  # "-" or "+"
             neg = data[p] == 45

@@ -165,12 +165,16 @@ def copy_rows(src, starts, step, lengths, dst, at):
     """
     total = 0
     given = starts.shape[0] > 0
+    room_src = src.shape[0] - 8  # a word loaded or stored at or below these stays inside
+    room_dst = dst.shape[0] - 8
     for i in range(lengths.shape[0]):
         k = np.int64(lengths[i])
         base = np.int64(starts[i]) if given else i * step
         pos = np.int64(at[i])
-        words = (k + 7) // 8 * 8
-        if base + words <= src.shape[0] and pos + words <= dst.shape[0]:
+        if k <= 8 and base <= room_src and pos <= room_dst:  # most rows: one word
+            if k > 0:
+                store8(dst, pos, load8(src, base) & (_ALL >> _U64(64 - 8 * k)))
+        elif base + (k - 1) // 8 * 8 <= room_src and pos + (k - 1) // 8 * 8 <= room_dst:
             for j in range(0, k, 8):  # the bytes past the row's text stored as zeros
                 word = load8(src, base + j)
                 if k - j < 8:

@@ -23,6 +23,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from .._jit import array, helper, i64, kernel, load8
+from .text import _HIGHS, _LOW7, _OVER9, _U64, _WORDS, _ZEROS, ctz, first_byte, swar_number
 
 SOH = 1
 _EQ = 61  # "="
@@ -52,58 +53,74 @@ MAX_DEPTH = 3  # levels of row groups inside a message (sets, entries, and one m
 DENSE_TAGS = 65536  # tags below this are looked up in a table, the others searched
 _TAG_LIMIT = 2147483647
 
-_U64 = np.uint64
 _ONES = _U64(0x0101010101010101)  # SOH in every byte
 _EQS = _U64(0x3D3D3D3D3D3D3D3D)  # "=" in every byte
-_ZEROS = _U64(0x3030303030303030)  # "0" in every byte
-_HIGHS = _U64(0x8080808080808080)
-_LOW7 = _U64(0x7F7F7F7F7F7F7F7F)
-_OVER9 = _U64(0x7676767676767676)  # a byte's low 7 bits plus this pass 127 above 9
-#: Whether to scan 8 bytes a step (numba.config sets DISABLE_JIT at run time: plain Python
-#: then takes the byte-by-byte paths, which wrapping uint64 arithmetic would warn in).
-_WORDS = not numba.config.DISABLE_JIT  # type: ignore[attr-defined]
 
 
-def _ctz_python(x):
-    """``ctz`` for ``NUMBA_DISABLE_JIT=1``."""
-    x = int(x)
-    return _U64((x & -x).bit_length() - 1 if x else 64)
+def _equal_bits_python(buf, offset, byte):
+    """``equal_bits`` for ``NUMBA_DISABLE_JIT=1``."""
+    hits = np.flatnonzero(buf[offset : offset + 64] == byte)
+    return _U64(sum(1 << int(h) for h in hits))
 
 
 @intrinsic
-def _ctz_intrinsic(typingctx, x):
-    """The trailing zero bits of the uint64 ``x`` (LLVM's ``cttz``, one instruction)."""
-    if x != types.uint64:
+def _equal_bits_intrinsic(typingctx, buf, offset, byte):
+    """Bit ``j`` set where byte ``offset + j`` of a 1-D uint8 array is ``byte``, for 64
+    bytes: one vector compare (AVX-512: ``vpcmpeqb`` to a mask; other targets in parts)."""
+    if not (isinstance(buf, types.Array) and buf.dtype == types.uint8 and buf.ndim == 1):
         return None
 
     def codegen(context, builder, sig, args):
-        word = ir.IntType(64)
-        fn = builder.module.declare_intrinsic("llvm.cttz", [word, ir.IntType(1)])
-        return builder.call(fn, [args[0], ir.IntType(1)(0)])
+        array = context.make_array(sig.args[0])(context, builder, args[0])
+        where = context.cast(builder, args[1], sig.args[1], types.intp)
+        lanes = ir.VectorType(ir.IntType(8), 64)
+        pointer = builder.bitcast(builder.gep(array.data, [where]), lanes.as_pointer())
+        block = builder.load(pointer, align=1)
+        value = context.cast(builder, args[2], sig.args[2], types.uint8)
+        one = builder.insert_element(ir.Constant(lanes, ir.Undefined), value, ir.IntType(32)(0))
+        zeros = ir.Constant(ir.VectorType(ir.IntType(32), 64), None)
+        every = builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined), zeros)
+        return builder.bitcast(builder.icmp_unsigned("==", block, every), ir.IntType(64))
 
-    return types.uint64(x), codegen
-
-
-#: ``ctz(x)``: the trailing zero bits of a uint64 (64 for 0).
-ctz = _ctz_intrinsic if _WORDS else _ctz_python
-
-
-@helper
-def _first(word, pattern):
-    """A uint64 whose lowest set bit is bit 7 of the first byte of ``word`` that equals
-    ``pattern``'s bytes (0 if none; bits above it may be set falsely)."""
-    x = word ^ pattern
-    return (x - _ONES) & ~x & _HIGHS
+    return types.uint64(buf, offset, byte), codegen
 
 
-@helper
-def _swar_number(digits):
-    """The number that 8 digit values (0 to 9, one a byte, the first in the lowest byte)
-    write: three multiplies, each joining pairs of groups."""
-    v = ((digits * _U64(2561)) >> _U64(8)) & _U64(0x00FF00FF00FF00FF)
-    v = ((v * _U64(6553601)) >> _U64(16)) & _U64(0x0000FFFF0000FFFF)
-    return (v * _U64(42949672960001)) >> _U64(32)
+#: ``equal_bits(buf, offset, byte)``: a uint64 whose bit ``j`` says whether
+#: ``buf[offset + j] == byte``, for ``j`` below 64. No bounds check: callers guarantee
+#: ``offset + 64 <= len(buf)``.
+equal_bits = _equal_bits_intrinsic if _WORDS else _equal_bits_python
 
+
+@kernel((array("uint8", readonly=True), array("uint64")))
+def soh_bits(data, bits):
+    """Where the SOH bytes are: bit ``j % 64`` of ``bits[j // 64]`` for byte ``j``;
+    ``bits`` has ``len(data) // 64 + 2`` words, the last all ones (a stop for a search
+    that runs past the end)."""
+    full = data.shape[0] // 64
+    for w in range(full):
+        bits[w] = equal_bits(data, w * 64, SOH)
+    tail = _U64(0)
+    for j in range(full * 64, data.shape[0]):
+        if data[j] == SOH:
+            tail |= _U64(1) << _U64(j - full * 64)
+    bits[full] = tail
+    bits[full + 1] = ~_U64(0)
+
+
+@kernel((array("uint8", readonly=True), array("uint64")))
+def soh_bits(data, bits):
+    """Where the SOH bytes are: bit ``j % 64`` of ``bits[j // 64]`` for byte ``j``;
+    ``bits`` has ``len(data) // 64 + 2`` words, the last all ones (a stop for a search
+    that runs past the end)."""
+    full = data.shape[0] // 64
+    for w in range(full):
+        bits[w] = equal_bits(data, w * 64, SOH)
+    tail = _U64(0)
+    for j in range(full * 64, data.shape[0]):
+        if data[j] == SOH:
+            tail |= _U64(1) << _U64(j - full * 64)
+    bits[full] = tail
+    bits[full + 1] = ~_U64(0)
 
 
 @helper
@@ -272,12 +289,20 @@ LEVEL_ROWS = 5
 S_COLS, S_BIG, S_GROW, S_MSG, S_NODES, S_ROWS, S_CHUNKS = 0, 1, 2, 3, 4, 5, 6
 STATE_SIZE = 7
 CHUNK = 512  # records of one column held together in the pool
-DONE, BIG_TAGS_FULL, POOL_FULL = 0, 1, 2
+DONE, BIG_TAGS_FULL, POOL_FULL, TOO_LONG, TOO_MANY = 0, 1, 2, 3, 4
+#: Columns of ``split_fields``'s ``cols``: each column's next free slot in the pool, the
+#: end of its chunk, the node of its last record, whether it is flat.
+C_CUR, C_END, C_LAST, C_FLAT = 0, 1, 2, 3
+#: A record's second word: the value's length in the low 32 bits, its node above.
+LENGTH_BITS = 32
+LENGTH_MASK = (1 << LENGTH_BITS) - 1
+MAX_NODES = 1 << 31
 
 
 @kernel(
     (
         array("uint8", readonly=True),
+        array("uint64", readonly=True),
         array("int64", readonly=True),
         array("int64", readonly=True),
         array("int64", readonly=True),
@@ -285,67 +310,64 @@ DONE, BIG_TAGS_FULL, POOL_FULL = 0, 1, 2
         array("uint8"),
         array("int64"),
         array("int32"),
-        array("int64"),
-        array("int32"),
+        array("int64", 2),
         array("int64"),
         array("int64"),
         array("int64", 2),
         array("int64", 2),
-        array("int64"),
-        array("int64"),
-        array("int64"),
-        array("uint8"),
+        array("int64", 2),
         array("int32"),
         array("int64", 2),
-        array("int64"),
-        array("int64"),
-        array("int64"),
+        array("int64", 2),
         array("int64"),
     )
 )
 def split_fields(
-    data, starts, ends, trailers, nsoh, problem, problem_at, table, big_tags, big_cols,
-    col_tags, state, levels, tree, col_cur, col_end, col_last, col_flat, chunk_col,
-    pool_pairs, pool_node, n_lo, n_hi, row_msg,
+    data, bits, starts, ends, trailers, nsoh, problem, problem_at, table, big, col_tags,
+    state, levels, tree, cols, chunk_col, pool, nodes, row_msg,
 ):  # fmt: skip
     """Split messages into fields, file each field under its column, number the rows.
 
-    A field's column comes from ``table[tag]`` (tags below :data:`DENSE_TAGS`) or
-    ``big_cols`` beside ``big_tags`` (``state[S_BIG]`` larger tags); -1 means none yet:
+    A field's column comes from ``table[tag]`` (tags below :data:`DENSE_TAGS`) or, for
+    the ``state[S_BIG]`` larger tags, ``big[1]`` beside ``big[0]``; -1 means none yet:
     with ``state[S_GROW]`` set such a tag gets the next column (``col_tags`` records each
-    column's tag), else its fields are skipped.
+    column's tag), else its fields are skipped. A field ends at its SOH, found in ``bits``
+    (:func:`soh_bits`), or at its message's end.
 
-    A kept field becomes a record in the pool: its value's ``(start, stop)`` in
-    ``pool_pairs`` and its node in ``pool_node``. Records of one column go to chunks of
-    :data:`CHUNK` records (``chunk_col`` says whose each chunk is; ``col_cur`` and
-    ``col_end`` are each column's free slot and its chunk's end): in message order within
-    a column, read sequentially later. ``col_flat[c]`` is cleared when a record of
-    column ``c`` lies inside the node of its column's record before it (a tag at two
-    levels, or twice in one node; ``col_last`` holds that node): else each row takes its
-    value from at most one record, in order.
+    A kept field becomes a record in ``pool``: its value's first byte, then its length
+    (below :data:`LENGTH_BITS`) and its node (above). Records of one column go to chunks
+    of :data:`CHUNK` records (``chunk_col`` says whose each chunk is; ``cols`` holds each
+    column's free slot and its chunk's end, :data:`C_CUR` and :data:`C_END`): in message
+    order within a column, read sequentially later. ``cols[c, C_FLAT]`` is cleared when a
+    record of column ``c`` lies inside the node of its column's record before it (a tag at
+    two levels, or twice in one node; ``cols[c, C_LAST]`` holds that node): else each row
+    takes its value from at most one record, in order.
 
     Nodes are the message and its group entries (entries are opened by the first field
     after a :data:`ROW_GROUPS` count and by each later field with that tag; the trailer
-    ``10`` is the message's own). Each childless node is a row: ``n_lo[u]:n_hi[u]`` are
-    the rows under node ``u``, ``row_msg`` each row's message.
+    ``10`` is the message's own). Each childless node is a row: ``nodes[u, 0]:nodes[u, 1]``
+    are the rows under node ``u``, ``row_msg`` each row's message.
 
-    Starts at message ``state[S_MSG]`` and returns :data:`DONE`, :data:`BIG_TAGS_FULL`,
-    or :data:`POOL_FULL` before a message whose fields might not fit (``state`` then
-    says where to resume once the pool is larger). ``levels`` (``(LEVEL_ROWS,
-    MAX_DEPTH + 1)``) and ``tree`` (``(2, fields of the largest message + 2)``) are
-    scratch.
+    Starts at message ``state[S_MSG]`` and returns :data:`DONE`; :data:`BIG_TAGS_FULL`;
+    :data:`POOL_FULL` before a message whose fields might not fit (``state`` then says
+    where to resume once the pool is larger); :data:`TOO_LONG` (a value of 4 GiB or more,
+    ``state[S_MSG]`` its message) or :data:`TOO_MANY` (:data:`MAX_NODES` nodes).
+    ``levels`` (``(LEVEL_ROWS, MAX_DEPTH + 1)``) and ``tree`` (``(2, fields of the largest
+    message + 2)``) are scratch.
     """
     grow = state[S_GROW] != 0
-    capacity = pool_node.shape[0]
+    capacity = pool.shape[0]
     v = state[S_NODES]
     r = state[S_ROWS]
+    chunks = state[S_CHUNKS]
     n = data.shape[0]
     for i in range(state[S_MSG], starts.shape[0]):
-        if (state[S_CHUNKS] + nsoh[i] + 1) * CHUNK > capacity:
+        if (chunks + nsoh[i] + 1) * CHUNK > capacity or v + nsoh[i] + 2 > MAX_NODES:
             state[S_MSG] = i
             state[S_NODES] = v
             state[S_ROWS] = r
-            return POOL_FULL
+            state[S_CHUNKS] = chunks
+            return POOL_FULL if v + nsoh[i] + 2 <= MAX_NODES else TOO_MANY
         s = starts[i]
         e = ends[i]
         t = trailers[i]
@@ -357,65 +379,45 @@ def split_fields(
         v += 1
         levels[_NODE, 0] = root
         depth = 0
+        node = root
         pending = np.int64(0)
         pending_at = np.int64(0)
         p = s
         k = 0
+        w = s >> 6  # the SOH bits from s on
+        soh = bits[w] & (~_U64(0) << _U64(s & 63))
         while p < e:
+            while soh == 0:
+                w += 1
+                soh = bits[w]
+            q = min((w << 6) + np.int64(ctz(soh)), e)  # the field's end: its SOH
+            soh &= soh - _U64(1)
             tag = np.int64(-1)
-            q = p
-            seek = np.int64(-1)  # the value's SOH, when found with the tag
-            if _WORDS and p + 16 <= n:  # a tag of 1 to 7 digits, its "=", and the SOH
-                word = load8(data, p)  # in 16 bytes, both words read at once (the next
-                soh = _first(word, _ONES)  # field's start waits on this one's SOH only)
-                stop = (ctz(soh) >> _U64(3)) + (
-                    _U64(0) if soh != 0 else ctz(_first(load8(data, p + 8), _ONES)) >> _U64(3)
-                )
-                size = ctz(_first(word, _EQS)) >> _U64(3)
-                if size < stop and size != 0 and (word & _U64(255)) != _ZERO:
-                    digits = (word ^ _ZEROS) & ((_U64(1) << (size << _U64(3))) - _U64(1))
+            eq = q
+            if _WORDS and p + 8 <= n:  # a tag of 1 to 7 digits and its "=" in one word
+                word = load8(data, p)
+                size = np.int64(ctz(first_byte(word, _EQS)) >> _U64(3))
+                if size < 8 and size < q - p and size != 0 and (word & _U64(255)) != _ZERO:
+                    width = _U64(size) << _U64(3)
+                    digits = (word ^ _ZEROS) & ((_U64(1) << width) - _U64(1))
                     if (((digits & _LOW7) + _OVER9) | digits) & _HIGHS == 0:
-                        tag = np.int64(_swar_number(digits << (_U64(64) - (size << _U64(3)))))
-                        q = p + np.int64(size)
-                        seek = p + np.int64(stop)
-            if tag < 0 or q >= e:  # a longer tag, or not a tag: byte by byte
+                        tag = np.int64(swar_number(digits << (_U64(64) - width)))
+                        eq = p + size
+            if tag < 0:  # a longer tag, or not a tag: byte by byte
                 tag = 0
-                q = p
-                while q < e and 48 <= data[q] <= 57 and tag <= _TAG_LIMIT:
-                    tag = tag * 10 + np.int64(data[q] - _ZERO)
-                    q += 1
-                if q >= e or data[q] != _EQ or q == p or data[p] == _ZERO or tag > _TAG_LIMIT:
-                    bad = BAD_TAG
-                    while q < e and data[q] != SOH:
-                        if data[q] == _EQ:
-                            break
-                        q += 1
-                    if q >= e or data[q] == SOH:
-                        bad = NO_EQUALS
+                eq = p
+                while eq < q and 48 <= data[eq] <= 57 and tag <= _TAG_LIMIT:
+                    tag = tag * 10 + np.int64(data[eq] - _ZERO)
+                    eq += 1
+                if eq >= q or data[eq] != _EQ or eq == p or data[p] == _ZERO or tag > _TAG_LIMIT:
+                    while eq < q and data[eq] != _EQ:
+                        eq += 1
+                    bad = BAD_TAG if eq < q else NO_EQUALS
                     code, code_at = _noted(code, code_at, bad, p)
-                    while q < e and data[q] != SOH:
-                        q += 1
                     p = q + 1
                     k += 1
                     continue
-            vs = q + 1
-            if seek >= 0 and seek < p + 16:  # found with the tag
-                q = min(seek, e)
-            else:
-                q = vs if seek < 0 else seek
-                while True:  # the value's end: its SOH, 8 bytes a step
-                    if q >= e:
-                        q = e
-                        break
-                    if not _WORDS or q + 8 > n:
-                        while q < e and data[q] != SOH:
-                            q += 1
-                        break
-                    soh = _first(load8(data, q), _ONES)
-                    if soh != 0:
-                        q = min(q + np.int64(ctz(soh) >> _U64(3)), e)
-                        break
-                    q += 8
+            vs = eq + 1
             if q == vs:
                 code, code_at = _noted(code, code_at, EMPTY_VALUE, p)
             if k == 2 and tag != 35:
@@ -429,7 +431,7 @@ def split_fields(
                 pending = 0
                 depth = 0
                 node = root
-            else:
+            elif depth > 0 or pending > 0 or tag == 10 or tag == 268 or tag == 295 or tag == 296:
                 if tag == 10:
                     code, code_at = _noted(code, code_at, MISPLACED, p)
                 if pending > 0:  # this field opens the group's first entry ...
@@ -474,7 +476,7 @@ def split_fields(
                         pending = count
                         pending_at = p
             if tag < DENSE_TAGS:
-                col = table[tag]
+                col = np.int64(table[tag])
                 if col < 0 and grow:
                     col = state[S_COLS]
                     state[S_COLS] += 1
@@ -483,38 +485,41 @@ def split_fields(
             else:
                 col = -1
                 for b in range(state[S_BIG]):
-                    if big_tags[b] == tag:
-                        col = big_cols[b]
+                    if big[0, b] == tag:
+                        col = big[1, b]
                         break
                 if col < 0 and grow:
-                    if state[S_BIG] >= big_tags.shape[0]:
+                    if state[S_BIG] >= big.shape[1]:
+                        state[S_CHUNKS] = chunks
                         return BIG_TAGS_FULL
                     col = state[S_COLS]
                     state[S_COLS] += 1
-                    big_tags[state[S_BIG]] = tag
-                    big_cols[state[S_BIG]] = col
+                    big[0, state[S_BIG]] = tag
+                    big[1, state[S_BIG]] = col
                     state[S_BIG] += 1
                     col_tags[col] = tag
             if col >= 0:
-                last = col_last[col]
-                if last >= root and col_flat[col]:
+                if q - vs > LENGTH_MASK:
+                    state[S_MSG] = i
+                    state[S_CHUNKS] = chunks
+                    return TOO_LONG
+                last = cols[col, C_LAST]
+                if last >= root and cols[col, C_FLAT] != 0:
                     inside = last == node or node == root
                     for d in range(depth):
                         inside = inside or levels[_NODE, d] == last
                     if inside:
-                        col_flat[col] = 0
-                col_last[col] = node
-                slot = col_cur[col]
-                if slot == col_end[col]:  # a new chunk for this column
-                    chunk = state[S_CHUNKS]
-                    state[S_CHUNKS] += 1
-                    chunk_col[chunk] = col
-                    slot = chunk * CHUNK
-                    col_end[col] = slot + CHUNK
-                pool_pairs[slot, 0] = vs
-                pool_pairs[slot, 1] = q
-                pool_node[slot] = node
-                col_cur[col] = slot + 1
+                        cols[col, C_FLAT] = 0
+                cols[col, C_LAST] = node
+                slot = cols[col, C_CUR]
+                if slot == cols[col, C_END]:  # a new chunk for this column
+                    chunk_col[chunks] = col
+                    slot = chunks * CHUNK
+                    chunks += 1
+                    cols[col, C_END] = slot + CHUNK
+                pool[slot, 0] = vs
+                pool[slot, 1] = (q - vs) | (node << LENGTH_BITS)
+                cols[col, C_CUR] = slot + 1
             p = q + 1
             k += 1
         for d in range(depth, 0, -1):  # close the groups, checking their counts
@@ -525,16 +530,17 @@ def split_fields(
         problem[i] = code
         problem_at[i] = code_at
         for u in range(root, v):  # nodes in message order: a leaf is the next row
-            n_lo[u] = r
+            nodes[u, 0] = r
             if tree[1, u - root] == 0:
                 row_msg[r] = i
                 r += 1
-            n_hi[u] = r
+            nodes[u, 1] = r
         for u in range(v - 1, root, -1):  # children after their parents: widen upwards
             par = root + tree[0, u - root]
-            if n_hi[u] > n_hi[par]:
-                n_hi[par] = n_hi[u]
+            if nodes[u, 1] > nodes[par, 1]:
+                nodes[par, 1] = nodes[u, 1]
     state[S_MSG] = starts.shape[0]
     state[S_NODES] = v
     state[S_ROWS] = r
+    state[S_CHUNKS] = chunks
     return DONE

@@ -389,7 +389,7 @@ def split_fields(
         while p < e:
             while soh == 0:
                 w += 1
-                soh = bits[w]
+                soh = bits[_U64(w)]
             q = min((w << 6) + np.int64(ctz(soh)), e)  # the field's end: its SOH
             soh &= soh - _U64(1)
             tag = np.int64(-1)
@@ -448,7 +448,7 @@ def split_fields(
                         levels[_COUNT_AT, depth] = pending_at
                     pending = 0
                 for lv in range(depth, 0, -1):
-                    if tag == levels[_DELIM, lv]:
+                    if tag == levels[_U64(_DELIM), _U64(lv)]:
                         for d in range(depth, lv, -1):  # close the groups inside it
                             if levels[_SEEN, d] != levels[_DECLARED, d]:
                                 code, code_at = _noted(
@@ -463,7 +463,7 @@ def split_fields(
                         v += 1
                         levels[_SEEN, lv] += 1
                         break
-                node = levels[_NODE, depth]
+                node = levels[_U64(_NODE), _U64(depth)]
                 if tag == 268 or tag == 295 or tag == 296:
                     count = np.int64(0)
                     c = vs
@@ -476,7 +476,7 @@ def split_fields(
                         pending = count
                         pending_at = p
             if tag < DENSE_TAGS:
-                col = np.int64(table[tag])
+                col = np.int64(table[_U64(tag)])
                 if col < 0 and grow:
                     col = state[S_COLS]
                     state[S_COLS] += 1
@@ -503,23 +503,23 @@ def split_fields(
                     state[S_MSG] = i
                     state[S_CHUNKS] = chunks
                     return TOO_LONG
-                last = cols[col, C_LAST]
-                if last >= root and cols[col, C_FLAT] != 0:
+                last = cols[_U64(col), _U64(C_LAST)]
+                if last >= root and cols[_U64(col), _U64(C_FLAT)] != 0:
                     inside = last == node or node == root
                     for d in range(depth):
                         inside = inside or levels[_NODE, d] == last
                     if inside:
                         cols[col, C_FLAT] = 0
-                cols[col, C_LAST] = node
-                slot = cols[col, C_CUR]
-                if slot == cols[col, C_END]:  # a new chunk for this column
+                cols[_U64(col), _U64(C_LAST)] = node
+                slot = cols[_U64(col), _U64(C_CUR)]
+                if slot == cols[_U64(col), _U64(C_END)]:  # a new chunk for this column
                     chunk_col[chunks] = col
                     slot = chunks * CHUNK
                     chunks += 1
                     cols[col, C_END] = slot + CHUNK
-                pool[slot, 0] = vs
-                pool[slot, 1] = (q - vs) | (node << LENGTH_BITS)
-                cols[col, C_CUR] = slot + 1
+                pool[_U64(slot), _U64(0)] = vs
+                pool[_U64(slot), _U64(1)] = (q - vs) | (node << LENGTH_BITS)
+                cols[_U64(col), _U64(C_CUR)] = slot + 1
             p = q + 1
             k += 1
         for d in range(depth, 0, -1):  # close the groups, checking their counts

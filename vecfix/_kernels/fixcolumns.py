@@ -264,37 +264,49 @@ def spread_words(seg_lo, seg_hi, pool, nodes, flat, stack, words, ok, out, valid
     the next one). Returns ``(rows present, records repeated)``."""
     rows = valid.shape[0]
     w = out.shape[1]
-    flat_nodes = nodes.reshape(-1)  # rows of the nodes ahead are prefetched
     nseg = seg_lo.shape[0]
     present = 0
     r = 0
-    s = 0
-    p = seg_lo[0] if nseg else np.int64(0)
-    hi = seg_hi[0] if nseg else np.int64(0)
-    walk = (np.int64(-1), np.int64(0), p, np.int64(0), np.int64(-1), np.int64(0))
-    n = 0  # records passed, in flat columns
-    while r < rows:
-        if flat:
-            while s < nseg and p >= hi:
-                s += 1
-                if s < nseg:
-                    p = seg_lo[s]
-                    hi = seg_hi[s]
-            j = -1
-            end = rows
-            if s < nseg:
+    if flat:  # record after record: the rows before its node's are empty, its own its words
+        line = out.reshape(-1)
+        flat_nodes = nodes.reshape(-1)  # rows of the nodes ahead are prefetched
+        n = 0
+        for s in range(nseg):
+            hi = seg_hi[s]
+            for p in range(seg_lo[s], hi):
                 prefetch(flat_nodes, 2 * (pool[min(p + AHEAD, hi - 1), 1] >> _SHIFT))
                 node = pool[p, 1] >> _SHIFT
-                if nodes[node, 0] > r:
-                    end = nodes[node, 0]
+                a = nodes[node, 0]
+                b = nodes[node, 1]
+                for y in range(r * w, a * w):
+                    line[y] = 0
+                for y in range(r, a):
+                    valid[y] = 0
+                good = ok[n] != 0
+                flag = 1 if good else 0
+                if w == 1:
+                    v = words[n, 0] if good else 0
+                    for y in range(a, b):
+                        line[y] = v
                 else:
-                    j = n
-                    end = nodes[node, 1]
-                    p += 1
-                    n += 1
-        else:
-            end, walk = _run(r, rows, seg_lo, seg_hi, pool, nodes, stack, walk)
-            j = stack[walk[0], 1] if walk[0] >= 0 else -1
+                    for x in range(w):
+                        v = words[n, x] if good else 0
+                        for y in range(a, b):
+                            out[y, x] = v
+                for y in range(a, b):
+                    valid[y] = flag
+                present += (b - a) * flag
+                r = b
+                n += 1
+        for y in range(r * w, rows * w):
+            line[y] = 0
+        for y in range(r, rows):
+            valid[y] = 0
+        return present, 0
+    walk = (np.int64(-1), np.int64(0), seg_lo[0], np.int64(0), np.int64(-1), np.int64(0))
+    while r < rows:
+        end, walk = _run(r, rows, seg_lo, seg_hi, pool, nodes, stack, walk)
+        j = stack[walk[0], 1] if walk[0] >= 0 else -1
         good = j >= 0 and ok[j] != 0
         for x in range(w):
             v = words[j, x] if good else 0

@@ -343,10 +343,12 @@ def split_fields(
     two levels, or twice in one node; ``cols[c, C_LAST]`` holds that node): else each row
     takes its value from at most one record, in order.
 
-    Nodes are the message and its group entries (entries are opened by the first field
-    after a :data:`ROW_GROUPS` count and by each later field with that tag; the trailer
-    ``10`` is the message's own). Each childless node is a row: ``nodes[u, 0]:nodes[u, 1]``
-    are the rows under node ``u``, ``row_msg`` each row's message.
+    Nodes are the messages (message ``i`` is node ``i``) and their group entries, numbered
+    from ``state[S_NODES]`` (the number of messages at first) in message order (entries
+    are opened by the first field after a :data:`ROW_GROUPS` count and by each later field
+    with that tag; the trailer ``10`` is the message's own). Each childless node is a row:
+    ``nodes[u, 0]:nodes[u, 1]`` are the rows under node ``u``, ``row_msg`` each row's
+    message.
 
     Starts at message ``state[S_MSG]`` and returns :data:`DONE`; :data:`BIG_TAGS_FULL`;
     :data:`POOL_FULL` before a message whose fields might not fit (``state`` then says
@@ -373,10 +375,10 @@ def split_fields(
         t = trailers[i]
         code = np.int64(problem[i])  # the message's problem, kept in registers
         code_at = problem_at[i]
-        root = v
-        tree[0, 0] = -1  # parent, as an offset from root
+        root = i  # message i is node i; its entries are nodes first, first + 1, ...
+        first = v
+        tree[0, 0] = -1  # parent (0: the message, k: node first + k - 1)
         tree[1, 0] = 0  # has children
-        v += 1
         levels[_NODE, 0] = root
         depth = 0
         node = root
@@ -456,9 +458,10 @@ def split_fields(
                                 )
                         depth = lv
                         parent = levels[_NODE, lv - 1]
-                        tree[1, parent - root] = 1
-                        tree[0, v - root] = parent - root
-                        tree[1, v - root] = 0
+                        above = 0 if parent == root else parent - first + 1
+                        tree[1, above] = 1
+                        tree[0, v - first + 1] = above
+                        tree[1, v - first + 1] = 0
                         levels[_NODE, lv] = v
                         v += 1
                         levels[_SEEN, lv] += 1
@@ -504,7 +507,7 @@ def split_fields(
                     state[S_CHUNKS] = chunks
                     return TOO_LONG
                 last = cols[_U64(col), _U64(C_LAST)]
-                if last >= root and cols[_U64(col), _U64(C_FLAT)] != 0:
+                if (last == root or last >= first) and cols[_U64(col), _U64(C_FLAT)] != 0:
                     inside = last == node or node == root
                     for d in range(depth):
                         inside = inside or levels[_NODE, d] == last
@@ -529,14 +532,16 @@ def split_fields(
             code, code_at = _noted(code, code_at, GROUP_COUNT, pending_at)
         problem[i] = code
         problem_at[i] = code_at
-        for u in range(root, v):  # nodes in message order: a leaf is the next row
+        for k in range(v - first + 1):  # nodes in message order: a leaf is the next row
+            u = root if k == 0 else first + k - 1
             nodes[u, 0] = r
-            if tree[1, u - root] == 0:
+            if tree[1, k] == 0:
                 row_msg[r] = i
                 r += 1
             nodes[u, 1] = r
-        for u in range(v - 1, root, -1):  # children after their parents: widen upwards
-            par = root + tree[0, u - root]
+        for k in range(v - first, 0, -1):  # children after their parents: widen upwards
+            u = first + k - 1
+            par = root if tree[0, k] == 0 else first + tree[0, k] - 1
             if nodes[u, 1] > nodes[par, 1]:
                 nodes[par, 1] = nodes[u, 1]
     state[S_MSG] = starts.shape[0]

@@ -212,6 +212,7 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
     col_tags = np.zeros(most, dtype=np.int64)
     state = np.zeros(_k.STATE_SIZE, dtype=np.int64)
     state[_k.S_GROW] = wanted is None
+    state[_k.S_NODES] = m  # message i is node i; group entries follow
     for c, tag in enumerate(wanted or ()):
         col_tags[c] = tag
         if tag < _k.DENSE_TAGS:

@@ -251,6 +251,47 @@ def text_rows(seg_lo, seg_hi, pool, nodes, flat, stack, data, offsets, valid, at
 
 
 @kernel(
+    (_RO_I64, _RO_I64, _RO_POOL, array("int32")), (_RO_I64, _RO_I64, _RO_POOL, array("int64"))
+)
+def serial_offsets(seg_lo, seg_hi, pool, offsets):
+    """Arrow offsets of a string column whose record ``j`` is row ``j`` (flat, as many
+    records as rows): each row's value's length, summed. Returns the bytes."""
+    pos = np.int64(0)
+    offsets[0] = 0
+    r = 1
+    for s in range(seg_lo.shape[0]):
+        for p in range(seg_lo[s], seg_hi[s]):
+            pos += pool[p, 1] & _LENGTH
+            offsets[r] = pos
+            r += 1
+    return pos
+
+
+def _serial_rows_signature(offsets):
+    return (
+        _RO_I64, _RO_I64, _RO_POOL, array("uint8", readonly=True), offsets, array("int64"),
+        array("int32"), array("uint8"),
+    )  # fmt: skip
+
+
+@kernel(_serial_rows_signature(array("int32")), _serial_rows_signature(array("int64")))
+def serial_rows(seg_lo, seg_hi, pool, data, offsets, at, size, dst):
+    """The text of a string column whose record ``j`` is row ``j``, copied by
+    ``copy_rows`` a chunk of records at a time (``at`` and ``size``, ``CHUNK`` long, its
+    scratch) to where :func:`serial_offsets` put each row."""
+    r = 0
+    for s in range(seg_lo.shape[0]):
+        lo = seg_lo[s]
+        k = seg_hi[s] - lo
+        for x in range(k):
+            prefetch(data, pool[lo + min(x + AHEAD, k - 1), 0])
+            at[x] = pool[lo + x, 0]
+            size[x] = pool[lo + x, 1] & _LENGTH
+        copy_rows(data, at[:k], 0, size[:k], dst, offsets[r : r + k])
+        r += k
+
+
+@kernel(
     (
         _RO_I64, _RO_I64, _RO_POOL, _RO_POOL, boolean, array("int64", 2),
         array("int64", 2, readonly=True), array("uint8", readonly=True), array("int64", 2),

@@ -147,9 +147,21 @@ def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
     ``large_string`` past 2 GiB, or as ``types=`` asks)."""
     n = scan.rows
     walk = scan.walk(c)
+    wide = spec.arrow is not None and pa.types.is_large_string(spec.arrow)
+    if scan.flat[c] and scan.records(c) == n:  # record j is row j
+        lo, hi = scan.segments(c)
+        offsets = np.empty(n + 1, dtype=np.int64 if wide else np.int32)
+        total = int(_c.serial_offsets(lo, hi, scan.pool, offsets))
+        if total <= INT32_MAX or wide:
+            buf = np.empty(total + 8, dtype=np.uint8)  # room for copy_rows' last 8-byte store
+            at = np.empty(_k.CHUNK, dtype=np.int64)
+            size = np.empty(_k.CHUNK, dtype=np.int32)
+            _c.serial_rows(lo, hi, scan.pool, scan.data, offsets, at, size, buf)
+            typ = pa.large_string() if wide else pa.string()
+            return pa.Array.from_buffers(typ, n, [None, pa.py_buffer(offsets), pa.py_buffer(buf)])
     total, present, repeated = (int(x) for x in _c.text_total(*walk, n, _stack()))
     scan.repeated += repeated
-    large = total > INT32_MAX if spec.arrow is None else pa.types.is_large_string(spec.arrow)
+    large = total > INT32_MAX if spec.arrow is None else wide
     if not large and total > INT32_MAX:
         raise ValueError(f"{total:,} bytes of text do not fit pa.string(); ask for large_string")
     offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import fixread as _k
-from ._read_columns import Scan, build
+from ._read_columns import Scan, build, empty
 from ._read_types import check_tags, check_types, spec_for
 
 Source = bytes | bytearray | memoryview | np.ndarray | str | os.PathLike[str]
@@ -223,16 +223,16 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
         state[_k.S_COLS] += 1
     largest = int(nsoh.max()) + 2 if m else 2
     chunks = (fields + 63 * _k.CHUNK) // _k.CHUNK + largest  # 64 columns' part-filled chunks
-    pool = np.empty((chunks * _k.CHUNK, 2), dtype=np.int64)
+    pool = empty((chunks * _k.CHUNK, 2), np.int64)
     chunk_col = np.empty(chunks, dtype=np.int32)
     cols = np.zeros((most, 4), dtype=np.int64)
     cols[:, _k.C_LAST] = -1
     cols[:, _k.C_FLAT] = 1
-    nodes = np.empty((fields + m, 2), dtype=np.int64)
-    row_msg = np.empty(fields + m, dtype=np.int64)
+    nodes = empty((fields + m, 2), np.int64)
+    row_msg = empty(fields + m, np.int64)
     levels = np.zeros((_k.LEVEL_ROWS, _k.MAX_DEPTH + 1), dtype=np.int64)
     tree = np.zeros((2, largest), dtype=np.int64)
-    bits = np.empty(data.shape[0] // 64 + 2, dtype=np.uint64)
+    bits = empty(data.shape[0] // 64 + 2, np.uint64)
     _k.soh_bits(data, bits)
     fixed = starts, ends, trailers, nsoh
     while True:

@@ -85,9 +85,28 @@ class Scan:
     def pairs(self, c: int) -> np.ndarray:
         """Column ``c``'s values as ``(start, stop)`` rows, in message order."""
         lo, hi = self.segments(c)
-        out = np.empty((self.records(c), 2), dtype=np.int64)
+        out = empty((self.records(c), 2), np.int64)
         _c.gather_records(lo, hi, self.pool, out)
         return out
+
+
+_HUGE = 2 << 20  # a transparent huge page
+_ALIGNED_FROM = 1 << 20  # arrays of this many bytes and more start on a huge page
+
+
+def empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+    """``np.empty``, but an array of 1 MiB or more starts on a 2 MiB boundary inside an
+    allocation NumPy asks the kernel to back with huge pages (it does from 4 MiB): 4 KiB
+    pages, faulted and zeroed one at a time, cost four times as much a byte, and a large
+    read writes hundreds of MiB of fresh memory. (At most 2 MiB of the last huge page is
+    memory the array does not use.)"""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    if nbytes < _ALIGNED_FROM:
+        return np.empty(shape, dtype)
+    raw = np.empty(nbytes + 2 * _HUGE, dtype=np.uint8)
+    skip = -raw.ctypes.data % _HUGE
+    return raw[skip : skip + nbytes].view(dtype).reshape(shape)
 
 
 def _stack() -> np.ndarray:
@@ -106,9 +125,9 @@ def _parse(scan: Scan, c: int, point: int) -> tuple[Any, ...]:
     """Decimal text of each field (vecfix's one parser), less what FIX forbids. Returns
     coefficients, exponents, statuses and the lowest exponent of a good value."""
     k = scan.records(c)
-    coef = np.empty(k, dtype=np.int64)
-    exps = np.empty(k, dtype=np.int32)
-    status = np.empty(k, dtype=np.uint8)
+    coef = empty(k, np.int64)
+    exps = empty(k, np.int32)
+    status = empty(k, np.uint8)
     lo, hi = scan.segments(c)
     scratch = np.empty((2, 2 * _k.CHUNK), dtype=np.int64)
     _, lowest = _c.parse_numbers(
@@ -131,8 +150,8 @@ def _spread(pa: Any, scan: Scan, c: int, words: np.ndarray, ok: np.ndarray, typ:
         return pa.Array.from_buffers(
             typ, scan.rows, [_validity(pa, ok, int(np.count_nonzero(ok))), pa.py_buffer(words)]
         )
-    out = np.empty((scan.rows, words.shape[1]), dtype=np.int64)
-    valid = np.empty(scan.rows, dtype=np.uint8)
+    out = empty((scan.rows, words.shape[1]), np.int64)
+    valid = empty(scan.rows, np.uint8)
     present, repeated = _c.spread_words(*scan.walk(c), _stack(), words, ok, out, valid)
     scan.repeated += int(repeated)
     bitmap = _validity(pa, valid, int(present))
@@ -150,10 +169,10 @@ def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
     wide = spec.arrow is not None and pa.types.is_large_string(spec.arrow)
     if scan.flat[c] and scan.records(c) == n:  # record j is row j
         lo, hi = scan.segments(c)
-        offsets = np.empty(n + 1, dtype=np.int64 if wide else np.int32)
+        offsets = empty(n + 1, np.int64 if wide else np.int32)
         total = int(_c.serial_offsets(lo, hi, scan.pool, offsets))
         if total <= INT32_MAX or wide:
-            buf = np.empty(total + 8, dtype=np.uint8)  # room for copy_rows' last 8-byte store
+            buf = empty(total + 8, np.uint8)  # room for copy_rows' last 8-byte store
             at = np.empty(_k.CHUNK, dtype=np.int64)
             size = np.empty(_k.CHUNK, dtype=np.int32)
             _c.serial_rows(lo, hi, scan.pool, scan.data, offsets, at, size, buf)
@@ -164,9 +183,9 @@ def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
     large = total > INT32_MAX if spec.arrow is None else wide
     if not large and total > INT32_MAX:
         raise ValueError(f"{total:,} bytes of text do not fit pa.string(); ask for large_string")
-    offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)
-    valid = np.empty(n if present < n else 0, dtype=np.uint8)
-    buf = np.empty(total + 8, dtype=np.uint8)  # room for copy_rows' last 8-byte store
+    offsets = empty(n + 1, np.int64 if large else np.int32)
+    valid = empty(n if present < n else 0, np.uint8)
+    buf = empty(total + 8, np.uint8)  # room for copy_rows' last 8-byte store
     at = np.empty(_BLOCK, dtype=np.int64)
     size = np.empty(_BLOCK, dtype=np.int32)
     _c.text_rows(*walk, _stack(), scan.data, offsets, valid, at, size, buf)
@@ -213,7 +232,7 @@ def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
         scale, precision = forced.scale, forced.precision
     else:
         scale, precision = -lowest, 0
-    words = np.empty((coef.shape[0], 2), dtype=np.int64)
+    words = empty((coef.shape[0], 2), np.int64)
     wide = _c.rescale(coef, exps, status, scale, POW10, words)
     big: dict[int, int] = {}
     huge = np.flatnonzero(status == _text.BIG).tolist()
@@ -255,10 +274,10 @@ def timestamp_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     """``timestamp`` in UTC at the precision written (s, ms, us or ns: the most fraction
     digits of the column), or the unit ``types=`` asks for."""
     k = scan.records(c)
-    secs = np.empty(k, dtype=np.int64)
-    frac = np.empty(k, dtype=np.int64)
-    ndig = np.empty(k, dtype=np.int64)
-    status = np.empty(k, dtype=np.uint8)
+    secs = empty(k, np.int64)
+    frac = empty(k, np.int64)
+    ndig = empty(k, np.int64)
+    status = empty(k, np.uint8)
     lo, hi = scan.segments(c)
     most = int(_c.parse_timestamps(scan.data, lo, hi, scan.pool, secs, frac, ndig, status))
     if spec.arrow is not None:

@@ -412,18 +412,21 @@ def _check_numbers(data, pairs, point, exps, status):
 @kernel(
     (
         array("uint8", readonly=True), _RO_I64, _RO_I64, _RO_POOL, i64,
-        array("uint8", readonly=True), array("int64"), array("int32"), array("uint8"),
-        array("int64", 2),
+        array("uint8", readonly=True), array("int64", 2), array("uint8"), array("int64", 2),
+        array("int64"), array("int32"),
     )
 )  # fmt: skip
-def parse_numbers(data, seg_lo, seg_hi, pool, point, valid, coef, exps, status, pairs):
+def parse_numbers(data, seg_lo, seg_hi, pool, point, valid, words, status, pairs, coef, exps):
     """:func:`~vecfix._kernels.text.parse_decimal` then :func:`_check_numbers` over a
     column's records, a chunk (segment) at a time: each chunk's ``(start, stop)`` pairs
     are laid out in ``pairs`` (``(2, 2 * CHUNK)``, two chunks' scratch) and its values
-    prefetched while the chunk before is parsed: a column a message holds once has its
-    values a message apart, and each would wait on memory. ``valid`` is empty. Returns
-    ``_check_numbers``'s ``(bad, lowest)``."""
+    prefetched while the chunk before is parsed (a column a message holds once has its
+    values a message apart, and each would wait on memory); ``coef`` and ``exps``
+    (``CHUNK`` long) receive a chunk's values, then ``words[j, 0]`` record ``j``'s
+    coefficient and, when ``words`` has a second column, ``words[j, 1]`` its exponent.
+    ``valid`` is empty. Returns ``_check_numbers``'s ``(bad, lowest)``."""
     nseg = seg_lo.shape[0]
+    second = words.shape[1] > 1
     bad = 0
     lowest = 0
     j0 = 0
@@ -441,50 +444,49 @@ def parse_numbers(data, seg_lo, seg_hi, pool, point, valid, coef, exps, status, 
             k = seg_hi[s - 1] - seg_lo[s - 1]
             part = pairs[(s - 1) & 1, : 2 * k]
             j1 = j0 + k
-            parse_decimal(data, part, 0, -1, valid, coef[j0:j1], exps[j0:j1], status[j0:j1])
-            b, low = _check_numbers(data, part, point, exps[j0:j1], status[j0:j1])
+            parse_decimal(data, part, 0, -1, valid, coef[:k], exps[:k], status[j0:j1])
+            b, low = _check_numbers(data, part, point, exps[:k], status[j0:j1])
+            for x in range(k):
+                words[j0 + x, 0] = coef[x]
+            if second:
+                for x in range(k):
+                    words[j0 + x, 1] = exps[x]
             bad += b
             lowest = min(lowest, low)
             j0 = j1
     return bad, lowest
 
 
-@kernel(
-    (
-        array("int64"),
-        array("int32"),
-        array("uint8"),
-        i64,
-        array("int64"),
-        array("int64", 2),
-    )
-)
-def rescale(coef, exps, status, scale, pow10, words):
-    """``coef[j] * 10**(scale + exps[j])`` into ``words[j]`` (its low word, the others the
-    sign), for fields with ``status`` 0; ``status`` becomes 1 (``BIG``: the caller computes
-    it exactly) where the product leaves int64, and 2 where the field has more decimals
-    than ``scale``. Returns the number of values of 19 digits or more (18 digits fit
-    ``decimal128(18, s)``), counting every ``BIG`` one."""
-    w = words.shape[1]
+@kernel((array("int64", 2), array("uint8"), i64, _RO_I64))
+def rescale(words, status, scale, pow10):
+    """In place, each value ``words[j] = (coefficient, exponent)`` with ``status`` 0
+    becomes ``coefficient * 10**(scale + exponent)`` (its low word, then its sign);
+    ``status`` becomes 1 (``BIG``: the caller computes it exactly, from the exponent left
+    in ``words[j, 1]``) where the product leaves int64, and 2 where the value has more
+    decimals than ``scale``; other values become zeros. Returns the number of values of 19
+    digits or more (18 digits fit ``decimal128(18, s)``), counting every ``BIG`` one."""
     wide = 0
     lim18 = np.int64(999_999_999_999_999_999)
-    for j in range(coef.shape[0]):
-        for x in range(w):
-            words[j, x] = 0
+    for j in range(words.shape[0]):
+        c = words[j, 0]
+        e = words[j, 1]
+        words[j, 0] = 0
+        words[j, 1] = 0
         if status[j] == 1:
+            words[j, 1] = e
             wide += 1
             continue
         if status[j] != 0:
             continue
-        k = scale + exps[j]
+        k = scale + e
         if k < 0:
             status[j] = 2
             continue
-        c = coef[j]
         if k > 0:
             if k > 18:
                 if c != 0:
                     status[j] = 1
+                    words[j, 1] = e
                     wide += 1
                     continue
             else:
@@ -492,13 +494,12 @@ def rescale(coef, exps, status, scale, pow10, words):
                 limit = np.int64(9_223_372_036_854_775_807) // m
                 if c > limit or c < -limit:
                     status[j] = 1
+                    words[j, 1] = e
                     wide += 1
                     continue
                 c = c * m
         words[j, 0] = c
-        if c < 0:
-            for x in range(1, w):
-                words[j, x] = -1
+        words[j, 1] = -1 if c < 0 else 0
         if c > lim18 or c < -lim18:
             wide += 1
     return wide

@@ -121,19 +121,21 @@ def _validity(pa: Any, valid: np.ndarray, present: int) -> Any:
     return pa.py_buffer(np.packbits(valid, bitorder="little"))
 
 
-def _parse(scan: Scan, c: int, point: int) -> tuple[Any, ...]:
+def _parse(scan: Scan, c: int, point: int, width: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Decimal text of each field (vecfix's one parser), less what FIX forbids. Returns
-    coefficients, exponents, statuses and the lowest exponent of a good value."""
+    ``words`` (each record's coefficient, then its exponent when ``width`` is 2), their
+    statuses, and the lowest exponent of a good value."""
     k = scan.records(c)
-    coef = empty(k, np.int64)
-    exps = empty(k, np.int32)
+    words = empty((k, width), np.int64)
     status = empty(k, np.uint8)
     lo, hi = scan.segments(c)
-    scratch = np.empty((2, 2 * _k.CHUNK), dtype=np.int64)
+    pairs = np.empty((2, 2 * _k.CHUNK), dtype=np.int64)
+    coef = np.empty(_k.CHUNK, dtype=np.int64)
+    exps = np.empty(_k.CHUNK, dtype=np.int32)
     _, lowest = _c.parse_numbers(
-        scan.data, lo, hi, scan.pool, point, _NO_VALID, coef, exps, status, scratch
+        scan.data, lo, hi, scan.pool, point, _NO_VALID, words, status, pairs, coef, exps
     )
-    return coef, exps, status, int(lowest)
+    return words, status, int(lowest)
 
 
 def _mark(scan: Scan, c: int, tag: int, kind: str, bad: np.ndarray) -> None:
@@ -196,10 +198,10 @@ def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
 
 def int_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     """``int64`` (or the integer type ``types=`` asks for, cast exactly)."""
-    coef, _, status, _ = _parse(scan, c, 0)
+    words, status, _ = _parse(scan, c, 0, 1)
     ok = (status == _text.OK).view(np.uint8)
     _mark(scan, c, tag, "int", ok == 0)
-    arr = _spread(pa, scan, c, coef.reshape(-1, 1), ok, pa.int64())
+    arr = _spread(pa, scan, c, words, ok, pa.int64())
     if spec.arrow is not None and spec.arrow != pa.int64():
         try:
             arr = arr.cast(spec.arrow, safe=True)
@@ -226,20 +228,20 @@ def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     """``decimal128(p, s)`` at the widest scale seen (``p`` 18, or 38 if a value needs
     it; ``decimal256(76, s)`` past that), or the decimal type ``types=`` asks for: the
     text's own digits, no float anywhere."""
-    coef, exps, status, lowest = _parse(scan, c, 1)
+    words, status, lowest = _parse(scan, c, 1, 2)
     forced = spec.arrow
     if forced is not None:
         scale, precision = forced.scale, forced.precision
     else:
         scale, precision = -lowest, 0
-    words = empty((coef.shape[0], 2), np.int64)
-    wide = _c.rescale(coef, exps, status, scale, POW10, words)
+    wide = _c.rescale(words, status, scale, POW10)  # in place; BIG ones keep their exponent
     big: dict[int, int] = {}
     huge = np.flatnonzero(status == _text.BIG).tolist()
-    pairs = scan.pairs(c) if huge else None
+    pairs = scan.pairs(c) if huge else np.empty((0, 2), dtype=np.int64)
     for j in huge:
         a, b = int(pairs[j, 0]), int(pairs[j, 1])
-        value = _exact(scan.data[a:b].tobytes(), int(exps[j]), scale)
+        value = _exact(scan.data[a:b].tobytes(), int(words[j, 1]), scale)
+        words[j] = 0
         if value is None:
             status[j] = _text.INVALID
         else:

@@ -124,16 +124,10 @@ def soh_bits(data, bits):
 
 
 @helper
-def _starts_message(data, p, n):
-    """Whether ``data[p:]`` begins with ``8=FIX``."""
-    return (
-        p + 5 <= n
-        and data[p] == 56
-        and data[p + 1] == _EQ
-        and data[p + 2] == 70
-        and data[p + 3] == 73
-        and data[p + 4] == 88
-    )
+def _begins(b0, b1, b2, b3, b4):
+    """Whether five bytes are ``8=FIX``. (Bytes, not the array: a helper taking an array
+    costs Numba reference counts at each call.)"""
+    return b0 == 56 and b1 == _EQ and b2 == 70 and b3 == 73 and b4 == 88
 
 
 @helper
@@ -171,8 +165,12 @@ def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh)
     cap = starts.shape[0]
     while m < cap:
         s = p
-        while s < n and not _starts_message(data, s, n):
+        while s + 5 <= n and not _begins(
+            data[s], data[s + 1], data[s + 2], data[s + 3], data[s + 4]
+        ):
             s += 1
+        if s + 5 > n:
+            s = n
         if s >= n:
             junk = np.int64(-1)
             for q in range(p, n):
@@ -189,6 +187,8 @@ def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh)
         declared = np.int64(-1)
         t = np.int64(-1)
         e = np.int64(-1)
+        total = np.int64(0)
+        count = np.int64(0)
         if q >= n or data[q] != SOH:  # not even a whole BeginString field
             code = TRUNCATED
             at = q
@@ -225,7 +225,15 @@ def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh)
                             if data[r + 3] == _EQ:
                                 t = r + 1
                                 break
-                    elif b == _NL or b == _CR or (r >= body and _starts_message(data, r, n)):
+                    elif (
+                        b == _NL
+                        or b == _CR
+                        or (
+                            r >= body
+                            and r + 5 <= n
+                            and _begins(b, data[r + 1], data[r + 2], data[r + 3], data[r + 4])
+                        )
+                    ):
                         e = r
                         break
                     r += 1
@@ -234,8 +242,6 @@ def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh)
                     at = e
         stop = t if t >= 0 else e
         view = data[s:stop]  # from 0: LLVM vectorizes both sums
-        total = np.int64(0)
-        count = np.int64(0)
         for k in range(view.shape[0]):
             total += view[k]
             count += view[k] == SOH

@@ -288,6 +288,7 @@ def _noted(code, at, new, new_at):
 #: Rows of ``split_fields``'s ``levels`` scratch array (one column per group level).
 _DELIM, _DECLARED, _SEEN, _COUNT_AT, _NODE = 0, 1, 2, 3, 4
 LEVEL_ROWS = 5
+_LW = MAX_DEPTH + 1  # columns of levels
 
 
 #: ``split_fields``'s ``state``: columns, large tags, whether new tags get columns, the
@@ -364,6 +365,9 @@ def split_fields(
     message + 2)``) are scratch.
     """
     grow = state[S_GROW] != 0
+    cf = cols.reshape(-1)  # flat views: an index is then a shift and an add
+    pf = pool.reshape(-1)
+    lev = levels.reshape(-1)
     capacity = pool.shape[0]
     v = state[S_NODES]
     r = state[S_ROWS]
@@ -385,7 +389,7 @@ def split_fields(
         first = v
         tree[0, 0] = -1  # parent (0: the message, k: node first + k - 1)
         tree[1, 0] = 0  # has children
-        levels[_NODE, 0] = root
+        lev[_U64(_NODE * _LW + 0)] = root
         depth = 0
         node = root
         pending = np.int64(0)
@@ -432,8 +436,10 @@ def split_fields(
                 code, code_at = _noted(code, code_at, MSG_TYPE, p)
             if p == t:  # the trailer: the message's own, after any groups
                 for d in range(depth, 0, -1):  # close the groups, checking their counts
-                    if levels[_SEEN, d] != levels[_DECLARED, d]:
-                        code, code_at = _noted(code, code_at, GROUP_COUNT, levels[_COUNT_AT, d])
+                    if lev[_U64(_SEEN * _LW + d)] != lev[_U64(_DECLARED * _LW + d)]:
+                        code, code_at = _noted(
+                            code, code_at, GROUP_COUNT, lev[_U64(_COUNT_AT * _LW + d)]
+                        )
                 if pending > 0:
                     code, code_at = _noted(code, code_at, GROUP_COUNT, pending_at)
                 pending = 0
@@ -445,34 +451,34 @@ def split_fields(
                 if pending > 0:  # this field opens the group's first entry ...
                     outer = False
                     for lv in range(1, depth + 1):
-                        outer = outer or tag == levels[_DELIM, lv]
+                        outer = outer or tag == lev[_U64(_DELIM * _LW + lv)]
                     if outer:  # ... unless it opens an enclosing group's next entry
                         code, code_at = _noted(code, code_at, GROUP_COUNT, pending_at)
                     elif depth < MAX_DEPTH:
                         depth += 1
-                        levels[_DELIM, depth] = tag
-                        levels[_DECLARED, depth] = pending
-                        levels[_SEEN, depth] = 0
-                        levels[_COUNT_AT, depth] = pending_at
+                        lev[_U64(_DELIM * _LW + depth)] = tag
+                        lev[_U64(_DECLARED * _LW + depth)] = pending
+                        lev[_U64(_SEEN * _LW + depth)] = 0
+                        lev[_U64(_COUNT_AT * _LW + depth)] = pending_at
                     pending = 0
                 for lv in range(depth, 0, -1):
-                    if tag == levels[_U64(_DELIM), _U64(lv)]:
+                    if tag == lev[_U64(_DELIM * _LW + lv)]:
                         for d in range(depth, lv, -1):  # close the groups inside it
-                            if levels[_SEEN, d] != levels[_DECLARED, d]:
+                            if lev[_U64(_SEEN * _LW + d)] != lev[_U64(_DECLARED * _LW + d)]:
                                 code, code_at = _noted(
-                                    code, code_at, GROUP_COUNT, levels[_COUNT_AT, d]
+                                    code, code_at, GROUP_COUNT, lev[_U64(_COUNT_AT * _LW + d)]
                                 )
                         depth = lv
-                        parent = levels[_NODE, lv - 1]
+                        parent = lev[_U64(_NODE * _LW + lv - 1)]
                         above = 0 if parent == root else parent - first + 1
                         tree[1, above] = 1
                         tree[0, v - first + 1] = above
                         tree[1, v - first + 1] = 0
-                        levels[_NODE, lv] = v
+                        lev[_U64(_NODE * _LW + lv)] = v
                         v += 1
-                        levels[_SEEN, lv] += 1
+                        lev[_U64(_SEEN * _LW + lv)] += 1
                         break
-                node = levels[_U64(_NODE), _U64(depth)]
+                node = lev[_U64(_NODE * _LW + depth)]
                 if tag == 268 or tag == 295 or tag == 296:
                     count = np.int64(0)
                     c = vs
@@ -512,28 +518,28 @@ def split_fields(
                     state[S_MSG] = i
                     state[S_CHUNKS] = chunks
                     return TOO_LONG
-                last = cols[_U64(col), _U64(C_LAST)]
-                if (last == root or last >= first) and cols[_U64(col), _U64(C_FLAT)] != 0:
+                last = cf[_U64(4 * col + C_LAST)]
+                if (last == root or last >= first) and cf[_U64(4 * col + C_FLAT)] != 0:
                     inside = last == node or node == root
                     for d in range(depth):
-                        inside = inside or levels[_NODE, d] == last
+                        inside = inside or lev[_U64(_NODE * _LW + d)] == last
                     if inside:
-                        cols[col, C_FLAT] = 0
-                cols[_U64(col), _U64(C_LAST)] = node
-                slot = cols[_U64(col), _U64(C_CUR)]
-                if slot == cols[_U64(col), _U64(C_END)]:  # a new chunk for this column
+                        cf[_U64(4 * col + C_FLAT)] = 0
+                cf[_U64(4 * col + C_LAST)] = node
+                slot = cf[_U64(4 * col + C_CUR)]
+                if slot == cf[_U64(4 * col + C_END)]:  # a new chunk for this column
                     chunk_col[chunks] = col
                     slot = chunks * CHUNK
                     chunks += 1
-                    cols[col, C_END] = slot + CHUNK
-                pool[_U64(slot), _U64(0)] = vs
-                pool[_U64(slot), _U64(1)] = (q - vs) | (node << LENGTH_BITS)
-                cols[_U64(col), _U64(C_CUR)] = slot + 1
+                    cf[_U64(4 * col + C_END)] = slot + CHUNK
+                pf[_U64(2 * slot)] = vs
+                pf[_U64(2 * slot + 1)] = (q - vs) | (node << LENGTH_BITS)
+                cf[_U64(4 * col + C_CUR)] = slot + 1
             p = q + 1
             k += 1
         for d in range(depth, 0, -1):  # close the groups, checking their counts
-            if levels[_SEEN, d] != levels[_DECLARED, d]:
-                code, code_at = _noted(code, code_at, GROUP_COUNT, levels[_COUNT_AT, d])
+            if lev[_U64(_SEEN * _LW + d)] != lev[_U64(_DECLARED * _LW + d)]:
+                code, code_at = _noted(code, code_at, GROUP_COUNT, lev[_U64(_COUNT_AT * _LW + d)])
         if pending > 0:
             code, code_at = _noted(code, code_at, GROUP_COUNT, pending_at)
         problem[i] = code

@@ -24,49 +24,17 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
 from .._jit import array, boolean, helper, i64, kernel, load8
-from .fixread import CHUNK, LENGTH_BITS, LENGTH_MASK
+from .fixread import LENGTH_BITS, LENGTH_MASK
 from .text import copy_rows, parse_decimal
+from .words import prefetch
 
 #: ``status`` values of :func:`parse_timestamps` beyond :mod:`~vecfix._kernels.text`'s.
 TS_LEAP_SECOND = 4
 _LENGTH = np.int64(LENGTH_MASK)
 _SHIFT = np.int64(LENGTH_BITS)
 
-
-def _prefetch_python(buf, offset):
-    """``prefetch`` for ``NUMBA_DISABLE_JIT=1``: nothing to do."""
-
-
-@intrinsic
-def _prefetch_intrinsic(typingctx, buf, offset):
-    """Ask for the cache line of byte ``offset`` of a 1-D array (LLVM's ``prefetch``)."""
-    if not (isinstance(buf, types.Array) and buf.ndim == 1):
-        return None
-
-    def codegen(context, builder, sig, args):
-        array = context.make_array(sig.args[0])(context, builder, args[0])
-        where = context.cast(builder, args[1], sig.args[1], types.intp)
-        byte = ir.IntType(8).as_pointer()
-        pointer = builder.bitcast(builder.gep(array.data, [where]), byte)
-        i32 = ir.IntType(32)
-        fnty = ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32])
-        fn = builder.module.declare_intrinsic("llvm.prefetch", [byte], fnty)
-        builder.call(fn, [pointer, i32(0), i32(3), i32(1)])  # read, keep, data cache
-        return context.get_dummy_value()
-
-    return types.void(buf, offset), codegen
-
-
-#: ``prefetch(buf, offset)``: start loading ``buf[offset]``'s cache line; no wait, no
-#: fault (an address past the buffer is harmless). A value a column takes from each
-#: message lies a message apart from the last: without it, each such read waits on memory
-#: while the row stores behind it pile up. (numba.config sets DISABLE_JIT at run time.)
-prefetch = _prefetch_python if numba.config.DISABLE_JIT else _prefetch_intrinsic  # type: ignore[attr-defined]
 
 AHEAD = 16  # records ahead whose values are prefetched
 
@@ -250,9 +218,7 @@ def text_rows(seg_lo, seg_hi, pool, nodes, flat, stack, data, offsets, valid, at
         copy_rows(data, at[:q], 0, size[:q], dst, offsets[x0 : x0 + q])
 
 
-@kernel(
-    (_RO_I64, _RO_I64, _RO_POOL, array("int32")), (_RO_I64, _RO_I64, _RO_POOL, array("int64"))
-)
+@kernel((_RO_I64, _RO_I64, _RO_POOL, array("int32")), (_RO_I64, _RO_I64, _RO_POOL, array("int64")))
 def serial_offsets(seg_lo, seg_hi, pool, offsets):
     """Arrow offsets of a string column whose record ``j`` is row ``j`` (flat, as many
     records as rows): each row's value's length, summed. Returns the bytes."""
@@ -405,8 +371,6 @@ def _check_numbers(data, pairs, point, exps, status):
         if status[j] <= 1 and exps[j] < lowest:
             lowest = exps[j]
     return bad, lowest
-
-
 
 
 @kernel(

@@ -16,14 +16,20 @@ read in two passes, each a plain loop with arrays in and arrays out:
 
 from __future__ import annotations
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
 from .._jit import array, helper, i64, kernel, load8
-from .text import _HIGHS, _LOW7, _OVER9, _U64, _WORDS, _ZEROS, ctz, first_byte, swar_number
+from .words import (
+    HIGHS,
+    LOW7,
+    OVER9,
+    WORDS,
+    ZEROS,
+    ctz,
+    equal_bits,
+    first_byte,
+    swar_number,
+)
 
 SOH = 1
 _EQ = 61  # "="
@@ -53,58 +59,9 @@ MAX_DEPTH = 3  # levels of row groups inside a message (sets, entries, and one m
 DENSE_TAGS = 65536  # tags below this are looked up in a table, the others searched
 _TAG_LIMIT = 2147483647
 
+_U64 = np.uint64
 _ONES = _U64(0x0101010101010101)  # SOH in every byte
 _EQS = _U64(0x3D3D3D3D3D3D3D3D)  # "=" in every byte
-
-
-def _equal_bits_python(buf, offset, byte):
-    """``equal_bits`` for ``NUMBA_DISABLE_JIT=1``."""
-    hits = np.flatnonzero(buf[offset : offset + 64] == byte)
-    return _U64(sum(1 << int(h) for h in hits))
-
-
-@intrinsic
-def _equal_bits_intrinsic(typingctx, buf, offset, byte):
-    """Bit ``j`` set where byte ``offset + j`` of a 1-D uint8 array is ``byte``, for 64
-    bytes: one vector compare (AVX-512: ``vpcmpeqb`` to a mask; other targets in parts)."""
-    if not (isinstance(buf, types.Array) and buf.dtype == types.uint8 and buf.ndim == 1):
-        return None
-
-    def codegen(context, builder, sig, args):
-        array = context.make_array(sig.args[0])(context, builder, args[0])
-        where = context.cast(builder, args[1], sig.args[1], types.intp)
-        lanes = ir.VectorType(ir.IntType(8), 64)
-        pointer = builder.bitcast(builder.gep(array.data, [where]), lanes.as_pointer())
-        block = builder.load(pointer, align=1)
-        value = context.cast(builder, args[2], sig.args[2], types.uint8)
-        one = builder.insert_element(ir.Constant(lanes, ir.Undefined), value, ir.IntType(32)(0))
-        zeros = ir.Constant(ir.VectorType(ir.IntType(32), 64), None)
-        every = builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined), zeros)
-        return builder.bitcast(builder.icmp_unsigned("==", block, every), ir.IntType(64))
-
-    return types.uint64(buf, offset, byte), codegen
-
-
-#: ``equal_bits(buf, offset, byte)``: a uint64 whose bit ``j`` says whether
-#: ``buf[offset + j] == byte``, for ``j`` below 64. No bounds check: callers guarantee
-#: ``offset + 64 <= len(buf)``.
-equal_bits = _equal_bits_intrinsic if _WORDS else _equal_bits_python
-
-
-@kernel((array("uint8", readonly=True), array("uint64")))
-def soh_bits(data, bits):
-    """Where the SOH bytes are: bit ``j % 64`` of ``bits[j // 64]`` for byte ``j``;
-    ``bits`` has ``len(data) // 64 + 2`` words, the last all ones (a stop for a search
-    that runs past the end)."""
-    full = data.shape[0] // 64
-    for w in range(full):
-        bits[w] = equal_bits(data, w * 64, SOH)
-    tail = _U64(0)
-    for j in range(full * 64, data.shape[0]):
-        if data[j] == SOH:
-            tail |= _U64(1) << _U64(j - full * 64)
-    bits[full] = tail
-    bits[full + 1] = ~_U64(0)
 
 
 @kernel((array("uint8", readonly=True), array("uint64")))
@@ -406,13 +363,13 @@ def split_fields(
             soh &= soh - _U64(1)
             tag = np.int64(-1)
             eq = q
-            if _WORDS and p + 8 <= n:  # a tag of 1 to 7 digits and its "=" in one word
+            if WORDS and p + 8 <= n:  # a tag of 1 to 7 digits and its "=" in one word
                 word = load8(data, p)
                 size = np.int64(ctz(first_byte(word, _EQS)) >> _U64(3))
                 if size < 8 and size < q - p and size != 0 and (word & _U64(255)) != _ZERO:
                     width = _U64(size) << _U64(3)
-                    digits = (word ^ _ZEROS) & ((_U64(1) << width) - _U64(1))
-                    if (((digits & _LOW7) + _OVER9) | digits) & _HIGHS == 0:
+                    digits = (word ^ ZEROS) & ((_U64(1) << width) - _U64(1))
+                    if (((digits & LOW7) + OVER9) | digits) & HIGHS == 0:
                         tag = np.int64(swar_number(digits << (_U64(64) - width)))
                         eq = p + size
             if tag < 0:  # a longer tag, or not a tag: byte by byte

@@ -15,15 +15,12 @@ minus the number of digits after the point, as :class:`decimal.Decimal` does:
 
 from __future__ import annotations
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
 from .._jit import array, helper, i64, kernel, load8, store8, two_i64
 from .._limits import INT32_MAX, INT32_MIN
 from . import BIG, EXPONENT_RANGE, INVALID, OK
+from .words import DOTS, HIGHS, LOW7, OVER9, WORDS, ZEROS, ctz, swar_number
 
 _U64 = np.uint64
 _ALL = _U64(0xFFFFFFFFFFFFFFFF)
@@ -35,70 +32,16 @@ _EXP_CAP = 10_000_000_000  # exponent digits stop accumulating past this (alread
 _INT32_MIN = INT32_MIN
 _INT32_MAX = INT32_MAX
 
-# ------------------------------------------------------------------------ 8 bytes a step
-
-#: Whether kernels may read 8 bytes a step (numba.config sets DISABLE_JIT at run time:
-#: plain Python then takes the byte-by-byte paths, which wrapping uint64 arithmetic would
-#: warn in).
-_WORDS = not numba.config.DISABLE_JIT  # type: ignore[attr-defined]
-_ZEROS = _U64(0x3030303030303030)  # "0" in every byte
-_DOTS = _U64(0x1E1E1E1E1E1E1E1E)  # "." ^ "0" in every byte
-_HIGHS = _U64(0x8080808080808080)
-_LOW7 = _U64(0x7F7F7F7F7F7F7F7F)
-_OVER9 = _U64(0x7676767676767676)  # a byte's low 7 bits plus this pass 127 above 9
-_LOW1 = _U64(0x0101010101010101)
-
-
-def _ctz_python(x):
-    """``ctz`` for ``NUMBA_DISABLE_JIT=1``."""
-    x = int(x)
-    return _U64((x & -x).bit_length() - 1 if x else 64)
-
-
-@intrinsic
-def _ctz_intrinsic(typingctx, x):
-    """The trailing zero bits of the uint64 ``x`` (LLVM's ``cttz``, one instruction)."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, sig, args):
-        word = ir.IntType(64)
-        fn = builder.module.declare_intrinsic("llvm.cttz", [word, ir.IntType(1)])
-        return builder.call(fn, [args[0], ir.IntType(1)(0)])
-
-    return types.uint64(x), codegen
-
-
-#: ``ctz(x)``: the trailing zero bits of a uint64 (64 for 0).
-ctz = _ctz_intrinsic if _WORDS else _ctz_python
-
-
-@helper
-def first_byte(word, pattern):
-    """A uint64 whose lowest set bit is bit 7 of the first byte of ``word`` that equals
-    ``pattern``'s (a byte repeated 8 times); 0 if none. Bits above it may be set falsely."""
-    x = word ^ pattern
-    return (x - _LOW1) & ~x & _HIGHS
-
-
-@helper
-def swar_number(digits):
-    """The number that 8 digit values (0 to 9, one a byte, the first in the lowest byte)
-    write: three multiplies, each joining pairs of groups."""
-    v = ((digits * _U64(2561)) >> _U64(8)) & _U64(0x00FF00FF00FF00FF)
-    v = ((v * _U64(6553601)) >> _U64(16)) & _U64(0x0000FFFF0000FFFF)
-    return (v * _U64(42949672960001)) >> _U64(32)
-
 
 @helper
 def _short_decimal(word, n):
     """``(ok, value, decimals)`` of the ``n`` bytes (1 to 8) at the bottom of ``word``
     when they are digits with at most one ``.`` among them (and a digit): the number the
     digits write and how many follow the point. Else ``ok`` is False."""
-    x = (word ^ _ZEROS) & (_ALL >> _U64(64 - 8 * n))  # digit values; "." is 0x1E
-    t = x ^ _DOTS
-    dot = ~(((t & _LOW7) + _LOW7) | t) & _HIGHS & (_ALL >> _U64(64 - 8 * n))
-    over = (((x & _LOW7) + _OVER9) | x) & _HIGHS & ~dot
+    x = (word ^ ZEROS) & (_ALL >> _U64(64 - 8 * n))  # digit values; "." is 0x1E
+    t = x ^ DOTS
+    dot = ~(((t & LOW7) + LOW7) | t) & HIGHS & (_ALL >> _U64(64 - 8 * n))
+    over = (((x & LOW7) + OVER9) | x) & HIGHS & ~dot
     if over != 0 or (dot & (dot - _U64(1))) != 0 or (dot != 0 and n == 1):
         return False, _U64(0), np.int64(0)
     digits = x
@@ -111,7 +54,6 @@ def _short_decimal(word, n):
         count = n - 1
         decimals = np.int64(n - 1) - np.int64(at)
     return True, swar_number(digits << (_U64(64) - (_U64(count) << _U64(3)))), decimals
-
 
 
 @kernel(two_i64(_RO_BYTES, _RO_I64, i64, i64, _RO_BYTES, array("int64"), array("int32"), _BYTES))
@@ -157,7 +99,7 @@ def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
         if p < stop and (data[p] == 45 or data[p] == 43):  # "-" or "+"
             neg = data[p] == 45
             p += 1
-        if _WORDS and p < stop <= p + 8 and p + 8 <= size:  # short: 8 bytes at once
+        if WORDS and p < stop <= p + 8 and p + 8 <= size:  # short: 8 bytes at once
             short, value, decimals = _short_decimal(load8(data, p), stop - p)
             if short:
                 coef[i] = -np.int64(value) if neg else np.int64(value)

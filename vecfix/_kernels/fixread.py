@@ -28,6 +28,7 @@ from .words import (
     ctz,
     equal_bits,
     first_byte,
+    prefetch_write,
     swar_number,
 )
 
@@ -489,6 +490,7 @@ def split_fields(
                     slot = chunks * CHUNK
                     chunks += 1
                     cf[_U64(4 * col + C_END)] = slot + CHUNK
+                prefetch_write(pf, 2 * slot + 16)  # 2 lines on: stores wait on no load
                 pf[_U64(2 * slot)] = vs
                 pf[_U64(2 * slot + 1)] = (q - vs) | (node << LENGTH_BITS)
                 cf[_U64(4 * col + C_CUR)] = slot + 1

@@ -114,11 +114,9 @@ def text_total(seg_lo, seg_hi, pool, nodes, flat, rows, stack):
     total = 0
     present = 0
     if flat:
-        flat_nodes = nodes.reshape(-1)  # rows of the nodes ahead are prefetched
         for s in range(seg_lo.shape[0]):
             hi = seg_hi[s]
             for p in range(seg_lo[s], hi):
-                prefetch(flat_nodes, 2 * (pool[min(p + AHEAD, hi - 1), 1] >> _SHIFT))
                 second = pool[p, 1]
                 node = second >> _SHIFT
                 count = nodes[node, 1] - nodes[node, 0]
@@ -154,7 +152,6 @@ def text_rows(seg_lo, seg_hi, pool, nodes, flat, stack, data, offsets, valid, at
     block's ``offsets`` say where its rows go)."""
     rows = offsets.shape[0] - 1
     marks = valid.shape[0] > 0
-    flat_nodes = nodes.reshape(-1)  # rows of the nodes ahead are prefetched too
     block = at.shape[0]
     nseg = seg_lo.shape[0]
     pos = np.int64(0)
@@ -181,9 +178,7 @@ def text_rows(seg_lo, seg_hi, pool, nodes, flat, stack, data, offsets, valid, at
                             p = seg_lo[s]
                             hi = seg_hi[s]
                     if s < nseg:
-                        ahead = min(p + AHEAD, hi - 1)
-                        prefetch(data, pool[ahead, 0])
-                        prefetch(flat_nodes, 2 * (pool[ahead, 1] >> _SHIFT))
+                        prefetch(data, pool[min(p + AHEAD, hi - 1), 0])
                         node = pool[p, 1] >> _SHIFT
                         if nodes[node, 0] > r:
                             end = nodes[node, 0]
@@ -276,12 +271,10 @@ def spread_words(seg_lo, seg_hi, pool, nodes, flat, stack, words, ok, out, valid
     r = 0
     if flat:  # record after record: the rows before its node's are empty, its own its words
         line = out.reshape(-1)
-        flat_nodes = nodes.reshape(-1)  # rows of the nodes ahead are prefetched
         n = 0
         for s in range(nseg):
             hi = seg_hi[s]
             for p in range(seg_lo[s], hi):
-                prefetch(flat_nodes, 2 * (pool[min(p + AHEAD, hi - 1), 1] >> _SHIFT))
                 node = pool[p, 1] >> _SHIFT
                 a = nodes[node, 0]
                 b = nodes[node, 1]

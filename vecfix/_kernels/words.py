@@ -136,3 +136,69 @@ def _equal_bits_intrinsic(typingctx, buf, offset, byte):
 #: ``buf[offset + j] == byte``, for ``j`` below 64. No bounds check: callers guarantee
 #: ``offset + 64 <= len(buf)``.
 equal_bits = _equal_bits_intrinsic if WORDS else _equal_bits_python
+
+
+def _popcount_python(x):
+    """``popcount`` for ``NUMBA_DISABLE_JIT=1``."""
+    return _U64(bin(int(x)).count("1"))
+
+
+@intrinsic
+def _popcount_intrinsic(typingctx, x):
+    """The set bits of the uint64 ``x`` (LLVM's ``ctpop``, one instruction)."""
+    if x != types.uint64:
+        return None
+
+    def codegen(context, builder, sig, args):
+        word = ir.IntType(64)
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [word])
+        return builder.call(fn, [args[0]])
+
+    return types.uint64(x), codegen
+
+
+#: ``popcount(x)``: the set bits of a uint64.
+popcount = _popcount_intrinsic if WORDS else _popcount_python
+
+
+def _byte_sum_python(buf, offset, count):
+    """``byte_sum`` for ``NUMBA_DISABLE_JIT=1``."""
+    return _U64(int(buf[offset : offset + count].sum()))
+
+
+@intrinsic
+def _byte_sum_intrinsic(typingctx, buf, offset, count):
+    """The sum of the ``count`` (0 to 64) bytes at ``offset`` of a 1-D uint8 array, as a
+    uint64: one 64-byte load, the lanes past ``count`` zeroed, one vector sum."""
+    if not (isinstance(buf, types.Array) and buf.dtype == types.uint8 and buf.ndim == 1):
+        return None
+
+    def codegen(context, builder, sig, args):
+        array = context.make_array(sig.args[0])(context, builder, args[0])
+        where = context.cast(builder, args[1], sig.args[1], types.intp)
+        lanes = ir.VectorType(ir.IntType(8), 64)
+        wide = ir.VectorType(ir.IntType(16), 64)
+        pointer = builder.bitcast(builder.gep(array.data, [where]), lanes.as_pointer())
+        block = builder.load(pointer, align=1)
+        count = context.cast(builder, args[2], sig.args[2], types.int64)
+        count = builder.trunc(count, ir.IntType(8))
+        one = builder.insert_element(ir.Constant(lanes, ir.Undefined), count, ir.IntType(32)(0))
+        zeros = ir.Constant(ir.VectorType(ir.IntType(32), 64), None)
+        every = builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined), zeros)
+        index = ir.Constant(lanes, list(range(64)))
+        kept = builder.select(
+            builder.icmp_unsigned("<", index, every), block, ir.Constant(lanes, None)
+        )
+        name = "llvm.vector.reduce.add.v64i16"
+        fn = builder.module.globals.get(name) or ir.Function(
+            builder.module, ir.FunctionType(ir.IntType(16), [wide]), name=name
+        )
+        total = builder.call(fn, [builder.zext(kept, wide)])
+        return builder.zext(total, ir.IntType(64))
+
+    return types.uint64(buf, offset, count), codegen
+
+
+#: ``byte_sum(buf, offset, count)``: the sum of bytes ``offset:offset + count`` (count 0
+#: to 64). No bounds check: callers guarantee ``offset + 64 <= len(buf)``.
+byte_sum = _byte_sum_intrinsic if WORDS else _byte_sum_python

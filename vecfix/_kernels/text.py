@@ -77,10 +77,10 @@ def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
     check_valid = valid.shape[0] != 0
     size = data.shape[0]
     for i in range(coef.shape[0]):
-        coef[i] = 0
-        exps[i] = 0
-        status[i] = OK
         if check_valid and valid[i] == 0:
+            coef[i] = 0
+            exps[i] = 0
+            status[i] = OK
             continue
         # The row's bounds, written here rather than in a helper taking the arrays: a
         # helper's array arguments cost Numba two reference counts each a row.
@@ -104,7 +104,11 @@ def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
             if short:
                 coef[i] = -np.int64(value) if neg else np.int64(value)
                 exps[i] = -decimals
+                status[i] = OK
                 continue
+        coef[i] = 0
+        exps[i] = 0
+        status[i] = OK
         m = _U64(0)
         nsig = 0  # digits from the first non-zero one on
         ndig = 0

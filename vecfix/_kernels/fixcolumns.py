@@ -7,8 +7,9 @@ a row takes the value of its own node, else its parent's, and so on up to the me
 In a *flat* column (each row has at most one record over it, in order) a record's rows are
 simply its node's; otherwise ``_run`` walks the rows a run at a time. :func:`text_total`
 and :func:`text_rows` make string columns (the text copied by
-:func:`vecfix._kernels.text.copy_rows`), :func:`spread_words` number columns (1 to 4
-int64 words a value).
+:func:`vecfix._kernels.text.copy_rows`; :func:`serial_offsets` and :func:`serial_rows`
+when record ``j`` is row ``j``), :func:`spread_words` number columns (1 to 4 int64 words
+a value).
 
 Numbers are parsed by :func:`vecfix._kernels.text.parse_decimal` a chunk of records at a
 time, through :func:`parse_numbers`, which adds FIX's rules to its grammar

@@ -1,15 +1,17 @@
 """Numba kernels that scan FIX tag=value messages: framing, fields, repeating groups.
 
 A log (a ``uint8`` buffer of messages, each line perhaps with a prefix before ``8=``) is
-read in two passes, each a plain loop with arrays in and arrays out:
+read in three passes, each a plain loop with arrays in and arrays out:
 
 1. :func:`frame_messages`: where each message starts and ends, found by its BodyLength
    (``9``) and checked by its CheckSum (``10``); a wrong BodyLength falls back to the
    first ``SOH 10=`` (or the end of the line), a missing trailer marks a truncated message.
-2. :func:`split_fields`: every field's value, filed under its column (its tag looked up
+2. :func:`soh_bits`: where the SOH bytes are, a bit each (64 bytes a vector compare);
+3. :func:`split_fields`: every field's value, filed under its column (its tag looked up
    in a table) in chunks of a pool, with the repeating-group entry it belongs to: a
    message is a small tree of *nodes* (the message, its quote sets, their entries) and
-   each childless node is a row.
+   each childless node is a row. A field ends at the next SOH bit; its tag and ``=`` are
+   read 8 bytes at once (:mod:`vecfix._kernels.words`), byte by byte only when unusual.
 
 :mod:`vecfix._kernels.fixcolumns` then makes each column from its records.
 """

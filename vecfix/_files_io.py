@@ -318,7 +318,7 @@ class Destination:
                 target = stack.enter_context(open(self.shown, "ab", buffering=0))
             except OSError as exc:
                 raise UsageError(f"cannot write {self.shown!r}: {exc.strerror}") from None
-        if self.fmt == "csv" and self.codec in ("bz2", "lz4"):
+        if self.fmt == "csv" and self.codec is not None:  # (polars < 1.37 writes no codec)
             pa = _pyarrow(f"writing {self.codec}")
             target = stack.enter_context(pa.CompressedOutputStream(target, self.codec))
         return target
@@ -331,9 +331,7 @@ class Destination:
             with contextlib.ExitStack() as stack:
                 target = self._open(stack)
                 if self.fmt == "csv":
-                    codec = self.codec if self.codec in ("gzip", "zstd") else "uncompressed"
-                    query.sink_csv(target, quote_style=quoting, compression=codec,
-                                   check_extension=False)  # fmt: skip
+                    query.sink_csv(target, quote_style=quoting)
                 elif self.fmt == "parquet":
                     codec = compression or "snappy"
                     query.sink_parquet(

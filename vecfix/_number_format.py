@@ -12,14 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .columns.rules import check_int32, is_int, sentinels
+from .columns.rules import check_int32, is_int, sentinels, show_value
 
 __all__ = ["NumberFormat"]
-
-
-def _numpy_scalar(value: object) -> bool:
-    """A NumPy scalar (an int one is taken before this is asked)."""
-    return type(value).__module__ == "numpy" and getattr(value, "ndim", 1) == 0
 
 
 @dataclass(frozen=True)
@@ -74,7 +69,7 @@ class NumberFormat:
             if is_int(value):
                 check_int32(int(value), name)
                 object.__setattr__(self, name, int(value))
-            elif isinstance(value, (bool, float)) or _numpy_scalar(value):
+            elif isinstance(value, (bool, float)) or getattr(value, "ndim", None) == 0:
                 raise TypeError(
                     f"NumberFormat: {name} must be an int, a column name or per-row values,"
                     f" got {type(value).__name__} {value!r}"
@@ -88,4 +83,20 @@ class NumberFormat:
     @property
     def per_row(self) -> bool:
         """Whether the exponent or the scale varies by row (a column name or values)."""
-        return not all(v is None or is_int(v) for v in (self.exponent, self.scale))
+        return bool(self._varying())
+
+    def _varying(self) -> dict[str, Any]:
+        """The exponent and scale that vary by row, by name."""
+        fields = {"exponent": self.exponent, "scale": self.scale}
+        return {k: v for k, v in fields.items() if v is not None and not is_int(v)}
+
+    def _series_values(self, names: tuple[type, ...], values: str) -> dict[str, Any]:
+        """A Series' per-row exponents and scales, keyed as ``format_values`` takes them;
+        a column's name (of a type in ``names``) is refused: a Series has no other columns."""
+        for name, value in self._varying().items():
+            if isinstance(value, names):
+                raise TypeError(
+                    f"fixed: a Series has no other columns: give {name} as an int or as"
+                    f" values ({values}), not {show_value(value)}"
+                )
+        return {f"{k}s": v for k, v in self._varying().items()}

@@ -17,7 +17,6 @@ import pandas as pd
 
 from ._batch import format_values, number_format
 from ._number_format import NumberFormat
-from .columns.rules import is_int, show_value
 
 __all__ = ["VecfixAccessor"]
 
@@ -51,10 +50,9 @@ class VecfixAccessor:
         scale : int or per-row values
             Decimal places to print: one for every row, or each row's, as ``exponent``.
         null : int or sequence of int, optional
-            Sentinel coefficients that mean "no value" (integer columns only).
+            Sentinel coefficients meaning "no value" (integer columns only).
         format : NumberFormat, optional
-            The column's format, instead of ``exponent``, ``scale`` and ``null`` (giving
-            both is refused).
+            The column's format, in place of ``exponent``, ``scale`` and ``null``.
         threads : int or None, default None
             As for :func:`vecfix.format_fixed` (a large Series uses every core).
 
@@ -73,16 +71,6 @@ class VecfixAccessor:
         ['1.25', <NA>, '-0.05']
         """
         fmt = number_format("fixed", format, exponent, scale, null)
-        s = self._series
-        per_row = {}
-        for name in ("exponent", "scale"):
-            value = getattr(fmt, name)
-            if isinstance(value, str):
-                raise TypeError(
-                    f"fixed: a Series has no other columns: give {name} as an int or as"
-                    f" values (a Series of the same index), not {show_value(value)}"
-                )
-            if value is not None and not is_int(value):
-                per_row[f"{name}s"] = value
+        s, per_row = self._series, fmt._series_values((str,), "a Series of the same index")
         out = format_values(s, fmt, column=s.name, layout="arrow", threads=threads, **per_row)
         return out.to_pandas(name=s.name, index=s.index)

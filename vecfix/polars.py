@@ -23,7 +23,6 @@ import polars as pl
 
 from ._batch import format_values, number_format
 from ._number_format import NumberFormat
-from .columns.rules import is_int, show_value
 
 __all__ = ["VecfixExpr", "VecfixSeries"]
 
@@ -45,9 +44,7 @@ class _InFlight:
     """Seconds given, after a failed batch, for polars to drop the others' text."""
 
     def __init__(self) -> None:
-        self.count = 0
-        self.failed = False
-        self.changed = threading.Condition()
+        self.count, self.failed, self.changed = 0, False, threading.Condition()
 
     def __enter__(self) -> None:
         with self.changed:
@@ -87,10 +84,7 @@ def fixed_expr(
     ``expr``'s name: what :meth:`VecfixExpr.fixed` returns. ``watch`` (``vecfix
     format``'s progress and checks) is called with each batch of values first."""
     layouts = {}
-    for name in ("exponent", "scale"):
-        value = getattr(fmt, name)
-        if value is None or is_int(value):
-            continue
+    for name, value in fmt._varying().items():
         if isinstance(value, str):
             value = pl.col(value)
         elif not isinstance(value, pl.Expr):
@@ -119,12 +113,14 @@ def fixed_expr(
     return source.map_batches(run, return_dtype=pl.String, is_elementwise=True)
 
 
-@pl.api.register_expr_namespace("vecfix")
-class VecfixExpr:
-    """``expr.vecfix``: vecfix on a polars expression."""
+class _Namespace:
+    def __init__(self, target: Any) -> None:
+        self._target = target
 
-    def __init__(self, expr: pl.Expr) -> None:
-        self._expr = expr
+
+@pl.api.register_expr_namespace("vecfix")
+class VecfixExpr(_Namespace):
+    """``expr.vecfix``: vecfix on a polars expression."""
 
     def fixed(
         self,
@@ -171,15 +167,12 @@ class VecfixExpr:
         ['5000.25', None]
         """
         fmt = number_format("fixed", format, exponent, scale, null)
-        return fixed_expr(self._expr, fmt, threads=threads)
+        return fixed_expr(self._target, fmt, threads=threads)
 
 
 @pl.api.register_series_namespace("vecfix")
-class VecfixSeries:
+class VecfixSeries(_Namespace):
     """``series.vecfix``: vecfix on a polars Series."""
-
-    def __init__(self, series: pl.Series) -> None:
-        self._series = series
 
     def fixed(
         self,
@@ -202,16 +195,6 @@ class VecfixSeries:
         ['1', '1.25']
         """
         fmt = number_format("fixed", format, exponent, scale, null)
-        s = self._series
-        per_row = {}
-        for name in ("exponent", "scale"):
-            value = getattr(fmt, name)
-            if isinstance(value, (str, pl.Expr)):
-                raise TypeError(
-                    f"fixed: a Series has no other columns: give {name} as an int or as"
-                    f" values (a Series), not {show_value(value)}"
-                )
-            if value is not None and not is_int(value):
-                per_row[f"{name}s"] = value
+        s, per_row = self._target, fmt._series_values((str, pl.Expr), "a Series")
         out = format_values(s, fmt, column=s.name, layout="string_view", threads=threads, **per_row)
         return out.to_polars(s.name)

@@ -144,7 +144,8 @@ def arrow_strings(
         )
     total = int(lengths.sum(dtype=np.int64))
     wide = large_offsets(total, large, offset_limit)
-    offsets = np.zeros(n + 1, dtype=np.int64 if wide else np.int32)
+    offsets = np.empty(n + 1, dtype=np.int64 if wide else np.int32)
+    offsets[0] = 0
     np.cumsum(lengths, out=offsets[1:])
     packed = np.empty(total, dtype=np.uint8)
     pack_rows(matrix, lengths, packed, offsets, parts)

@@ -1,33 +1,15 @@
-"""The scalar formatter built on Python's :mod:`decimal`, for rows the kernels do not take.
-
-It handles coefficients of any size. Before it builds a string it works out, with integer
-arithmetic, how long the text will be, so that a row asking for more than
-:data:`MAX_ROW_LENGTH` bytes is refused instead of exhausting memory.
+"""The scalar formatter built on Python's :mod:`decimal`, for rows the kernels do not take
+(coefficients of any size). A row's length is worked out first, with integer arithmetic,
+so that one asking for more than :data:`MAX_ROW_LENGTH` bytes is refused, not printed.
 """
 
 from __future__ import annotations
 
 import decimal
 
-from .columns.rules import (
-    INT32_MAX,
-    INT32_MIN,
-    RowError,
-    as_int,
-    as_int32,
-    digits,
-    show_int,
-    show_value,
-)
+from .columns.rules import RowError, as_int, as_int32, digits, show_int, show_value
 
-__all__ = [
-    "INT32_MAX",
-    "INT32_MIN",
-    "MAX_ROW_LENGTH",
-    "RowTooLongError",
-    "row_length",
-    "string_fixed",
-]
+__all__ = ["MAX_ROW_LENGTH", "RowTooLongError", "row_length", "string_fixed"]
 
 #: Longest text vecfix prints for one row, in bytes. A price or quantity is never near
 #: this; a scale or exponent in the millions is a bug upstream, and printing it would ask
@@ -110,14 +92,8 @@ def string_fixed(
 
     Examples
     --------
-    >>> string_fixed(-125, -3, 2)
-    '-0.13'
-    >>> string_fixed(-4, -3, 2)
-    '0.00'
-    >>> string_fixed(545, 0, -1)
-    '550'
-    >>> string_fixed(5, 3, 2)
-    '5000.00'
+    >>> string_fixed(-125, -3, 2), string_fixed(-4, -3, 2), string_fixed(545, 0, -1)
+    ('-0.13', '0.00', '550')
     >>> from decimal import Decimal
     >>> string_fixed(Decimal("2.675"), scale=2), string_fixed("-0.125", scale=2)
     ('2.68', '-0.13')

@@ -67,10 +67,9 @@ def _read_array(arr: Any, argument: str, source: str | None) -> Column:
     source = source or f"an Arrow array of type {t}"
     if pa.types.is_dictionary(t):
         return _read_array(arr.dictionary_decode(), argument, source)
-    if getattr(pa.types, "is_string_view", lambda _: False)(t):
-        arr, t = arr.cast(pa.large_string()), pa.large_string()
-    if getattr(pa.types, "is_binary_view", lambda _: False)(t):
-        arr, t = arr.cast(pa.large_binary()), pa.large_binary()
+    if pa.types.is_string_view(t) or pa.types.is_binary_view(t):
+        t = pa.large_string() if pa.types.is_string_view(t) else pa.large_binary()
+        arr = arr.cast(t)
     n = len(arr)
     valid = arrow_valid(arr)
     if t in (pa.string(), pa.binary(), pa.large_string(), pa.large_binary()):
@@ -125,21 +124,15 @@ def _decimal_coefficients(arr: Any, valid: np.ndarray | None) -> np.ndarray:
 def _concat(parts: list[Column]) -> Column:
     if len(parts) == 1:
         return parts[0]
-    first = parts[0]
-    coef = np.concatenate([p.coefficients for p in parts])
     exps = [p.exponents for p in parts]
-    exponent: int | np.ndarray | None
-    if all(e is None for e in exps):
-        exponent = None
-    elif all(isinstance(e, int) for e in exps) and len(set(exps)) == 1:
-        exponent = exps[0]
-    else:
-        exponent = np.concatenate(
-            [np.broadcast_to(np.asarray(p.exponents, dtype=np.int32), (len(p),)) for p in parts]
-        )
+    exponent = exps[0]
+    if any(isinstance(e, np.ndarray) or e != exponent for e in exps):  # per row, or differ
+        shaped = [np.broadcast_to(np.asarray(p.exponents, np.int32), (len(p),)) for p in parts]
+        exponent = np.concatenate(shaped)
     valid = None
     if any(p.valid is not None for p in parts):
         valid = np.concatenate(
             [np.ones(len(p), bool) if p.valid is None else p.valid for p in parts]
         )
-    return Column(first.kind, coef, exponent, valid, first.source)
+    coef = np.concatenate([p.coefficients for p in parts])
+    return Column(parts[0].kind, coef, exponent, valid, parts[0].source)

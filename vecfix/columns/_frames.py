@@ -65,7 +65,8 @@ def read_polars(values: Any, argument: str) -> Column:
         )
     dtype = values.dtype
     source = f"a polars {dtype} Series"
-    if dtype == pl.Object or dtype in _wide_integers(pl):  # no Arrow type for Int128
+    wide = [getattr(pl, name, None) for name in ("Int128", "UInt128")]  # no Arrow type
+    if dtype == pl.Object or dtype in wide:
         col = read_objects(values.to_list(), argument)
     elif dtype.is_float():
         raise rules.float_error(argument, source)
@@ -96,7 +97,3 @@ def _missing_objects(values: Any, objs: np.ndarray) -> np.ndarray:
 
 def _named(col: Column, identity: Identity) -> Column:
     return Column(col.kind, col.coefficients, col.exponents, col.valid, col.source, identity)
-
-
-def _wide_integers(pl: Any) -> tuple[Any, ...]:
-    return tuple(getattr(pl, name) for name in ("Int128", "UInt128") if hasattr(pl, name))

@@ -64,23 +64,12 @@ class Identity(NamedTuple):
 class Column:
     """One input column as vecfix reads it, whatever held it.
 
-    Attributes
-    ----------
-    kind : {"integers", "decimals", "text", "empty"}
-        What the rows hold (see :mod:`vecfix.columns.rules`).
-    coefficients : numpy.ndarray
-        Integer coefficients: int64, another integer dtype taken over without a copy, or
-        object (Python ints) beyond int64. Scalars stay 0-d. Null rows hold 0.
-    exponents : int or numpy.ndarray or None
-        As in :class:`DecimalColumn`: ``None`` for integers.
-    valid : numpy.ndarray or None
-        ``True`` where a value is present; ``None`` when no row is null.
-    source : str or callable
-        What the column is, for messages (``"Decimal values"``, ``"a polars Float64
-        Series"``), or a function that writes it (only when a message needs it): read it
-        with :meth:`described`.
-    identity : Identity or None
-        The input's name and index, for outputs that can carry them.
+    ``kind`` says what the rows hold (see :mod:`vecfix.columns.rules`); ``coefficients``,
+    ``exponents`` and ``valid`` are as in :class:`DecimalColumn` (integer coefficients of
+    any integer dtype taken over without a copy, or Python ints beyond int64; scalars stay
+    0-d; null rows hold 0); ``source`` says what the column is, for messages, or is a
+    function that writes it (read it with :meth:`described`); ``identity`` is the input's
+    name and index, for outputs that can carry them.
     """
 
     kind: Kind
@@ -96,13 +85,6 @@ class Column:
     def described(self) -> str:
         """What the column is, for a message."""
         return self.source if isinstance(self.source, str) else self.source()
-
-    @property
-    def has_values(self) -> bool:
-        """Whether some row holds a value (not empty, not all null)."""
-        if self.coefficients.size == 0:
-            return False
-        return self.valid is None or bool(self.valid.any())
 
     def decimal(self) -> DecimalColumn:
         """The column as a :class:`DecimalColumn`."""

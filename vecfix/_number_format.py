@@ -1,10 +1,6 @@
-""":class:`NumberFormat`: how one column of numbers is printed, said once.
-
-``format_fixed`` takes a column's exponents, scales and null sentinels as three arguments;
-everything that formats *named* columns (the polars and pandas namespaces, ``vecfix
-format``, :mod:`vecfix.dask`, the FIX builders) takes them together, as one
-:class:`NumberFormat` per column.
-"""
+""":class:`NumberFormat`: how one column of numbers is printed, said once, for everything
+that formats *named* columns (the namespaces, ``vecfix format``, :mod:`vecfix.dask`, the
+FIX builders)."""
 
 from __future__ import annotations
 
@@ -24,28 +20,23 @@ class NumberFormat:
     Parameters
     ----------
     exponent : int, str or per-row values, optional
-        The power of ten of integer coefficients (``-9`` for CME PRICE9, ``0`` for whole
-        numbers). Leave it out (``None``) for values that carry their own exponent
-        (``Decimal``, decimal text, Arrow/pandas/polars decimals). Where columns have
-        names, a ``str`` names the column that holds each row's exponent (a polars
-        expression too, in the polars namespace); where they do not (the FIX builders),
-        an array of one exponent a row.
+        The power of ten of integer coefficients (``-9`` for CME PRICE9). Leave it out
+        for values that carry their own exponent (``Decimal``, decimal text, decimals).
+        A ``str`` names the column holding each row's exponent (a polars expression too,
+        in the polars namespace); the FIX builders take an array of one a row.
     scale : int, str or per-row values, optional
         Decimal places to print, as ``exponent``: one for every row, a column's name, or
         one a row. ``None``: the consumer's default (the FIX builders print integers of
         exponent 0 as whole numbers and decimals as written; elsewhere a scale is required).
     null : int or sequence of int, optional
-        Sentinel coefficients that mean "no value" (``2**63 - 1``: CME ``PRICENULL9``,
-        Databento ``UNDEF_PRICE``); rows equal to one of them are null. Integer columns
-        only: decimal columns mark missing values with their own nulls.
+        Sentinel coefficients that mean "no value" (``2**63 - 1``: CME ``PRICENULL9``);
+        rows equal to one are null. Integer columns only (decimals have their own nulls).
 
     Raises
     ------
     TypeError
-        A bool, a float or an empty name as ``exponent`` or ``scale``; a ``null`` that is
-        not an int or a sequence of ints.
-    ValueError
-        An ``exponent`` or ``scale`` outside int32.
+        A bool, a float or an empty name as ``exponent`` or ``scale``; a ``null`` not an
+        int or a sequence of ints. (``ValueError``: an exponent or scale outside int32.)
 
     Examples
     --------

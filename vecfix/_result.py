@@ -26,12 +26,9 @@ class Formatted:
     ``format_fixed(..., layout="arrow")`` or ``layout="string_view"`` holds its text in
     that Arrow layout instead and makes the matrix on first use (see :attr:`matrix`).
 
-    A null row (an Arrow, pandas or polars null, ``None`` in a sequence, or a ``null=``
-    sentinel) is never printed as a number: its length is 0, its matrix row all zero bytes
-    and :attr:`valid` is ``False`` there. Each output shows it in its ecosystem's way:
-    ``None`` from :meth:`to_list` and indexing, an Arrow null, ``<NA>`` in pandas,
-    ``null`` in polars, ``b""`` from :meth:`to_numpy` (see :attr:`valid`). A null row is
-    laid out as a zero of its scale, so it never makes the matrix wider.
+    A null row (an Arrow, pandas or polars null, ``None``, a ``null=`` sentinel) has
+    length 0, an all-zero matrix row and ``valid`` ``False``; each output shows it in its
+    own way (``None``, an Arrow null, ``<NA>``, ``null``; ``b""`` from :meth:`to_numpy`).
 
     Attributes
     ----------
@@ -231,8 +228,6 @@ class Formatted:
         shown = [repr(self[i]) for i in range(min(len(self), 2))] + ["..."] * (len(self) > 2)
         return f"Formatted({len(self)} rows, width {self.width}: [{', '.join(shown)}])"
 
-    # ------------------------------------------------------------------ Python, NumPy
-
     def to_list(self) -> list[str | None]:
         """Every row as a Python ``str``; ``None`` for a null row."""
         rows: list[str | None]
@@ -250,16 +245,11 @@ class Formatted:
         return rows
 
     def to_numpy(self) -> np.ndarray:
-        """The rows as a NumPy ``S{width}`` array: a view of :attr:`matrix`, no copy.
-
-        NumPy drops the trailing zero bytes when an element is read, so each element is
-        exactly the row's text; a null row reads as ``b""`` (check :attr:`valid`).
-        """
+        """The rows as a NumPy ``S{width}`` array: a view of :attr:`matrix`, no copy (NumPy
+        drops the trailing zero bytes; a null row reads as ``b""``, see :attr:`valid`)."""
         if self.width == 0:
             return np.zeros(len(self), dtype="S1")
         return self.matrix.view(f"S{self.width}").reshape(len(self))
-
-    # --------------------------------------------------------------- fixed-width text
 
     def rjust(
         self, width: int | None = None, fillchar: bytes = b" ", null: bytes = b""
@@ -269,7 +259,8 @@ class Formatted:
         Parameters
         ----------
         width : int, optional
-            Bytes per row; default :attr:`width`. Must hold the longest row (and ``null``).
+            Bytes per row; default :attr:`width`. A row (or ``null``) longer than ``width``
+            is refused (:class:`ValueError`, naming the row).
         fillchar : bytes
             One byte to pad with.
         null : bytes
@@ -280,11 +271,6 @@ class Formatted:
         numpy.ndarray
             ``(n, width)`` uint8, C-contiguous: ``.tobytes()`` gives the rows back to back,
             and ``.view(f"S{width}").ravel()`` gives one ``bytes`` per row.
-
-        Raises
-        ------
-        ValueError
-            If a row (or ``null``) is longer than ``width``; the message names the row.
 
         Examples
         --------
@@ -340,8 +326,6 @@ class Formatted:
             out[~self.valid, at : at + nul.size] = nul  # type: ignore[operator]
         return out
 
-    # -------------------------------------------------------------------------- bytes
-
     def to_bytes(self, sep: bytes = b"\n", end: bytes = b"", null: bytes = b"") -> bytes:
         """The rows joined by ``sep`` (then ``end``) as one ``bytes``, with no Python strings.
 
@@ -369,11 +353,9 @@ class Formatted:
         end: bytes = b"\n",
         null: bytes = b"",
     ) -> int:
-        """Write the rows to a binary file (a path or an open file), one per line by default.
-
-        Writes the same bytes as ``to_bytes(sep, end, null)`` (note the default
-        ``end=b"\\n"``: every line ends with a newline) from one buffer, without building
-        Python strings. Returns the number of bytes written.
+        """Write the rows to a binary file (a path or an open file), one per line by default:
+        the bytes of ``to_bytes(sep, end, null)`` (but ``end=b"\\n"`` by default); returns
+        the number of bytes written.
 
         Examples
         --------
@@ -407,20 +389,14 @@ class Formatted:
         out[total:] = e
         return out
 
-    # --------------------------------------------------------- Arrow, pandas, polars
-
     def to_arrow(self, large: bool | None = None, *, view: bool = False) -> Any:
         """The rows as a ``pyarrow`` string array, nulls as Arrow nulls.
 
-        An Arrow array has no name: use :meth:`to_arrow_field` for the input's name.
-
-        No Python strings are made. A result of ``format_fixed(..., layout="arrow")`` is
-        already in Arrow's ``string`` layout: its buffers are handed over as they are, with
-        no copy. Otherwise one kernel pass packs the rows into Arrow's offsets and data
-        buffers (``string``). With ``view=True`` the array is Arrow's ``string_view``: a
-        16-byte record a row that holds a row of up to 12 bytes itself and points into
-        the text for a longer one, which is shared, not copied; polars holds its strings
-        this way and takes such an array without a copy.
+        No Python strings are made (and no name: see :meth:`to_arrow_field`). A result of
+        ``layout="arrow"`` hands over its buffers as they are; otherwise one kernel pass
+        packs the rows. ``view=True`` gives Arrow's ``string_view``: a 16-byte record a row
+        that holds a row of up to 12 bytes itself and points into the text (shared, not
+        copied) for a longer one; polars takes it without a copy.
 
         Parameters
         ----------
@@ -483,9 +459,7 @@ class Formatted:
         """The rows as a pandas ``Series`` of dtype ``string[pyarrow]`` (nulls are ``<NA>``).
 
         Built on :meth:`to_arrow` without Python strings. The input's ``name`` and
-        ``index`` are kept by default (a pandas Series in, its index out: assigning the
-        result to the frame it came from lines up row for row); ``name=`` or ``index=``
-        given here win.
+        ``index`` are kept (a pandas Series in, its index out), unless given here.
 
         Examples
         --------
@@ -504,11 +478,9 @@ class Formatted:
         """The rows as a polars ``Series`` of dtype ``String`` (nulls are ``null``), named
         ``name`` or, by default, as the input column was (``""`` if it had no name).
 
-        polars receives Arrow ``string_view`` records (see :meth:`to_arrow`), its own layout
-        for strings, and then shares the text they point into (:attr:`matrix`, or a
-        ``layout="arrow"`` result's data): write into the matrix afterwards and the Series
-        sees it (``matrix.copy()`` first if you must). A ``layout="string_view"`` result's
-        records are handed over as the kernels wrote them.
+        polars takes Arrow ``string_view`` records (see :meth:`to_arrow`), its own layout,
+        and shares the text they point into: write into :attr:`matrix` afterwards and the
+        Series sees it (``matrix.copy()`` first if you must).
 
         Examples
         --------

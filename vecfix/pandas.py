@@ -1,12 +1,5 @@
-"""A ``vecfix`` accessor on pandas Series, registered on import.
-
->>> import pandas as pd
->>> import vecfix.pandas  # registers the accessor
->>> df = pd.DataFrame({"bid_px": [5000_250000000, 12_345678901]}, index=[7, 3])
->>> df["bid"] = df["bid_px"].vecfix.fixed(-9, 2)
->>> df["bid"].tolist(), df["bid"].index.tolist()
-(['5000.25', '12.35'], [7, 3])
-"""
+"""A ``vecfix`` accessor on pandas Series (``series.vecfix.fixed(...)``), registered on
+import."""
 
 from __future__ import annotations
 
@@ -48,16 +41,14 @@ class VecfixAccessor:
             of the same index gives each row its own. A :class:`vecfix.NumberFormat` here
             (or as ``format=``) says exponent, scale and null at once.
         scale : int or per-row values
-            Decimal places to print: one for every row, or each row's, as ``exponent``.
+            Decimal places to print: one for every row, or each row's, as ``exponent``. A
+            row whose exponent or scale is missing (``<NA>``) is ``<NA>``.
         null : int or sequence of int, optional
             Sentinel coefficients meaning "no value" (integer columns only).
         format : NumberFormat, optional
             The column's format, in place of ``exponent``, ``scale`` and ``null``.
         threads : int or None, default None
             As for :func:`vecfix.format_fixed` (a large Series uses every core).
-
-        A row whose per-row exponent or scale is missing (``<NA>``) is ``<NA>``, as
-        pandas propagates missing values.
 
         Examples
         --------

@@ -1,15 +1,8 @@
 """A ``vecfix`` namespace on polars expressions and Series, registered on import.
 
->>> import polars as pl
->>> import vecfix.polars  # registers the namespace
->>> df = pl.DataFrame({"bid_px": [5000_250000000, None, -4_000000]})
->>> df.with_columns(pl.col("bid_px").vecfix.fixed(exponent=-9, scale=2))["bid_px"].to_list()
-['5000.25', None, '0.00']
-
 The expression is elementwise: polars' streaming engine runs it batch by batch on its own
 threads (``scan_parquet(...).with_columns(...).sink_csv(...)`` never holds the whole file),
-and a per-row exponent or scale (a column's name, or any expression) is read from the same
-batch as the values.
+a per-row exponent or scale (a column's name, or any expression) read from the same batch.
 """
 
 from __future__ import annotations
@@ -32,12 +25,10 @@ _FIELD = "__vecfix_{}__"  # the struct fields of per-row layouts
 class _InFlight:
     """Batches inside vecfix now, on polars' threads, and whether one failed.
 
-    When one batch of a query fails, polars hands the error back while other batches may
-    still be in vecfix (compiling a kernel on first use, say), and drops the text of the
-    batches done (NumPy memory: dropping it takes the GIL) on its threads a little later.
-    Should the interpreter exit meanwhile, such a thread asks for the GIL during
-    finalization and the process aborts. At exit, :meth:`wait` lets them finish: until no
-    batch is in vecfix (a minute at most), then, after a failure, a moment more.
+    When a batch fails, polars hands the error back while other batches may still be in
+    vecfix, and drops the text of those done (taking the GIL) on its threads later: should
+    the interpreter exit meanwhile, the process aborts. At exit, :meth:`wait` lets them
+    finish (a minute at most), then, after a failure, a moment more.
     """
 
     GRACE = 0.5
@@ -147,14 +138,11 @@ class VecfixExpr(_Namespace):
         null : int or sequence of int, optional
             Sentinel coefficients that mean "no value" (integer columns only).
         format : NumberFormat, optional
-            The column's format, instead of ``exponent``, ``scale`` and ``null`` (giving
-            both is refused).
+            The column's format, instead of ``exponent``, ``scale`` and ``null``.
         threads : int or None, default 1
-            As for :func:`vecfix.format_fixed`; one by default, as polars runs batches of
-            a query on its own threads.
+            As for :func:`vecfix.format_fixed`; one, as polars runs batches on its threads.
 
-        A row whose per-row exponent or scale is null is null, as polars propagates
-        nulls; nulls in the column stay null.
+        A row whose exponent or scale is null is null; nulls in the column stay null.
 
         Examples
         --------

@@ -37,9 +37,6 @@ ARGUMENTS = ("coefficients", "exponents", "scales")
 _E = TypeVar("_E", bound="RowError")
 
 
-# ------------------------------------------------------------------------ row errors
-
-
 class RowError(ValueError):
     """An input row vecfix cannot format, as data: which argument, which row, and why.
 
@@ -82,10 +79,6 @@ class RowError(ValueError):
             return self.detail
         return f"{self.lead}row {self.row}{self.detail}"
 
-    def __reduce__(self) -> tuple:  # keeps the fields across pickling (dask workers)
-        keywords = {"argument": self.argument, "row": self.row, "lead": self.lead}
-        return (_rebuild, (type(self), self.detail, keywords))
-
     def shifted(self: _E, offset: int) -> _E:
         """The same error with :attr:`row` counted ``offset`` rows later."""
         if self.row is None or not offset:
@@ -101,13 +94,6 @@ RowError.__module__ = "vecfix"  # shown as vecfix.RowError, where users import i
 class RowTypeError(RowError, TypeError):
     """A :class:`RowError` about a row's type (a float among integers, say): also a
     ``TypeError``, as the other type errors are."""
-
-
-def _rebuild(cls: type[RowError], detail: str, keywords: dict) -> RowError:
-    return cls(detail, **keywords)
-
-
-# -------------------------------------------------------------------------- integers
 
 
 def is_int(value: object) -> bool:
@@ -201,9 +187,6 @@ def positive_int(value: object, name: str, allow_none: bool = False) -> int | No
     return int(value)  # type: ignore[call-overload]
 
 
-# ------------------------------------------------------------------ kinds and needs
-
-
 def needs(
     kind: Kind,
     exponents: object,
@@ -255,9 +238,6 @@ def sentinels(null: NullLike) -> list[int]:
             )
         out.append(int(v))
     return out
-
-
-# --------------------------------------------------------------------- wrong kinds
 
 
 _FLOAT_ADVICE = (
@@ -325,9 +305,6 @@ def null_in(argument: str, row: int) -> RowTypeError:
         row=row,
         lead=f"{argument} must be integers; ",
     )
-
-
-# ------------------------------------------------------------------------- shapes
 
 
 def check_1d(argument: str, shape: tuple[int, ...]) -> None:

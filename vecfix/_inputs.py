@@ -71,22 +71,20 @@ def read_inputs(
     """Read, check, coerce and broadcast the arguments of :func:`vecfix.format_fixed`."""
     if _plain_int64(coefficients, exponents, scales):  # taken as they are
         # with a sentinel, checked in the general path's order: the sentinels, then the rest
-        hit = None if null is None else _sentinel_rows(coefficients, rules.sentinels(null))
+        valid = None if null is None else _less_sentinels(coefficients, null, None)
         n = coefficients.shape[0]
         exps, scs = _as_int32(exponents, "exponents"), _as_int32(scales, "scales")
         rows = Rows(
             n, coefficients, int(n != 1), exps, int(exps.size != 1), scs, int(scs.size != 1),
             _NO_ROWS, [],
         )  # fmt: skip
-        return Inputs(rows, None if hit is None else np.logical_not(hit, out=hit), None)
+        return Inputs(rows, valid, None)
     col = read_column(coefficients, "coefficients")
     if scales is None:
         raise TypeError("scales is required: the number of decimal places to print")
     valid = col.valid
     if null is not None and col.kind in ("integers", "empty"):  # (refused for the others)
-        hit = _sentinel_rows(col.coefficients, rules.sentinels(null))
-        if hit is not None:
-            valid = np.logical_not(hit, out=hit) if valid is None else valid & ~hit
+        valid = _less_sentinels(col.coefficients, null, valid)
     has_values = col.coefficients.size > 0 and (valid is None or bool(valid.any()))
     rules.needs(col.kind, exponents, null, source=col.source, has_values=has_values)
     if col.exponents is not None:
@@ -181,10 +179,12 @@ def _int32_constant(value: int, name: str) -> np.ndarray:
     return array
 
 
-def _sentinel_rows(coef: np.ndarray, sentinels: list[int]) -> np.ndarray | None:
-    """Rows whose coefficient equals one of ``sentinels`` (``None`` when there are none)."""
+def _less_sentinels(
+    coef: np.ndarray, null: rules.NullLike, valid: np.ndarray | None
+) -> np.ndarray | None:
+    """``valid`` less the rows whose coefficient is one of the ``null=`` sentinels."""
     hit = None
-    for s in sentinels:
+    for s in rules.sentinels(null):
         if coef.dtype.kind in "iu":
             info = np.iinfo(coef.dtype)
             if not info.min <= s <= info.max:
@@ -194,8 +194,9 @@ def _sentinel_rows(coef: np.ndarray, sentinels: list[int]) -> np.ndarray | None:
             eq = np.array([v == s for v in coef.reshape(-1).tolist()], dtype=bool)
         hit = eq if hit is None else hit | eq
     if hit is None or not hit.any():
-        return None
-    return np.atleast_1d(np.asarray(hit)).reshape(-1)
+        return valid
+    hit = np.atleast_1d(np.asarray(hit)).reshape(-1)
+    return np.logical_not(hit, out=hit) if valid is None else valid & ~hit
 
 
 def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> Rows:

@@ -12,7 +12,7 @@ import numpy as np
 from . import rules
 from .column import Column
 from .rules import RowError, RowTypeError
-from .text import parse_bytes, parse_joined, parse_numpy, parse_strings, valid_of
+from .text import parse_numpy, parse_texts, valid_of
 
 #: Types read as one row of decimal text.
 TEXT_TYPES = (str, np.str_)
@@ -47,7 +47,7 @@ def read_objects(seq: Sequence[object], argument: str) -> Column:
         except TypeError:
             pass
         else:
-            col = parse_strings(seq, False, argument, joined)  # type: ignore[arg-type]
+            col = parse_texts(seq, None, argument, joined)  # type: ignore[arg-type]
             return Column("text", *col, source="decimal text")
     kinds = set(map(type, seq))
     missing = {k for k in kinds if k.__module__.startswith("pandas") and k.__name__ in _NA}
@@ -61,11 +61,13 @@ def read_objects(seq: Sequence[object], argument: str) -> Column:
         return Column("empty", np.zeros(n, np.int64), None, np.zeros(n, bool), "null values")
     if any(issubclass(k, _NESTED) for k in kinds):
         return read_array(as_array(seq, argument), argument)  # rows that are sequences
+    texts: list = []
     if all(issubclass(k, TEXT_TYPES) for k in kinds):
-        col = parse_strings(seq, has_null, argument)  # type: ignore[arg-type]
-        return Column("text", *col, source="decimal text")
-    if all(issubclass(k, BYTES_TYPES) for k in kinds):
-        col = parse_bytes(seq, has_null, argument)  # type: ignore[arg-type]
+        texts = ["" if v is None else v for v in seq]
+    elif all(issubclass(k, BYTES_TYPES) for k in kinds):
+        texts = [b"" if v is None else bytes(v) for v in seq]  # type: ignore[call-overload]
+    if texts:
+        col = parse_texts(texts, valid_of(seq, has_null), argument)
         return Column("text", *col, source="decimal text")
     if any(issubclass(k, decimal.Decimal) for k in kinds):
         if not all(issubclass(k, decimal.Decimal) for k in kinds):
@@ -102,9 +104,8 @@ def _check_same(
 def _decimals(seq: Sequence[object], has_null: bool, argument: str) -> Column:
     """``Decimal`` values, read exactly through their text (``str`` is exact)."""
     texts = ["" if v is None else str(v) for v in seq]
-    valid = valid_of(seq, has_null)
     try:
-        col = parse_joined("\n".join(texts).encode("ascii"), texts, valid, argument)
+        col = parse_texts(texts, valid_of(seq, has_null), argument)
     except RowError as exc:
         if exc.row is None or seq[exc.row].is_finite():  # type: ignore[attr-defined]
             raise

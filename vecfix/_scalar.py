@@ -84,11 +84,10 @@ def string_fixed(
     Raises
     ------
     TypeError
-        If an argument is not an integer, a ``Decimal`` or decimal text (floats and bools
-        are refused), or ``exponent`` is missing for an integer or given for a decimal.
+        An argument not an integer, a ``Decimal`` or decimal text (floats, bools), or
+        ``exponent`` missing for an integer or given for a decimal.
     ValueError
-        If ``exponent`` or ``scale`` is outside int32, or the text would be longer than
-        :data:`MAX_ROW_LENGTH` bytes.
+        ``exponent`` or ``scale`` outside int32, or text over :data:`MAX_ROW_LENGTH` bytes.
 
     Examples
     --------
@@ -145,14 +144,11 @@ def format_row(c: int, e: int, s: int) -> str:
     every row of the plain-Python engine). The row is checked already: an int ``c``,
     ``e`` and ``s`` within int32, and a length within :data:`MAX_ROW_LENGTH`."""
     d = e + s
-    if c == 0 or (d < 0 and digits(abs(c)) < -d):  # |value| < 0.1 of the last place
-        rounded_to_zero = True
-    else:
+    if c and not (d < 0 and digits(abs(c)) < -d):  # (else under 0.1 of the last place)
         rounded = _D(c).scaleb(e, _EXACT).quantize(_D(1).scaleb(-s, _EXACT), context=_EXACT)
-        rounded_to_zero = rounded.is_zero()
-    if rounded_to_zero:  # never a negative zero
-        return "0" if s <= 0 else "0." + "0" * s
-    return format(rounded, "f")  # "f", not str(): never scientific notation
+        if not rounded.is_zero():
+            return format(rounded, "f")  # "f", not str(): never scientific notation
+    return "0" if s <= 0 else "0." + "0" * s  # never a negative zero
 
 
 _D = decimal.Decimal

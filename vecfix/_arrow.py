@@ -1,16 +1,8 @@
-"""Arrow string arrays from a byte matrix without a Python object per row.
-
-``string_view``
-    One 16-byte record a row: its length, then a row of at most 12 bytes itself, else its
-    first 4 bytes and where it lies in a data buffer, here the matrix itself (shared, not
-    copied). polars holds its strings this way (:meth:`~vecfix.Formatted.to_polars`).
-``string`` / ``large_string``
-    Offsets (int32 or int64) and the rows' bytes back to back, packed in one pass: what
-    pandas' Arrow strings, Parquet and CSV writers expect.
-
-Offsets into a data buffer are int32 in both layouts: ``offset_limit`` decides when
-``string`` becomes ``large_string`` and when ``string_view`` takes several data buffers
-(tests pass a small limit to cross it on small data).
+"""Arrow string arrays from a byte matrix, with no Python object per row: ``string_view``
+(a 16-byte record a row, a longer row pointing into the matrix, shared) or ``string`` /
+``large_string`` (offsets and the rows packed back to back). Offsets into a data buffer
+are int32: ``offset_limit`` says when ``string`` becomes ``large_string`` and when
+``string_view`` takes several data buffers (tests pass a small one).
 """
 
 from __future__ import annotations
@@ -67,10 +59,9 @@ def validity(valid: np.ndarray | None, nulls: int) -> Any:
 def pack_rows(
     matrix: np.ndarray, lengths: np.ndarray, out: np.ndarray, at: np.ndarray, parts: int
 ) -> None:
-    """Copy each row's text from ``matrix`` to ``out[at[i]:]`` (``at`` ascending, ``n + 1``
-    long: its last entry bounds the last row's room) with the one row-copy kernel, in
-    ``parts`` parts on as many threads; ``parts=0``: by NumPy, for a few rows where the
-    kernels are not loaded."""
+    """Copy row ``i``'s text from ``matrix`` to ``out[at[i]:]`` (``at``: ``n + 1`` ascending
+    places) by the row-copy kernel on ``parts`` threads, or by NumPy (``parts=0``: a few
+    rows, where the kernels are not loaded)."""
     n, width = matrix.shape
     if not parts:
         ends = np.cumsum(lengths, dtype=np.int64)
@@ -99,12 +90,9 @@ def arrow_strings(
     offset_limit: int = INT32_MAX,
     threads: int | None = 1,
 ) -> Any:
-    """The rows as a ``pyarrow`` ``string_view``, ``string`` or ``large_string`` array.
-
-    ``view=True`` gives ``string_view`` (``large`` must then be None); otherwise
-    ``large=None`` gives ``string`` unless the text exceeds ``offset_limit`` bytes.
-    ``threads``: as :func:`~vecfix.format_fixed`'s (``None``: the usable cores, for a
-    large matrix). A few rows, where the kernels are not loaded, are packed by NumPy.
+    """The rows as a ``pyarrow`` ``string_view`` (``view=True``), ``string`` or
+    ``large_string`` (``large``, by default past ``offset_limit`` bytes) array, written on
+    ``threads`` as :func:`~vecfix.format_fixed` takes them.
 
     Examples
     --------

@@ -58,11 +58,9 @@ def split_bounds(n: int, threads: int) -> list[tuple[int, int]]:
 
 
 def run_split(kernel: Callable[..., Any], n: int, threads: int, *args: Any) -> list[Any]:
-    """``kernel(start, stop, *args)`` over rows ``0:n`` cut into ``threads`` even parts.
-
-    The first part runs on the calling thread, the others on the shared pool; returns the
-    results in row order. Every part has finished when this returns or raises (the parts
-    write into the same output), and an error of the first part to fail is raised.
+    """``kernel(start, stop, *args)`` over rows ``0:n`` cut into ``threads`` even parts:
+    the first on the calling thread, the others on the shared pool; the results in row
+    order. Every part has finished when it returns or raises (an error of a part).
 
     Examples
     --------

@@ -171,7 +171,7 @@ class VecfixSeries(_Namespace):
         format: NumberFormat | None = None,
         threads: int | None = 1,
     ) -> pl.Series:
-        """The Series formatted, named as it is; see :meth:`VecfixExpr.fixed`. A per-row
+        """The Series formatted, named as it is, as :meth:`VecfixExpr.fixed` does; a per-row
         exponent or scale is a Series (or any values) of the same length.
 
         Examples

@@ -60,7 +60,8 @@ class NumberFormat:
             if is_int(value):
                 check_int32(int(value), name)
                 object.__setattr__(self, name, int(value))
-            elif isinstance(value, (bool, float)) or getattr(value, "ndim", None) == 0:
+            # a scalar that is no int (a bool, a float, a NumPy scalar) names no column
+            elif isinstance(value, (int, float)) or getattr(value, "ndim", None) == 0:
                 raise TypeError(
                     f"NumberFormat: {name} must be an int, a column name or per-row values,"
                     f" got {type(value).__name__} {value!r}"

@@ -148,11 +148,10 @@ def read_column(values: ColumnLike, argument: str = "coefficients") -> Column:
     Raises
     ------
     TypeError
-        Floats (with advice about floats), bools, dates, mixed rows (naming the first odd
-        row), tables.
+        Floats (with advice), bools, dates, mixed rows (naming the first odd one), tables.
     ValueError
-        Text that is not decimal, NaN or infinite ``Decimal`` values (a :class:`RowError`),
-        arrays of more than one dimension.
+        Text that is not decimal, NaN or infinite ``Decimal`` values (a :class:`RowError`
+        naming the row), arrays of more than one dimension.
 
     Examples
     --------
@@ -244,12 +243,9 @@ def decimal_column(values: ColumnLike) -> DecimalColumn:
 
     Raises
     ------
-    TypeError
-        If the column holds something other than integers, decimals or decimal text
-        (floats, mixed types), or is a whole table rather than one column.
-    ValueError
-        If a ``Decimal`` is NaN or infinite, or a text row is not decimal text; the
-        message gives the row and its value.
+    TypeError, ValueError
+        As :func:`read_column` does (a float or mixed column, a table; a NaN ``Decimal``
+        or a text row that is not decimal text, naming the row and its value).
 
     Examples
     --------
@@ -291,10 +287,8 @@ def parse_decimal_text(texts: ColumnLike) -> DecimalColumn:
     Raises
     ------
     ValueError
-        If a row is not decimal text, or its exponent is outside int32 (a
-        :class:`RowError` giving the row and the text).
-    TypeError
-        If ``texts`` is not text.
+        A row that is not decimal text, or whose exponent is outside int32 (a
+        :class:`RowError` giving the row and the text); ``TypeError`` for what is no text.
 
     Examples
     --------

@@ -1,16 +1,13 @@
 """The rules of vecfix's input, stated once: bounds, integer checks, row errors, and what
-each kind of column needs. Everything that takes user data asks these functions, so the
-same input gets the same answer and the same message everywhere.
+each kind of column needs, so the same input gets the same answer everywhere.
 
-Kinds of column (:attr:`vecfix.columns.Column.kind`): ``"integers"`` need an exponent and
-take ``null=`` sentinels; ``"decimals"`` and ``"text"`` carry their own exponent and
-nulls, so both are refused; ``"empty"`` (``[]``, ``[None]``, an Arrow null array) holds
-no value, and a column with no value present needs no exponent.
+Kinds (:attr:`vecfix.columns.Column.kind`): ``"integers"`` need an exponent and take
+``null=`` sentinels; ``"decimals"`` and ``"text"`` carry their own exponent and nulls,
+so both are refused; ``"empty"`` (``[]``, ``[None]``, an Arrow null array) holds no
+value, and a column with no value present needs no exponent.
 
-Messages: every error says what is wrong on its first line, in at most 200 characters:
-the argument (in the words of the user's call), the row and the value
-(:func:`show_value`); why, and what to do instead, follow on the next lines. A caller
-that adds its own words (``"column 'px': "``) puts them before the first line.
+Messages: an error's first line (at most 200 characters) names the argument, the row and
+the value (:func:`show_value`); why, and what to do, follow on the next lines.
 """
 
 from __future__ import annotations
@@ -197,11 +194,8 @@ def needs(
     has_values: bool = True,
 ) -> None:
     """Check what a column of ``kind`` needs: an exponent or none, ``null=`` or not.
-
-    ``source`` describes the column for the message (``"Decimal values"``, or a function
-    that writes it); ``where`` prefixes it (``"columns['bid']: "``). ``has_values=False``
-    (empty or all null) waives the exponent an integer column needs: nothing is printed.
-    """
+    ``source`` (or a function writing it) names the column in messages, after ``where``;
+    ``has_values=False`` (empty or all null) waives the exponent: nothing is printed."""
     carries = kind in ("decimals", "text")
     if carries and exponents is not None:
         raise TypeError(

@@ -72,6 +72,9 @@ def pack_rows(
     from ._threads import run_split
 
     flat = np.ascontiguousarray(matrix).reshape(-1)
+    if parts == 1:  # (no slices, no pool)
+        copy_rows(flat, _NO_STARTS, width, lengths, out, at)
+        return
 
     def part(lo: int, hi: int) -> int:  # no store past the part's room: another part's
         room = out[: int(at[hi])]

@@ -423,6 +423,10 @@ class Formatted:
 
         if view:
             _arrow.check_view(large)
+        if self._records is None and (self._offsets is None or large):
+            return _arrow.arrow_strings(
+                self.matrix, self.lengths, self.valid, view=view, large=large, threads=self._threads
+            )
         n, nulls = len(self), self.null_count
         bitmap = _arrow.validity(self.valid, nulls)
         if self._records is not None:  # string_view records, as the kernels wrote them
@@ -432,13 +436,9 @@ class Formatted:
                 return text
             wide = _arrow.large_offsets(int(self.lengths.sum(dtype=np.int64)), large)
             return text.cast(pa.large_string() if wide else pa.string())  # pyarrow packs
-        if self._offsets is not None and not large:  # Arrow's layout: handed over as it is
-            buffers = [bitmap, pa.py_buffer(self._offsets), pa.py_buffer(self._data)]
-            text = pa.Array.from_buffers(pa.string(), n, buffers, null_count=nulls)
-            return _arrow.without_empty_buffers(text.cast(pa.string_view())) if view else text
-        return _arrow.arrow_strings(
-            self.matrix, self.lengths, self.valid, view=view, large=large, threads=self._threads
-        )
+        buffers = [bitmap, pa.py_buffer(self._offsets), pa.py_buffer(self._data)]
+        text = pa.Array.from_buffers(pa.string(), n, buffers, null_count=nulls)  # as it is
+        return _arrow.without_empty_buffers(text.cast(pa.string_view())) if view else text
 
     def to_arrow_field(self, name: str | None = None) -> Any:
         """The ``pyarrow.Field`` for :meth:`to_arrow`'s array, named after the input column

@@ -35,14 +35,10 @@ class VecfixAccessor:
 
         Parameters
         ----------
-        exponent : int, per-row values or NumberFormat, optional
-            The power of ten of integer coefficients (``-9`` for PRICE9); leave it out for
-            decimal columns (Arrow decimals, ``Decimal`` objects, decimal text). A Series
-            of the same index gives each row its own. A :class:`vecfix.NumberFormat` here
-            (or as ``format=``) says exponent, scale and null at once.
-        scale : int or per-row values
-            Decimal places to print: one for every row, or each row's, as ``exponent``. A
-            row whose exponent or scale is missing (``<NA>``) is ``<NA>``.
+        exponent, scale : int or per-row values
+            As :class:`vecfix.NumberFormat` takes them (no exponent for decimals), per row
+            as a Series of the same index (a row missing either is ``<NA>``). A
+            ``NumberFormat`` in ``exponent``'s place says exponent, scale and null at once.
         null : int or sequence of int, optional
             Sentinel coefficients meaning "no value" (integer columns only).
         format : NumberFormat, optional

@@ -127,14 +127,10 @@ class VecfixExpr(_Namespace):
 
         Parameters
         ----------
-        exponent : int, str, polars expression or NumberFormat, optional
-            The power of ten of integer coefficients (``-9`` for PRICE9); leave it out
-            for ``Decimal`` and ``String`` (decimal text) columns. A column's name or an
-            expression gives each row its own, read from the same batch. A
-            :class:`vecfix.NumberFormat` here (or as ``format=``) says exponent, scale
-            and null at once.
-        scale : int, str or polars expression
-            Decimal places to print: one for every row, or each row's, as ``exponent``.
+        exponent, scale : int, str or polars expression
+            As :class:`vecfix.NumberFormat` takes them (no exponent for ``Decimal`` and
+            ``String`` columns), per row as a column's name or an expression, read from the
+            same batch. A ``NumberFormat`` in ``exponent``'s place says all three at once.
         null : int or sequence of int, optional
             Sentinel coefficients that mean "no value" (integer columns only).
         format : NumberFormat, optional

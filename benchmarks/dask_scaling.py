@@ -1,6 +1,6 @@
 """Rows per second: vecfix on a local Dask cluster against one process.
 
-The data is :func:`vecfix.cli.sample_prices` (CME PRICE9 mantissas, exponent -9),
+The data is :func:`vecfix._sample.sample_prices` (CME PRICE9 mantissas, exponent -9),
 formatted at scale 4 into Arrow-backed pandas strings. Three ways are timed:
 
 one process
@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     import vecfix
     import vecfix.dask as vd
-    from vecfix.cli import sample_prices
+    from vecfix._sample import sample_prices
 
     n, parts = args.rows, args.partitions
     px, _ = sample_prices(n)

@@ -32,24 +32,11 @@ import threading
 import time
 from pathlib import Path
 
+from memory import status_kib  # (benchmarks/memory.py)
+
 HERE = Path(__file__).resolve().parent
 JOBS = (("parquet", "csv"), ("parquet", "parquet"), ("csv", "parquet"))
 WAYS = ("vecfix", "polars-copy", "polars-exact")
-
-
-def _status_kib(field: str) -> int | None:
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        return None
-    return None
-
-
-def _anon_kib() -> int | None:
-    return _status_kib("RssAnon")
 
 
 def child(way: str, src: str, dst: str) -> dict[str, object]:
@@ -64,12 +51,12 @@ def child(way: str, src: str, dst: str) -> dict[str, object]:
         import vecfix.polars
 
         vecfix.format_fixed([1], -9, 2, layout="string_view").to_polars()
-    peak = [_anon_kib()]
+    peak = [status_kib("RssAnon")]
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(0.005):
-            now = _anon_kib()
+            now = status_kib("RssAnon")
             if now is not None and peak[0] is not None:
                 peak[0] = max(peak[0], now)
 
@@ -80,7 +67,7 @@ def child(way: str, src: str, dst: str) -> dict[str, object]:
     seconds = time.perf_counter() - start
     done.set()
     watcher.join()
-    rss = _status_kib("VmHWM") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
+    rss = status_kib("VmHWM") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB
     return {"rss_mb": rss / 1024, "anon_mb": None if peak[0] is None else peak[0] / 1024,
             "seconds": seconds}  # fmt: skip
 

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
-def _status_kib(field: str) -> int | None:
+def status_kib(field: str) -> int | None:
     """A ``/proc/self/status`` field in KiB, or None where there is none."""
     try:
         with open("/proc/self/status", encoding="ascii") as f:
@@ -69,10 +69,10 @@ def child(n: int, null: bool = False) -> dict[str, object]:
     gc.collect()
 
     rss_extra = None
-    before = _status_kib("VmRSS")
+    before = status_kib("VmRSS")
     if before is not None and _reset_peak_rss():
         out = vecfix.format_fixed(px, EXPONENT, SCALE, **options)
-        rss_extra = (_status_kib("VmHWM") - before) * 1024
+        rss_extra = (status_kib("VmHWM") - before) * 1024
         del out
         gc.collect()
 

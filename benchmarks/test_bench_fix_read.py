@@ -56,9 +56,8 @@ def build_log(n: int, seed: int = 0) -> tuple[bytes, list[bytes], np.ndarray]:
     prices = np.repeat(mid, k) - level * 250_000_000
     sides = np.tile(np.r_[np.zeros(k // 2), np.ones(k - k // 2)].astype(int), n)
     msgs = fix.snapshots(
-        symbols, np.full(n, k), sides, prices, rng.integers(1, 500, n * k), price_exponent=-9,
-        price_scale=2, size_exponent=0, size_scale=0, header=fix.Header("VECFIX", "CLIENT"),
-        sending_time=WHEN,
+        symbols, np.full(n, k), sides, prices, rng.integers(1, 500, n * k),
+        price=vecfix.NumberFormat(-9, 2), header=fix.Header("VECFIX", "CLIENT"), sending_time=WHEN,
     )  # fmt: skip
     return msgs.to_bytes(), msgs.to_list(), prices // 10_000_000
 

@@ -162,7 +162,9 @@ def write_inputs(d: Path) -> None:
 # --------------------------------------------------------------------------- the runs
 
 DEMO_OUT = ["--fix", "demo.fix", "--csv", "demo.csv", "--parquet", "demo.parquet"]
-PX = ["--column", "px_e9", "--exponent", "-9", "--scale", "2", "--null", str(PRICENULL9)]
+PX_E9 = ["--column", "px_e9", "--exponent", "-9"]
+PX = [*PX_E9, "--scale", "2", "--null", str(PRICENULL9)]
+TO_X = ["format", "in.parquet", "-o", "x.csv"]  # (the commands that fail: no x.csv)
 COMMANDS: dict[str, list[str]] = {
     "demo": ["demo", "--rows", str(DEMO_ROWS), "--instruments", str(DEMO_INSTRUMENTS), *DEMO_OUT],
     "parquet": [
@@ -184,37 +186,25 @@ COMMANDS: dict[str, list[str]] = {
         "--column", "qty", "--scale", "-2",
     ],
     "scale_column": [
-        "format", "in_scales.csv", "-o", "sc.parquet", "--column", "px_e9", "--exponent", "-9",
-        "--null", str(PRICENULL9), "--scale-column", "decimals", "--as", "price",
+        "format", "in_scales.csv", "-o", "sc.parquet", *PX_E9, "--null", str(PRICENULL9),
+        "--scale-column", "decimals", "--as", "price",
     ],
     "scales_by_csv": [
-        "format", "in.parquet", "-o", "sb.csv", "--column", "px_e9", "--exponent", "-9",
-        "--null", str(PRICENULL9), "--scales-by", "symbol=ticks.csv", "--csv-quoting", "none",
+        "format", "in.parquet", "-o", "sb.csv", *PX_E9, "--null", str(PRICENULL9),
+        "--scales-by", "symbol=ticks.csv", "--csv-quoting", "none",
     ],
     "scales_by_json": [
-        "format", "in.parquet", "-o", "sb.arrow", "--column", "px_e9", "--exponent", "-9",
-        "--null", str(PRICENULL9), "--scales-by", "symbol=ticks.json", "--as", "px_e9",
+        "format", "in.parquet", "-o", "sb.arrow", *PX_E9, "--null", str(PRICENULL9),
+        "--scales-by", "symbol=ticks.json", "--as", "px_e9",
     ],
-    "sentinel_warning": [
-        "format", "in.parquet", "-o", "sent.parquet", "--column", "px_e9", "--exponent", "-9",
-        "--scale", "2",
-    ],
+    "sentinel_warning": ["format", "in.parquet", "-o", "sent.parquet", *PX_E9, "--scale", "2"],
     # errors
-    "scales_by_missing_symbol": [
-        "format", "in.parquet", "-o", "x.csv", "--column", "px_e9", "--exponent", "-9",
-        "--scales-by", "symbol=ticks_no_s3.json",
-    ],
-    "scales_by_no_file": [
-        "format", "in.parquet", "-o", "x.csv", "--column", "px_e9", "--exponent", "-9",
-        "--scales-by", "symbol=nope.json",
-    ],
-    "scales_by_no_equals": [
-        "format", "in.parquet", "-o", "x.csv", "--column", "px_e9", "--exponent", "-9",
-        "--scales-by", "symbol",
-    ],
+    "scales_by_missing_symbol": [*TO_X, *PX_E9, "--scales-by", "symbol=ticks_no_s3.json"],
+    "scales_by_no_file": [*TO_X, *PX_E9, "--scales-by", "symbol=nope.json"],
+    "scales_by_no_equals": [*TO_X, *PX_E9, "--scales-by", "symbol"],
     "scale_and_scale_column": [
-        "format", "in_scales.csv", "-o", "x.csv", "--column", "px_e9", "--exponent", "-9",
-        "--scale", "2", "--scale-column", "decimals",
+        "format", "in_scales.csv", "-o", "x.csv", *PX_E9, "--scale", "2",
+        "--scale-column", "decimals",
     ],
     "as_before_column": ["format", "in.parquet", "-o", "x.csv", "--as", "p", "--column", "qty"],
     "missing_file": ["format", "nope.parquet", "-o", "x.csv", "--column", "px_e9", "--scale", "2"],
@@ -628,6 +618,14 @@ def test_console_script_version():
         pytest.skip("the vecfix console script is not installed next to this Python")
     r = subprocess.run([script, "--version"], env=cli_env(), capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.startswith("vecfix ")
+
+
+def test_version_is_the_installed_packages():
+    from importlib.metadata import version
+
+    import vecfix
+
+    assert vecfix.__version__ == version("vecfix")  # pyproject.toml reads it from vecfix/
 
 
 # --------------------------------------------------------------------------- in process

@@ -72,6 +72,16 @@ def test_a_large_first_call_loads_the_kernels_at_once(fresh_state):
     assert calls == ["load"]
 
 
+def test_converting_a_result_made_in_python_costs_no_python_work(fresh_state):
+    state, calls = fresh_state
+    out = vecfix.format_fixed(np.array([125, None, -5], dtype=object), -2, 1)
+    left = state["budget"]
+    assert out.to_polars().to_list() == ["1.3", None, "-0.1"]  # (NumPy work: no budget)
+    assert out.to_arrow().to_pylist() == ["1.3", None, "-0.1"]
+    assert out.to_bytes(b",", null=b"-") == b"1.3,-,-0.1"
+    assert state["budget"] == left and calls == []
+
+
 def test_cold_cache_python_while_a_child_compiles(fresh_state, monkeypatch):
     state, calls = fresh_state
     monkeypatch.setattr(_engine, "ready", lambda name="fixed": False)

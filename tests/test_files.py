@@ -133,23 +133,22 @@ def test_read_scale_map_csv_and_json(tmp_path):
     (tmp_path / "e.json").write_text(bom + json.dumps({"ESZ4": 2, "ZNZ4": 6}), encoding="utf-8")
     for name in ("a.csv", "b.csv", "c.json", "d.csv", "e.json"):
         assert read_scale_map(tmp_path / name) == {"ESZ4": 2, "ZNZ4": 6}
-    (tmp_path / "bad.csv").write_text("ESZ4,2\nZNZ4,six\n")
-    with pytest.raises(UsageError, match=r"bad.csv'.*line 2.*'six'"):
-        read_scale_map(tmp_path / "bad.csv")
-    (tmp_path / "bad.json").write_text('{"ESZ4": 2.5}')
-    with pytest.raises(UsageError, match=r"'ESZ4'.*2.5"):
-        read_scale_map(tmp_path / "bad.json")
-    (tmp_path / "twice.json").write_text('{"ESZ4": 2, "ZNZ4": 6, "ESZ4": 3}')
-    with pytest.raises(UsageError, match=r"twice.json'.*symbol 'ESZ4' is listed twice"):
-        read_scale_map(tmp_path / "twice.json")
-    (tmp_path / "twice.csv").write_text("ESZ4,2\nESZ4,3\n")
-    with pytest.raises(UsageError, match=r"twice.csv', line 2: symbol 'ESZ4' is listed twice"):
-        read_scale_map(tmp_path / "twice.csv")
+    refused = {  # file: (its text, what the message says)
+        "bad.csv": ("ESZ4,2\nZNZ4,six\n", r"bad.csv'.*line 2.*'six'"),
+        "bad.json": ('{"ESZ4": 2.5}', r"'ESZ4'.*2.5"),
+        "twice.json": (
+            '{"ESZ4": 2, "ZNZ4": 6, "ESZ4": 3}',
+            r"twice.json'.*symbol 'ESZ4' is listed twice",
+        ),
+        "twice.csv": ("ESZ4,2\nESZ4,3\n", r"twice.csv', line 2: symbol 'ESZ4' is listed twice"),
+        "list.json": ("[1, 2]", "JSON object"),
+    }
+    for name, (text, match) in refused.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(UsageError, match=match):
+            read_scale_map(tmp_path / name)
     (tmp_path / "same.json").write_text('{"ESZ4": 2, "ESZ4": 2}')  # the same scale: fine
     assert read_scale_map(tmp_path / "same.json") == {"ESZ4": 2}
-    (tmp_path / "list.json").write_text("[1, 2]")
-    with pytest.raises(UsageError, match="JSON object"):
-        read_scale_map(tmp_path / "list.json")
     with pytest.raises(UsageError, match="cannot read the scale map"):
         read_scale_map(tmp_path / "none.json")
 

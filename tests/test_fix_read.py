@@ -412,6 +412,59 @@ def test_timestamps_at_every_precision():
         assert t["52"][0].value == value, text
 
 
+@pytest.mark.parametrize("after", [b"", b"\n", b"\r\n" + b" " * 70])
+def test_tags_and_values_of_every_length(after):
+    """Tags of 1 to 10 digits and values of 0 to 150 bytes (the scan reads 8 bytes and
+    64 SOH bits a step), in messages that end the buffer or not."""
+    tags = [1, 12, 123, 1234, 12345, 123456, 1234567, 12345678, 123456789, 2147483647]
+    bodies, want = [], []
+    for n in range(151):
+        tag = tags[n % len(tags)]
+        value = ("v=" * 80)[:n]  # "=" inside a value is the value's
+        bodies.append(f"35=0|58=x|{tag}={value}|")
+        want.append((tag, value))
+    log = b"".join(frame(b) for b in bodies)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the empty value
+        t = fix.read(log + after, types=dict.fromkeys(tags, "string"))
+    for i, (tag, value) in enumerate(want):
+        assert t[str(tag)][i].as_py() == value, (i, tag)
+        assert t["valid"][i].as_py() is (value != ""), i
+    assert t["58"].to_pylist() == ["x"] * 151
+
+
+@pytest.mark.parametrize(
+    ("field", "what"),
+    [
+        ("035=0", "a tag that is not a number"),  # a leading zero
+        ("0=0", "a tag that is not a number"),
+        ("2147483648=0", "a tag that is not a number"),  # beyond int32
+        ("99999999999=0", "a tag that is not a number"),
+        ("12a=0", "a tag that is not a number"),
+        ("=0", "a tag that is not a number"),
+        ("1234567", "a field without '='"),
+        ("123456789012345678", "a field without '='"),
+    ],
+)
+def test_tags_that_are_not_tags(field, what):
+    for tail in ("", "|58=after"):  # the field last in its message, or not
+        bad = frame(f"35=0|34=1|{field}{tail}|")
+        with pytest.warns(UserWarning, match=rf"1 {what}"):
+            t = fix.read(frame("35=0|34=1|") + bad)
+        assert t["valid"].to_pylist() == [True, False]
+        assert t["34"].to_pylist() == [1, 1]
+
+
+def test_large_string_by_types():
+    t = read_quiet(W + X, types={55: pa.large_string(), 270: pa.large_string()})
+    assert t.schema.field("55").type == pa.large_string()  # a message's, over its rows
+    assert t["55"].to_pylist() == ["ESZ4", "ESZ4", "ESZ4", "NQZ4", "ESZ4"]
+    assert t.schema.field("270").type == pa.large_string()
+    assert t["270"].to_pylist() == ["5000.25", "5000.5", "-0.125", "18000.00", None]
+    one = read_quiet(frame("35=D|11=A|44=1.5|"), types={11: pa.large_string()})
+    assert one["11"].type == pa.large_string() and one["11"].to_pylist() == ["A"]
+
+
 def test_large_tags_and_many_messages():
     msgs = b"".join(frame(f"35=0|34={i}|70000={i * 3}|65536=x{i}|") for i in range(1, 2001))
     t = read_quiet(msgs)

@@ -135,7 +135,9 @@ def test_dask_workers_format_on_one_thread(monkeypatch):
         calls.append(kwargs.get("threads"))
         return real(*args, **kwargs)
 
+    import dask.dataframe as dd
+
     monkeypatch.setattr(vecfix, "format_fixed", spy)  # (what the per-batch function calls)
-    part = pd.DataFrame({"x": [125, -5]})
-    vd._format_series(part, vd._spec("x", part["x"], 1, -2, None, "test"), "x")
+    ddf = dd.from_pandas(pd.DataFrame({"x": [125, -5]}), npartitions=1)
+    vd.format_columns(ddf, {"x": vecfix.NumberFormat(-2, 1)}).compute(scheduler="sync")
     assert calls == [1]

@@ -17,6 +17,8 @@ import importlib
 import sys
 from typing import TYPE_CHECKING, Any
 
+__version__ = "0.1.0"  # (the package's version: pyproject.toml reads it here)
+
 if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
     from . import fix
     from ._chunks import iter_format, write_formatted
@@ -62,15 +64,6 @@ __all__ = [
 ]
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("vecfix")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        return "0+unknown"
-
-
 def _register_namespaces() -> None:
     """Register ``.vecfix`` for pandas and polars, if this process imported them."""
     for library in ("pandas", "polars"):
@@ -80,13 +73,10 @@ def _register_namespaces() -> None:
 
 def __getattr__(name: str) -> Any:
     """Import a public name from its module the first time it is used (PEP 562)."""
-    if name == "__version__":
-        value: Any = _version()
-    elif name in _LAZY:
-        module = importlib.import_module(_LAZY[name], __name__)
-        value = module if name == "fix" else getattr(module, name)
-    else:
+    if name not in _LAZY:
         raise AttributeError(f"module 'vecfix' has no attribute {name!r}")
+    module = importlib.import_module(_LAZY[name], __name__)
+    value = module if name == "fix" else getattr(module, name)
     globals()[name] = value  # later lookups skip this function
     _register_namespaces()  # (a library imported after vecfix)
     return value

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from . import _engine
 from ._limits import INT32_MAX
 
 _NO_STARTS = np.empty(0, dtype=np.int64)
@@ -92,10 +91,12 @@ def arrow_strings(
     large: bool | None = None,
     offset_limit: int = INT32_MAX,
     threads: int | None = 1,
+    kernels: bool = True,
 ) -> Any:
     """The rows as a ``pyarrow`` ``string_view`` (``view=True``), ``string`` or
     ``large_string`` (``large``, by default past ``offset_limit`` bytes) array, written on
-    ``threads`` as :func:`~vecfix.format_fixed` takes them.
+    ``threads`` as :func:`~vecfix.format_fixed` takes them; ``kernels=False``: by NumPy
+    (a result made in plain Python, the kernels not loaded).
 
     Examples
     --------
@@ -115,8 +116,8 @@ def arrow_strings(
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
     nulls = 0 if valid is None else int(n - np.count_nonzero(valid))
     bitmap = validity(valid, nulls)
-    parts = 0  # NumPy packs a few rows where the kernels are not loaded
-    if _engine.kernels_for(n):
+    parts = 0  # (NumPy packs the rows)
+    if kernels:
         from ._plan import thread_count
 
         parts = thread_count(n, threads)

@@ -1,12 +1,8 @@
-"""One batch of one named column, formatted by its :class:`~vecfix.NumberFormat`.
-
-:func:`format_values` is the per-batch function of everything that formats *named* columns:
-the polars namespace (each batch of a lazy query), the pandas accessor, ``vecfix format``
-(through the polars namespace) and :mod:`vecfix.dask` (each partition). It is
-:func:`vecfix.format_fixed` with the column's format, two decisions stated once (what a
-null per-row exponent or scale means; how an error names the column and the arguments)
-and nothing else.
-"""
+"""One batch of one named column, formatted by its :class:`~vecfix.NumberFormat`:
+:func:`format_values`, the per-batch function of the polars namespace (so of ``vecfix
+format``), the pandas accessor and :mod:`vecfix.dask`. It is :func:`vecfix.format_fixed`
+with two decisions stated once: what a null per-row exponent or scale means, and how an
+error names the column (in :class:`NumberFormat`'s words)."""
 
 from __future__ import annotations
 
@@ -18,7 +14,7 @@ import numpy as np
 from ._number_format import NumberFormat
 from .columns.rules import RowError, is_int, show_value
 
-__all__ = ["format_values", "in_words", "number_format"]
+__all__ = ["format_values", "number_format"]
 
 #: format_fixed's argument names -> NumberFormat's (the namespaces' keywords)
 _WORDS = {"exponents": "exponent", "scales": "scale"}
@@ -68,32 +64,11 @@ def format_values(
     threads: int | None = 1,
     null_layouts: Literal["null", "raise"] = "null",
 ) -> Any:
-    """``values`` formatted by ``fmt``: a :class:`vecfix.Formatted`.
+    """``values`` formatted by ``fmt`` (a :class:`vecfix.Formatted`). Where ``fmt``'s
+    exponent or scale is per row, the caller passes this batch's as ``exponents`` /
+    ``scales``; a row whose one is null is null (``null_layouts="null"``, as polars and
+    pandas propagate nulls) or refused (``"raise"``). Errors name ``column``.
 
-    Parameters
-    ----------
-    values
-        The batch of the column (anything :func:`vecfix.format_fixed` takes).
-    fmt : NumberFormat
-        The column's format. Where its ``exponent`` or ``scale`` is per row (a column's
-        name, an expression), the caller reads this batch's values and passes them as
-        ``exponents`` / ``scales``.
-    column
-        The column's name, for messages (``None`` or ``""``: not named).
-    layout, threads
-        As for :func:`vecfix.format_fixed`.
-    null_layouts : {"null", "raise"}
-        A row whose per-row exponent or scale is null: null (``"null"``, as polars and
-        pandas propagate nulls), or refused naming the row (``"raise"``).
-
-    Raises
-    ------
-    TypeError, ValueError
-        As :func:`vecfix.format_fixed`, in the words of ``fmt`` (``exponent``, ``scale``),
-        naming ``column``; a :class:`vecfix.RowError` keeps its row (counted in the batch).
-
-    Examples
-    --------
     >>> from vecfix import NumberFormat
     >>> fmt = NumberFormat(-2, scale="tick")  # each row's scale, read by the caller
     >>> format_values([125, 7], fmt, scales=[1, None], column="px").to_list()
@@ -114,35 +89,37 @@ def format_values(
             values, exponent, scale = _null_where_layout_is(values, exponent, scale)
         return format_fixed(values, exponent, scale, null=fmt.null, threads=threads, layout=layout)
     except (TypeError, ValueError) as exc:
-        raise in_words(exc, column) from None
+        raise _in_words(exc, column) from None
 
 
-def in_words(exc: Exception, column: Any = None) -> Exception:
-    """``exc`` (from :func:`vecfix.format_fixed`) in :class:`NumberFormat`'s words
-    (``exponent``, ``scale``), naming ``column``; the same type, and a
-    :class:`~vecfix.RowError` keeps its row.
+def _words(text: str) -> str:
+    return _WORD.sub(lambda m: _WORDS[m.group(1)], text)
+
+
+def _in_words(exc: Exception, column: Any = None) -> Exception:
+    """``exc`` (from :func:`vecfix.format_fixed`) in :class:`NumberFormat`'s words, naming
+    ``column``: the same type; a :class:`~vecfix.RowError` keeps its row.
 
     >>> from vecfix import RowError
-    >>> print(in_words(RowError(": 'x' is not decimal text", argument="coefficients",
-    ...                         row=3, lead="coefficients "), "px"))
+    >>> print(_in_words(RowError(": 'x' is not decimal text", argument="coefficients",
+    ...                          row=3, lead="coefficients "), "px"))
     column 'px', row 3: 'x' is not decimal text
-    >>> print(in_words(TypeError("scales is required"), "px"))
+    >>> print(_in_words(TypeError("scales is required"), "px"))
     column 'px': scales is required
     """
     named = f"column {show_value(column)}" if column not in (None, "") else ""
     if isinstance(exc, RowError) and exc.row is not None:
-        argument = _WORDS.get(exc.argument or "", exc.argument)
-        lead = _WORD.sub(lambda m: _WORDS[m.group(1)], exc.lead)
+        lead = _words(exc.lead)
         if exc.argument == "coefficients":
             lead = lead.removeprefix("coefficients ")
             lead = f"{named}, {lead}" if named else lead
         elif named:
             lead = f"{named}: {lead}"
-        detail = _WORD.sub(lambda m: _WORDS[m.group(1)], exc.detail)
-        return type(exc)(detail, argument=argument, row=exc.row, lead=lead)
+        argument = _WORDS.get(exc.argument or "", exc.argument)
+        return type(exc)(_words(exc.detail), argument=argument, row=exc.row, lead=lead)
     text = str(exc)
     if not text.startswith("scales is required"):  # (format_fixed's own: say it as it is)
-        text = _WORD.sub(lambda m: _WORDS[m.group(1)], text)
+        text = _words(text)
     text = f"{named}: {text}" if named else text
     if isinstance(exc, RowError):
         return type(exc)(text, argument=exc.argument)
@@ -166,9 +143,8 @@ def _has_nulls(values: Any) -> bool:
 
 
 def _null_where_layout_is(values: Any, exponent: Any, scale: Any) -> tuple[Any, Any, Any]:
-    """Rows whose per-row exponent or scale is null made null (their layout read as 0),
-    through the input layer's :class:`~vecfix.DecimalColumn`; the inputs as they are when
-    no layout has a null."""
+    """Rows whose per-row exponent or scale is null made null (a
+    :class:`~vecfix.DecimalColumn` with their layout read as 0)."""
     layouts = {"exponents": exponent, "scales": scale}
     nullable = {k: v for k, v in layouts.items() if v is not None and _has_nulls(v)}
     if not nullable:

@@ -1,11 +1,6 @@
-"""Format inputs of any length in chunks of rows, with bounded memory.
-
-:func:`iter_format` slices the inputs (NumPy arrays and memory maps, lists, pyarrow,
-pandas and polars columns, a :class:`~vecfix.DecimalColumn`, or anything else with
-``len()`` and slicing) into chunks of ``chunksize`` rows and formats one chunk at a time;
-:func:`write_formatted` streams the text of every chunk to a binary file. Only one chunk's
-result is alive at a time, so the memory used is set by ``chunksize``, not by the input.
-"""
+"""Format inputs of any length in chunks of rows, with bounded memory: :func:`iter_format`
+formats one chunk of ``chunksize`` rows at a time, :func:`write_formatted` streams each
+chunk's text to a binary file; only one chunk's result is alive at a time."""
 
 from __future__ import annotations
 
@@ -13,6 +8,7 @@ import decimal
 import itertools
 import os
 from collections.abc import Iterator
+from contextlib import nullcontext
 from typing import IO, Any
 
 import numpy as np
@@ -38,28 +34,24 @@ def iter_format(
 ) -> Iterator[Formatted]:
     """Format the rows in chunks of ``chunksize``, yielding one :class:`Formatted` per chunk.
 
-    Every chunk is formatted by :func:`vecfix.format_fixed` with the same arguments, so
-    the rows' text is identical whatever the chunk size; only one chunk's matrix exists
-    at a time (unless the caller keeps them), which bounds the memory for inputs of any
-    length.
+    Each chunk is :func:`vecfix.format_fixed` with the same arguments, so the text is the
+    same whatever the chunk size, and only one chunk's matrix exists at a time (unless
+    the caller keeps them).
 
     Parameters
     ----------
     coefficients, exponents, scales
-        As for :func:`vecfix.format_fixed`. Each may be a scalar, a length-1 sequence
-        (both broadcast to every chunk) or a column of the common length: a NumPy array
-        or memory map, a list or tuple, a pyarrow array or chunked array, a pandas or
-        polars Series, a :class:`~vecfix.DecimalColumn`, or any object with ``len()``
-        and slicing. ``coefficients`` may also be an iterator (a generator of ints or
-        ``Decimal`` values, say) when ``exponents`` and ``scales`` are scalars or
-        ``None``; it is read ``chunksize`` items at a time.
+        As for :func:`vecfix.format_fixed`: a scalar or a length-1 sequence (broadcast),
+        or a column of the common length (a NumPy array or memory map, a list, a pyarrow,
+        pandas or polars column, a :class:`~vecfix.DecimalColumn`, anything with ``len()``
+        and slicing). ``coefficients`` may be an iterator (of ints or ``Decimal``, say)
+        when ``exponents`` and ``scales`` are scalars or ``None``.
     chunksize : int, default 1_000_000
         Rows per chunk (the last chunk may be shorter).
     **kwargs
-        ``width``, ``threads``, ``null`` and ``layout``, passed to
-        :func:`vecfix.format_fixed` for every chunk. Give ``width`` to make every chunk's
-        matrix the same width. ``out`` is refused: each chunk gets a matrix of its own; so
-        is any other keyword.
+        ``width`` (give it to make every chunk's matrix as wide), ``threads``, ``null``
+        and ``layout``, passed to :func:`vecfix.format_fixed`; ``out`` and any other
+        keyword are refused.
 
     Yields
     ------
@@ -71,8 +63,7 @@ def iter_format(
     TypeError, ValueError
         At the call: a bad ``chunksize``, ``out=``, lengths that do not broadcast, inputs
         that are not 1-D or cannot be sliced. While iterating: what
-        :func:`vecfix.format_fixed` raises, when the chunk holding the offending row is
-        reached; a :class:`~vecfix.RowError` counts its :attr:`~vecfix.RowError.row` from
+        :func:`vecfix.format_fixed` raises, a :class:`~vecfix.RowError`'s row counted from
         the start of the whole input.
 
     Examples
@@ -102,25 +93,16 @@ def iter_format(
                 "when coefficients is an iterator, exponents and scales must be scalars (or"
                 " None)\nPass a list or an array to give them per row"
             )
-        return _iter_unsized(coefficients, exponents, scales, chunksize, kwargs)
-    return _iter_sized(columns, lengths, rules.broadcast_length(lengths), chunksize, kwargs)
-
-
-def _iter_sized(
-    columns: tuple[ColumnLike, ...],
-    lengths: list[int | None],
-    n: int,
-    chunksize: int,
-    kwargs: dict[str, Any],
-) -> Iterator[Formatted]:
-    """Chunks of sized columns: slices of ``n`` rows, broadcast values passed whole."""
-    for lo in range(0, n, chunksize):
-        hi = min(lo + chunksize, n)
-        parts = [
-            value if length is None or (length == 1 and n != 1) else _slice(value, lo, hi)
-            for value, length in zip(columns, lengths, strict=True)
-        ]
-        yield _format_chunk(lo, parts, kwargs)
+        it = iter(coefficients)  # type: ignore[arg-type]
+        chunks = iter(lambda: list(itertools.islice(it, chunksize)), [])
+        return _formatted(([chunk, exponents, scales] for chunk in chunks), kwargs)
+    n = rules.broadcast_length(lengths)
+    parts = (
+        [v if k is None or (k == 1 and n != 1) else _slice(v, lo, min(lo + chunksize, n))
+         for v, k in zip(columns, lengths, strict=True)]
+        for lo in range(0, n, chunksize)
+    )  # fmt: skip
+    return _formatted(parts, kwargs)
 
 
 def write_formatted(
@@ -135,11 +117,8 @@ def write_formatted(
     null_text: bytes = b"",
     **kwargs: Any,
 ) -> int:
-    """Format the rows chunk by chunk and write their text to a binary file.
-
-    Writes exactly the bytes of ``format_fixed(...).write(file, sep, end, null=null_text)``
-    (rows joined by ``sep``, then ``end`` once; nothing for an empty input) while holding
-    only one chunk in memory.
+    """Format the rows chunk by chunk and write their text to a binary file: the bytes of
+    ``format_fixed(...).write(file, sep, end, null=null_text)``, one chunk in memory.
 
     Parameters
     ----------
@@ -148,16 +127,11 @@ def write_formatted(
         open, written from its current position).
     coefficients, exponents, scales, chunksize
         As for :func:`iter_format`.
-    sep : bytes-like, default b"\\n"
-        Written between rows (``bytes``, ``bytearray`` or ``memoryview``, as for
-        :meth:`vecfix.Formatted.write`).
-    end : bytes-like, default b"\\n"
-        Written once after the last row.
-    null_text : bytes-like, default b""
-        Text written for a null row.
+    sep, end, null_text : bytes-like, default b"\\n", b"\\n", b""
+        Written between rows, once after the last row (none for an empty input), and for
+        a null row (``bytes``, ``bytearray`` or ``memoryview``).
     **kwargs
-        ``width``, ``threads`` and ``null`` (sentinel coefficients), as for
-        :func:`vecfix.format_fixed`.
+        ``width``, ``threads`` and ``null``, as for :func:`vecfix.format_fixed`.
 
     Returns
     -------
@@ -167,9 +141,8 @@ def write_formatted(
     Raises
     ------
     TypeError, ValueError
-        As :func:`iter_format` does. What it refuses at the call, or in the first
-        chunk, is refused before a path is opened; an error in a later chunk leaves the
-        rows of the chunks before it written.
+        As :func:`iter_format`; what it refuses at the call or in the first chunk, before
+        a path is opened (an error in a later chunk leaves the chunks before it written).
 
     Examples
     --------
@@ -188,35 +161,25 @@ def write_formatted(
     sep, end, null_text = bytes(sep), bytes(end), bytes(null_text)  # fixed for every chunk
     check_binary(file)  # before any work
     chunks = iter_format(coefficients, exponents, scales, chunksize=chunksize, **kwargs)
+    opened: Any = nullcontext(file)
     if isinstance(file, (str, os.PathLike)):
         # the first chunk formatted before the path is opened (truncated): an input
         # refused whole (floats, text that is no number) leaves an existing file as it was
-        first = list(itertools.islice(chunks, 1))
-        with open(file, "wb") as fh:
-            return _write(fh, itertools.chain(first, chunks), sep, end, null_text)
-    return _write(file, chunks, sep, end, null_text)
-
-
-def _write(
-    file: IO[bytes], chunks: Iterator[Formatted], sep: bytes, end: bytes, null_text: bytes
-) -> int:
-    """Rows joined by ``sep``, then ``end``: each chunk written (and dropped) as it comes."""
-    written = 0
-    rows = 0
-    for chunk in chunks:
+        chunks = itertools.chain(list(itertools.islice(chunks, 1)), chunks)
+        opened = open(file, "wb")
+    written = rows = 0
+    with opened as fh:
+        for chunk in chunks:
+            if rows:
+                fh.write(sep)
+                written += len(sep)
+            written += chunk.write(fh, sep=sep, end=b"", null=null_text)
+            rows += len(chunk)
+            del chunk  # (not alive while the next one is formatted)
         if rows:
-            file.write(sep)
-            written += len(sep)
-        written += chunk.write(file, sep=sep, end=b"", null=null_text)
-        rows += len(chunk)
-        del chunk
-    if rows:
-        file.write(end)
-        written += len(end)
+            fh.write(end)
+            written += len(end)
     return written
-
-
-# ----------------------------------------------------------------------------- helpers
 
 
 def _length(name: str, value: Any) -> int | None:
@@ -257,30 +220,14 @@ def _slice(value: Any, lo: int, hi: int) -> Any:
     return value[lo:hi]
 
 
-def _format_chunk(offset: int, parts: list[Any], kwargs: dict[str, Any]) -> Formatted:
-    """``format_fixed(*parts, **kwargs)``, with a :class:`RowError`'s row counted from the
-    input's start."""
-    try:
-        return format_fixed(*parts, **kwargs)
-    except RowError as exc:
-        if not offset or exc.row is None:
-            raise
-        raise exc.shifted(offset) from None
-
-
-def _iter_unsized(
-    coefficients: Any,
-    exponents: ColumnLike,
-    scales: ColumnLike,
-    chunksize: int,
-    kwargs: dict[str, Any],
-) -> Iterator[Formatted]:
-    """Chunks of an iterator of coefficients (exponents and scales are scalars)."""
-    iterator = iter(coefficients)
+def _formatted(parts: Iterator[list[Any]], kwargs: dict[str, Any]) -> Iterator[Formatted]:
+    """``format_fixed(*part, **kwargs)`` of each part, a :class:`RowError`'s row counted
+    from the input's start."""
     offset = 0
-    while True:
-        chunk = list(itertools.islice(iterator, chunksize))
-        if not chunk:
-            return
-        yield _format_chunk(offset, [chunk, exponents, scales], kwargs)
-        offset += len(chunk)
+    for part in parts:
+        try:
+            out = format_fixed(*part, **kwargs)
+        except RowError as exc:
+            raise exc.shifted(offset) from None
+        offset += len(out)
+        yield out

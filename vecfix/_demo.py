@@ -161,15 +161,11 @@ def _write_fix(path: str, snap: Any, prices: Any, sizes: Any, msg_type: str = "W
         msgs = _mass_quotes(fix, head, when, snap, prices, sizes)
     elif msg_type == "X":  # one refresh per instrument: its whole book as new entries
         symbols = np.array(snap.symbols)[snap.instrument]
-        msgs = fix.incremental(
-            0, snap.entry_types, symbols, prices, sizes, entry_counts=snap.entry_counts,
-            header=head, sending_time=when,
-        )  # fmt: skip
+        msgs = fix.incremental(0, snap.entry_types, symbols, prices, sizes, header=head,
+                               entry_counts=snap.entry_counts, sending_time=when)  # fmt: skip
     else:
-        msgs = fix.snapshots(
-            snap.symbols, snap.entry_counts, snap.entry_types, prices, sizes, header=head,
-            sending_time=when,
-        )  # fmt: skip
+        msgs = fix.snapshots(snap.symbols, snap.entry_counts, snap.entry_types, prices, sizes,
+                             header=head, sending_time=when)  # fmt: skip
     built = time.perf_counter() - start
     try:
         msgs.write(path)
@@ -218,37 +214,25 @@ def _mass_quotes(fix: Any, head: Any, when: str, snap: Any, prices: Any, sizes: 
     )  # fmt: skip
 
 
-def _snapshot_table(snap: Any, prices: Any, sizes: Any) -> Any:
+def _write_table(path: str, fmt: str, snap: Any, prices: Any, sizes: Any) -> str | None:
+    """The demo's table as CSV or Parquet; returns the line that says so, or None (the error
+    printed on stderr)."""
     import numpy as np
     import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
 
-    symbols = pa.array(snap.symbols, pa.string()).take(pa.array(snap.instrument))
-    side = pa.array(np.array(["bid", "offer"])[snap.entry_types])
-    raw = pa.array(snap.price_e9, mask=~snap.price_valid)
-    return pa.table(
+    table = pa.table(
         {
-            "symbol": symbols,
-            "side": side,
-            "price_e9": raw,
+            "symbol": pa.array(snap.symbols, pa.string()).take(pa.array(snap.instrument)),
+            "side": pa.array(np.array(["bid", "offer"])[snap.entry_types]),
+            "price_e9": pa.array(snap.price_e9, mask=~snap.price_valid),
             "price": prices.to_arrow(large=False),
             "size": sizes.to_arrow(large=False),
         }
     )
-
-
-def _write_table(path: str, fmt: str, snap: Any, prices: Any, sizes: Any) -> str | None:
-    """The demo's table as CSV or Parquet; returns the line that says so, or None (the error
-    printed on stderr)."""
-    table = _snapshot_table(snap, prices, sizes)
     try:
-        if fmt == "csv":
-            import pyarrow.csv as pacsv
-
-            pacsv.write_csv(table, path)
-        else:
-            import pyarrow.parquet as pq
-
-            pq.write_table(table, path)
+        (pacsv.write_csv if fmt == "csv" else pq.write_table)(table, path)
     except OSError as exc:
         print(f"vecfix demo: cannot write {path!r}: {exc}", file=sys.stderr)
         return None

@@ -240,14 +240,31 @@ def warn_once(key: str, text: str) -> None:
     warnings.warn(text, RuntimeWarning, stacklevel=3)
 
 
+#: The lines of ``/proc/cpuinfo`` that say which CPU it is (x86, then Arm), not its state.
+_CPUINFO = {b"vendor_id", b"cpu family", b"model", b"model name", b"stepping", b"flags"}
+_CPUINFO |= {b"CPU implementer", b"CPU architecture", b"CPU variant", b"CPU part", b"Features"}
+
+
 @functools.cache
 def _cpu() -> str:
-    """What Numba compiles for, as its cache keys it: the CPU's name and features (or
-    ``NUMBA_CPU_NAME``/``NUMBA_CPU_FEATURES``), hashed."""
+    """The CPU Numba compiles for, hashed: ``NUMBA_CPU_NAME``/``NUMBA_CPU_FEATURES`` if
+    set, else the kernel's description of it (Linux's ``/proc/cpuinfo``: its model and
+    flags, read in a millisecond where importing LLVM's bindings to ask takes 30 ms), else
+    LLVM's name and features of the host CPU."""
+    name, features = os.environ.get("NUMBA_CPU_NAME"), os.environ.get("NUMBA_CPU_FEATURES")
+    if not (name or features):
+        try:
+            with open("/proc/cpuinfo", "rb") as f:  # (its first processor's block)
+                block = f.read(1 << 16).partition(b"\n\n")[0].splitlines()
+        except OSError:
+            block = []
+        described = [line for line in block if line.partition(b":")[0].strip() in _CPUINFO]
+        if described:
+            return hashlib.sha256(b"\n".join(described)).hexdigest()[:12]
     from llvmlite import binding
 
-    name = os.environ.get("NUMBA_CPU_NAME") or binding.get_host_cpu_name()
-    features = os.environ.get("NUMBA_CPU_FEATURES") or binding.get_host_cpu_features().flatten()
+    name = name or binding.get_host_cpu_name()
+    features = features or binding.get_host_cpu_features().flatten()
     return hashlib.sha256(f"{name}:{features}".encode()).hexdigest()[:12]
 
 

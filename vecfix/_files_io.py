@@ -1,7 +1,6 @@
-"""Where ``vecfix format``'s files come from and go to, and what is checked before any data
-is read: formats, scale maps, the polars scan and sink, the temporary copies where polars
-cannot stream, the progress line, the columns against the specs, and the messages of errors
-polars raises. :mod:`vecfix.files` builds the query between them."""
+"""Where ``vecfix format``'s files come from and go to (the polars scan and sink, temporary
+copies where polars cannot stream), what is checked before any data is read, the progress
+line, and the messages of errors polars raises. :mod:`vecfix.files` builds the query."""
 
 from __future__ import annotations
 
@@ -176,44 +175,47 @@ def _stdin() -> IO[bytes]:
     return sys.stdin.buffer
 
 
+def _codec(head: bytes) -> str | None:
+    """The codec that a stream's first bytes show (gzip, bz2, zstd, lz4), or None."""
+    return next((c for magic, c in _MAGIC.items() if head.startswith(magic)), None)
+
+
+def _codec_of(path: str) -> str | None:
+    with open(path, "rb") as f:
+        return _codec(f.read(4))
+
+
 class Source:
     """The input as a path polars can scan: the file itself, or a temporary copy of
-    standard input, a named pipe or a bz2/lz4-compressed CSV (decompressed)."""
+    standard input, a named pipe or a bz2/lz4-compressed CSV (decompressed; gzip and zstd
+    are left to polars, which reads them)."""
 
     def __init__(self, input: str | os.PathLike, fmt: str) -> None:
-        self.given = os.fspath(input)
-        self.shown = "standard input" if self.given == STDIO else repr(self.given)
+        self.given = self.path = os.fspath(input)
+        stdin = self.given == STDIO
+        self.shown = "standard input" if stdin else repr(self.given)
         self.copy: Path | None = None
-        if self.given != STDIO:
-            path = Path(self.given)
-            if path.is_dir() or not path.exists():
-                what = "is a directory, not a file" if path.is_dir() else "does not exist"
-                raise UsageError(f"input file {self.given!r} {what}")
-        regular = self.given != STDIO and Path(self.given).is_file()
-        self.path = self.given
+        if not stdin and (Path(self.given).is_dir() or not Path(self.given).exists()):
+            what = "is a directory, not a file" if Path(self.given).is_dir() else "does not exist"
+            raise UsageError(f"input file {self.given!r} {what}")
+        regular = not stdin and Path(self.given).is_file()
         codec = _codec_of(self.given) if regular and fmt == "csv" else None
         if not regular or codec in ("bz2", "lz4"):
-            self.copy = self._spooled(codec if regular else None, fmt == "csv")
-            self.path = str(self.copy)
+            fd, self.path = tempfile.mkstemp(prefix="vecfix-input-")
+            raw = _stdin() if stdin else open(self.given, "rb")
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    stream = _decoded(raw, codec, self.shown) if fmt == "csv" else raw
+                    shutil.copyfileobj(stream, out, _CHUNK)
+            except BaseException:
+                os.unlink(self.path)
+                raise
+            finally:
+                if not stdin:
+                    raw.close()
+            self.copy = Path(self.path)
         # (a gzip or zstd CSV is read by polars: its size says nothing of its rows)
         self.size = None if _codec_of(self.path) else os.path.getsize(self.path)
-
-    def _spooled(self, codec: str | None, csv: bool) -> Path:
-        """The input copied into a temporary file: a CSV compressed with bz2 or lz4 (told by
-        its first bytes) decompressed; gzip and zstd are left to polars, which reads them."""
-        fd, name = tempfile.mkstemp(prefix="vecfix-input-")
-        raw = _stdin() if self.given == STDIO else open(self.given, "rb")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                stream = _decoded(raw, codec, self.shown) if csv else raw
-                shutil.copyfileobj(stream, out, _CHUNK)
-        except BaseException:
-            os.unlink(name)
-            raise
-        finally:
-            if self.given != STDIO:
-                raw.close()
-        return Path(name)
 
     def __enter__(self) -> Source:
         return self
@@ -223,40 +225,30 @@ class Source:
             self.copy.unlink(missing_ok=True)
 
 
-def _codec_of(path: str) -> str | None:
-    """The codec a file's first bytes show (gzip, bz2, zstd, lz4), or None."""
-    with open(path, "rb") as f:
-        head = f.read(4)
-    return next((c for magic, c in _MAGIC.items() if head.startswith(magic)), None)
-
-
 def _decoded(raw: IO[bytes], codec: str | None, shown: str) -> IO[bytes]:
+    """``raw``, decompressed where it is bz2 or lz4 (which polars does not read)."""
     if codec is None:  # a pipe: its codec from its first bytes
         peek = getattr(raw, "peek", None)
-        head = peek(4)[:4] if peek is not None else b""
-        codec = next((c for magic, c in _MAGIC.items() if head.startswith(magic)), None)
-    if codec == "bz2":
-        import bz2
+        codec = _codec(peek(4)[:4] if peek is not None else b"")
+    if codec not in ("bz2", "lz4"):
+        return raw
+    return _pyarrow(f"{shown} is {codec}-compressed").CompressedInputStream(raw, codec)
 
-        return bz2.BZ2File(raw, mode="rb")
-    if codec == "lz4":
-        try:
-            import pyarrow as pa
-        except ImportError:
-            raise UsageError(
-                f"{shown} is lz4-compressed, which needs pyarrow\nDecompress it first (lz4"
-                " -dc ... | vecfix format - ...), or install pyarrow, which reads it"
-            ) from None
-        return pa.CompressedInputStream(pa.PythonFile(raw, mode="r"), "lz4")
-    return raw
+
+def _pyarrow(what: str) -> Any:
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise UsageError(f"{what}, which needs pyarrow: pip install 'vecfix[cli]'") from None
+    return pa
 
 
 def scan(
-    pl: Any, src: Source, fmt: str, types: dict[str, str], infer: bool, nulls: tuple[str, ...]
+    pl: Any, src: Source, fmt: str, columns: Sequence[ColumnSpec], infer: bool, nulls: list[str]
 ) -> Any:
-    """The polars ``LazyFrame`` of the input. A CSV's formatted columns are read as text,
-    or as int64 where ``types`` says ``"int"``; its other columns as text unless
-    ``infer``; ``nulls`` are the cells read as null."""
+    """The polars ``LazyFrame`` of the input. A CSV's formatted columns are read as text, or
+    as int64 where an exponent says they hold integers (and the columns of per-row
+    layouts); its other columns as text unless ``infer``; ``nulls`` are read as null."""
     if fmt == "parquet":
         return pl.scan_parquet(src.path)
     if fmt == "arrow":
@@ -266,21 +258,23 @@ def scan(
             return lf
         except pl.exceptions.PolarsError:  # an Arrow IPC stream: read whole (no footer)
             return pl.read_ipc_stream(src.path).lazy()
+    ints = {s.name for s in columns if s.format.exponent is not None}
+    ints |= {p for s in columns for p in (s.format.exponent, s.format.scale) if isinstance(p, str)}
+    read = ints | {s.name for s in columns}
     names = pl.scan_csv(src.path, infer_schema=False, n_rows=0).collect_schema().names()
-    overrides = {n: pl.Int64 if t == "int" else pl.String for n, t in types.items() if n in names}
+    overrides = {n: pl.Int64 if n in ints else pl.String for n in names if n in read}
     return pl.scan_csv(
-        src.path, infer_schema=infer, schema_overrides=overrides, null_values=list(nulls) or None
+        src.path, infer_schema=infer, schema_overrides=overrides, null_values=nulls or None
     )
 
 
 class Destination:
     """Where the output goes: a temporary file beside a regular file, renamed over it by
-    :meth:`commit`; standard output, a named pipe or a device written directly."""
+    :meth:`commit`; standard output, a named pipe or a device written directly. A CSV is
+    compressed by polars (gzip, zstd) or by pyarrow's stream (bz2, lz4)."""
 
     def __init__(self, output: str | os.PathLike, input: str | os.PathLike, fmt: str) -> None:
-        self.fmt = fmt
-        self.shown = os.fspath(output)
-        self.direct: IO[bytes] | None = None
+        self.fmt, self.shown = fmt, os.fspath(output)
         self.final: Path | None = None
         self.tmp: Path | None = None
         self.codec = None if self.shown == STDIO else _CODECS.get(Path(self.shown).suffix.lower())
@@ -312,64 +306,48 @@ class Destination:
         self.final = final
         self.tmp = final.with_name(f".{final.name}.{os.getpid()}.partial")
 
-    def _target(self) -> Any:
-        if self.tmp is not None and not (self.fmt == "csv" and self.codec):
-            return str(self.tmp)
-        if self.tmp is not None:
-            self.direct = open(self.tmp, "wb")
-        elif self.shown == STDIO:
+    def _open(self, stack: contextlib.ExitStack) -> Any:
+        """The path or the file object polars writes to, closed (flushed) by ``stack``."""
+        if self.shown == STDIO:
             sys.stdout.flush()
-            self.direct = sys.stdout.buffer
-        else:  # "ab" never truncates: a pipe or a device has nothing to truncate
+            stack.callback(sys.stdout.buffer.flush)
+            return sys.stdout.buffer
+        target: Any = str(self.tmp)
+        if self.tmp is None:  # a pipe or a device: "ab" never truncates
             try:
-                self.direct = open(self.shown, "ab", buffering=0)
+                target = stack.enter_context(open(self.shown, "ab", buffering=0))
             except OSError as exc:
                 raise UsageError(f"cannot write {self.shown!r}: {exc.strerror}") from None
-        if self.fmt != "csv" or self.codec is None:
-            return self.direct
-        if self.codec == "gzip":
-            import gzip
-
-            return gzip.GzipFile(fileobj=self.direct, mode="wb", compresslevel=6)
-        if self.codec == "bz2":
-            import bz2
-
-            return bz2.BZ2File(self.direct, mode="wb")
-        try:
-            import pyarrow as pa
-        except ImportError:
-            raise UsageError(f"writing {self.codec} needs pyarrow (pip install pyarrow)") from None
-        return pa.CompressedOutputStream(pa.PythonFile(self.direct, mode="w"), self.codec)
+        if self.fmt == "csv" and self.codec in ("bz2", "lz4"):
+            pa = _pyarrow(f"writing {self.codec}")
+            target = stack.enter_context(pa.CompressedOutputStream(target, self.codec))
+        return target
 
     def sink(self, query: Any, quoting: str, compression: str | None, statistics: bool) -> None:
         """Run ``query`` into the output."""
         from .files import ROW_GROUP_SIZE
 
-        target = self._target()
         try:
-            if self.fmt == "csv":
-                query.sink_csv(target, quote_style=quoting)
-            elif self.fmt == "parquet":
-                codec = compression or "snappy"
-                query.sink_parquet(
-                    target,
-                    compression="uncompressed" if codec == "none" else codec,
-                    statistics=statistics,  # (text min/max: "10.00" sorts before "9.00")
-                    row_group_size=ROW_GROUP_SIZE,
-                )
-            else:
-                query.sink_ipc(target)
+            with contextlib.ExitStack() as stack:
+                target = self._open(stack)
+                if self.fmt == "csv":
+                    codec = self.codec if self.codec in ("gzip", "zstd") else "uncompressed"
+                    query.sink_csv(target, quote_style=quoting, compression=codec,
+                                   check_extension=False)  # fmt: skip
+                elif self.fmt == "parquet":
+                    codec = compression or "snappy"
+                    query.sink_parquet(
+                        target,
+                        compression="uncompressed" if codec == "none" else codec,
+                        statistics=statistics,  # (text min/max: "10.00" sorts before "9.00")
+                        row_group_size=ROW_GROUP_SIZE,
+                    )
+                else:
+                    query.sink_ipc(target)
         except OSError as exc:  # (polars' own, or a Python file object's)
             if isinstance(exc, BrokenPipeError) or "Broken pipe" in str(exc):
                 raise BrokenPipeError(str(exc)) from None  # the reader went away: | head
             raise UsageError(f"cannot write {self.shown!r}: {exc}") from None
-        finally:
-            if target is not self.direct and not isinstance(target, str):
-                target.close()  # the compressor: its last block
-            if self.direct is not None and self.direct is not sys.stdout.buffer:
-                self.direct.close()
-            elif self.direct is not None:
-                self.direct.flush()
 
     def commit(self) -> None:
         if self.tmp is not None and self.final is not None:
@@ -419,19 +397,15 @@ def check_csv_columns(pl: Any, schema: Any, formatted: set[str], quoting: str) -
 
 
 class Progress:
-    """Rows done, fed by the formatting expression's batch calls: of the rows in all
-    (Parquet and Arrow metadata), or of the bytes of a CSV (rows times their mean length
-    in the file's first MiB); a line on stderr updated at most four times a second."""
+    """Rows done, fed by the formatting expression's batch calls, of the rows in all
+    (Parquet and Arrow metadata) or of a CSV's bytes (rows times their mean length in the
+    first MiB): a line on stderr, updated at most four times a second."""
 
     def __init__(self, pl: Any, src: Source, fmt: str, lf: Any, show: bool) -> None:
-        self.rows = 0
-        self.show = show
-        self.size = src.size
+        self.rows, self.show, self.size, self._last, self._said = 0, show, src.size, 0.0, False
         self.total: int | None = None
         self.per_row: float | None = None
         self._lock = threading.Lock()
-        self._last = 0.0
-        self._said = False
         self.name = "stdin" if src.given == STDIO else Path(src.given).name
         if show and fmt != "csv":
             with contextlib.suppress(Exception):
@@ -439,27 +413,25 @@ class Progress:
         elif show and src.size:
             with open(src.path, "rb") as f:
                 head = f.read(_CHUNK)
-            lines = head.count(b"\n")
-            self.per_row = len(head) / lines if lines else None
+            self.per_row = len(head) / head.count(b"\n") if b"\n" in head else None
 
     def add(self, n: int) -> None:
         with self._lock:
             self.rows += n
             now = time.monotonic()
-            if self.show and now - self._last >= 0.25:
-                self._last = now
-                self._said = True
-                sys.stderr.write(f"\r{self.line()}\x1b[K")
-                sys.stderr.flush()
-
-    def line(self) -> str:
-        done = f"vecfix format: {self.name}: {self.rows:,}"
-        if self.total:
-            return f"{done} of {self.total:,} rows ({min(100, 100 * self.rows // self.total)}%)"
-        if self.per_row and self.size:
-            part = min(99, int(100 * self.rows * self.per_row / self.size))
-            return f"{done} rows, about {part}% of {self.size / 1e6:,.0f} MB"
-        return f"{done} rows"
+            if not self.show or now - self._last < 0.25:
+                return
+            self._last, self._said = now, True
+            line = f"vecfix format: {self.name}: {self.rows:,}"
+            if self.total:
+                line += f" of {self.total:,} rows ({min(100, 100 * self.rows // self.total)}%)"
+            elif self.per_row and self.size:
+                part = min(99, int(100 * self.rows * self.per_row / self.size))
+                line += f" rows, about {part}% of {self.size / 1e6:,.0f} MB"
+            else:
+                line += " rows"
+            sys.stderr.write(f"\r{line}\x1b[K")
+            sys.stderr.flush()
 
     def close(self) -> None:
         if self._said:
@@ -513,19 +485,6 @@ _OPTION_WORDS = (
 )
 
 
-def option_words(message: str, where: str) -> str:
-    """A message of the input layer's rules in the command line's words."""
-    message = message.removeprefix(where)
-    for api, option in _OPTION_WORDS:
-        message = message.replace(api, option)
-    return where + message
-
-
-# ---------------------------------------------------------------------------------------
-# checks made before any data is read
-# ---------------------------------------------------------------------------------------
-
-
 def check_specs(columns: Sequence[ColumnSpec]) -> None:
     from .files import ColumnSpec
 
@@ -546,46 +505,27 @@ def check_specs(columns: Sequence[ColumnSpec]) -> None:
         targets.add(spec.target)
 
 
-def csv_types(columns: Sequence[ColumnSpec]) -> dict[str, str]:
-    """How a CSV input's columns are read: int64 where an exponent says they hold
-    integers (and scale columns), text otherwise (never floats)."""
-    types = {s.name: "int" if s.format.exponent is not None else "text" for s in columns}
-    for s in columns:
-        for part in (s.format.exponent, s.format.scale):
-            if isinstance(part, str):
-                types[part] = "int"
-    return types
-
-
-def schema_of(pl: Any, lf: Any, shown: str, fmt: str) -> Any:
-    try:
-        return lf.collect_schema()
-    except (pl.exceptions.PolarsError, OSError) as exc:
-        raise DataError(f"cannot read {shown} as {fmt}\n{str(exc).splitlines()[0]}") from None
-
-
-def _missing(names: list[str], name: str, where: str) -> DataError | None:
-    if name in names:
-        return None
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return DataError(f"{where} has no column {name!r}{hint}\nIts columns are: {', '.join(names)}")
-
-
-def check_schema(pl: Any, schema: Any, columns: Sequence[ColumnSpec], where: str) -> None:
-    """Every column present, with a type that fits its format; else :class:`DataError`."""
+def check_schema(pl: Any, lf: Any, columns: Sequence[ColumnSpec], where: str, fmt: str = "") -> Any:
+    """The input's schema: every column present, with a type that fits its format; else
+    :class:`DataError`."""
     from .columns import kind_of
     from .columns.rules import needs
 
+    try:
+        schema = lf.collect_schema()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise DataError(f"cannot read {where} as {fmt}\n{str(exc).splitlines()[0]}") from None
     names = schema.names()
     for spec in columns:
         reads = [spec.name] + [p for p in (spec.format.exponent, spec.format.scale)
                                if isinstance(p, str)]  # fmt: skip
-        reads += [spec.scales_by[0]] if spec.scales_by is not None else []
-        for name in reads:
-            error = _missing(names, name, where)
-            if error is not None:
-                raise error
+        for name in reads + ([spec.scales_by[0]] if spec.scales_by is not None else []):
+            if name not in names:
+                close = difflib.get_close_matches(name, names, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise DataError(
+                    f"{where} has no column {name!r}{hint}\nIts columns are: {', '.join(names)}"
+                )
         if spec.output_name not in (None, spec.name) and spec.output_name in names:
             raise DataError(
                 f"column {spec.name!r}: {where} already has a column {spec.output_name!r};"
@@ -598,11 +538,13 @@ def check_schema(pl: Any, schema: Any, columns: Sequence[ColumnSpec], where: str
                     f"{part} column {name!r} is {schema[name]}: it must hold integers (each"
                     f" row's {part})"
                 )
-        dtype = schema[spec.name]
-        here = f"column {spec.name!r}: "
+        dtype, here = schema[spec.name], f"column {spec.name!r}: "
         try:
-            kind = kind_of(dtype)
-            exponent, null = spec.format.exponent, spec.format.null
-            needs(kind, exponent, null, source=f"of type {dtype}", where=here)
-        except TypeError as exc:
-            raise DataError(option_words(str(exc), here)) from None
+            needs(kind_of(dtype), spec.format.exponent, spec.format.null,
+                  source=f"of type {dtype}", where=here)  # fmt: skip
+        except TypeError as exc:  # (in the command line's words)
+            message = str(exc).removeprefix(here)
+            for api, option in _OPTION_WORDS:
+                message = message.replace(api, option)
+            raise DataError(here + message) from None
+    return schema

@@ -381,7 +381,7 @@ class Formatted:
         np.cumsum(sizes + s.size, out=starts[1:])
         total = int(starts[n]) - s.size
         out = np.empty(total + e.size, dtype=np.uint8)
-        pack_rows(self.matrix, self.lengths, out, starts, 1 if _engine.kernels_for(n) else 0)
+        pack_rows(self.matrix, self.lengths, out, starts, 1 if _engine.loaded() else 0)
         for j in range(s.size):  # the separators, then the null rows' text, then the end
             out[starts[1:n] - s.size + j] = s[j]
         for j in range(z.size if nulls is not None else 0):
@@ -425,7 +425,13 @@ class Formatted:
             _arrow.check_view(large)
         if self._records is None and (self._offsets is None or large):
             return _arrow.arrow_strings(
-                self.matrix, self.lengths, self.valid, view=view, large=large, threads=self._threads
+                self.matrix,
+                self.lengths,
+                self.valid,
+                view=view,
+                large=large,
+                threads=self._threads,
+                kernels=_engine.loaded(),
             )
         n, nulls = len(self), self.null_count
         bitmap = _arrow.validity(self.valid, nulls)
@@ -492,10 +498,22 @@ class Formatted:
         pl = _require("polars", "to_polars")
         if name is None:
             name = "" if self.identity is None or self.identity.name is None else self.identity.name
-        if self._matrix is not None and not _engine.kernels_for(len(self)):  # a few rows:
+        if self._matrix is not None and not _engine.loaded():  # made in Python:
             return pl.Series(str(name), self.to_list(), dtype=pl.String)  # (no pyarrow)
         _require("pyarrow", "to_polars")
-        return pl.Series(str(name), self.to_arrow(view=True))
+        # through the Arrow C data interface: polars' path for a pyarrow array imports
+        # pyarrow.compute (0.2 s in a fresh process); both take the buffers as they are
+        return pl.Series(_ArrowArray(self.to_arrow(view=True))).alias(str(name))
+
+
+class _ArrowArray:
+    """An Arrow array seen only through the Arrow PyCapsule interface."""
+
+    def __init__(self, array: Any) -> None:
+        self._array = array
+
+    def __arrow_c_array__(self, requested_schema: object = None) -> tuple[object, object]:
+        return self._array.__arrow_c_array__(requested_schema)
 
 
 def _bytes_arg(value: bytes, name: str) -> np.ndarray:

@@ -52,28 +52,23 @@ _MONTHS = "FGHJKMNQUVXZ"
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A book snapshot: ``n`` entries over ``len(symbols)`` instruments.
-
-    Instrument ``i`` owns entries ``starts[i]:starts[i] + entry_counts[i]`` (its bids, then
-    its offers, best first).
+    """A book snapshot: ``n`` entries over ``len(symbols)`` instruments; instrument ``i``
+    owns entries ``starts[i]:starts[i] + entry_counts[i]`` (its bids, then its offers, best
+    first).
 
     Attributes
     ----------
     symbols : list of str
         One per instrument (``55``), e.g. ``"ESZ4"`` or ``"ESZ4-ESH5"`` for a spread.
     tick_e9, decimals : numpy.ndarray
-        Per instrument: the tick size in units of 1e-9 (int64) and the decimals it needs
-        (int32), the scale a FIX engine prints the instrument's prices at.
+        Per instrument: the tick size in units of 1e-9 (int64) and its decimals (int32).
     entry_counts : numpy.ndarray
-        ``(len(symbols),)`` int64: entries per instrument, each at least 1.
-    instrument : numpy.ndarray
-        ``(n,)`` int32: the instrument of each entry.
-    entry_types : numpy.ndarray
-        ``(n,)`` uint8: FIX MDEntryType, 0 bid, 1 offer.
-    price_e9 : numpy.ndarray
-        ``(n,)`` int64 PRICE9 mantissas; :data:`PRICENULL9` where the price is missing.
-    size : numpy.ndarray
-        ``(n,)`` int64 order quantities.
+        int64: entries per instrument, each at least 1.
+    instrument, entry_types : numpy.ndarray
+        Per entry: its instrument (int32) and FIX MDEntryType (uint8: 0 bid, 1 offer).
+    price_e9, size : numpy.ndarray
+        Per entry (int64): the PRICE9 mantissa (:data:`PRICENULL9` where missing), the
+        order quantity.
     """
 
     symbols: list[str]
@@ -100,20 +95,8 @@ class Snapshot:
 
 
 def sample_snapshot(rows: int = 1_000_000, instruments: int = 300, seed: int = SEED) -> Snapshot:
-    """A deterministic market-by-order snapshot of ``rows`` entries.
-
-    Parameters
-    ----------
-    rows : int, default 1,000,000
-        Book entries in all, at least 1.
-    instruments : int, default 300
-        Instruments (at most ``rows``, so that each has an entry; at most 432).
-    seed : int
-        Seed of the random generator.
-
-    Returns
-    -------
-    Snapshot
+    """A deterministic market-by-order snapshot of ``rows`` entries (at least 1) over
+    ``instruments`` instruments (at most ``rows`` and 432), from ``seed``.
 
     Examples
     --------

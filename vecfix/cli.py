@@ -1,21 +1,10 @@
-"""The ``vecfix`` command line: ``vecfix demo`` and ``vecfix format``.
+"""The ``vecfix`` command line (also ``python -m vecfix``): ``vecfix demo``
+(:mod:`vecfix._demo`) and ``vecfix format``, whose work is :mod:`vecfix.files`.
 
-``vecfix demo`` formats a built-in market-data snapshot and compares it with a per-value
-:mod:`decimal` loop (:mod:`vecfix._demo`); ``vecfix format`` formats columns of a CSV,
-Parquet or Arrow IPC file into a new file, as one polars lazy query streamed in batches.
-Both are also ``python -m vecfix ...``.
-
-This module is the argument parser. The work of ``vecfix format`` is the library module
-:mod:`vecfix.files` (:func:`~vecfix.files.format_file`, :class:`~vecfix.files.ColumnSpec`),
-which can be called without the command line; its names are also reachable here
-(``vecfix.cli.format_file``) for older code.
-
-Only the standard library is imported at start-up, so that ``vecfix --help`` is quick;
-NumPy, polars and the kernels are imported by the command that needs them.
-
-Exit status: 0 on success, 1 when the data does not fit the command (an unknown column, an
-integer column without ``--exponent``, text that is not a decimal), 2 when the command line
-itself is wrong (a missing input file, a bad scale, an unknown file format).
+Only the standard library is imported at start-up (``vecfix --help`` is quick). Exit
+status: 0 on success, 1 when the data does not fit the command (an unknown column, text
+that is not a decimal), 2 when the command line itself is wrong (a missing input file, a
+bad scale, an unknown file format).
 """
 
 from __future__ import annotations
@@ -28,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from ._limits import INT32_MAX, INT32_MIN, INT64_MIN, UINT64_MAX
-from .files import (
+from .files import (  # (format_file and the rest also here, their old home)
     _QUOTING_ALIASES,
     COMPRESSIONS,
     CSV_QUOTING,
@@ -36,36 +25,27 @@ from .files import (
     STDIO,
     ColumnSpec,
     DataError,
+    FormatStats,
     UsageError,
+    file_format,
+    format_batch,
+    format_file,
 )
 
-__all__ = ["ColumnSpec", "DataError", "UsageError", "build_parser", "main"]
-
-_INT32 = (INT32_MIN, INT32_MAX)
-_MOVED = {
-    "FormatStats": "files",
-    "format_batch": "files",
-    "format_file": "files",
-    "file_format": "files",
-    "sample_prices": "_sample",
-}
-
-
-def __getattr__(name: str) -> Any:
-    """``vecfix.cli.format_file`` and the other names that moved to :mod:`vecfix.files`."""
-    if name in _MOVED:
-        import importlib
-
-        return getattr(importlib.import_module(f"vecfix.{_MOVED[name]}"), name)
-    raise AttributeError(f"module 'vecfix.cli' has no attribute {name!r}")
+__all__ = [
+    "ColumnSpec",
+    "DataError",
+    "FormatStats",
+    "UsageError",
+    "build_parser",
+    "file_format",
+    "format_batch",
+    "format_file",
+    "main",
+]
 
 
-# ---------------------------------------------------------------------------------------
-# the parser
-# ---------------------------------------------------------------------------------------
-
-
-def _int_arg(name: str, lo: int = _INT32[0], hi: int = _INT32[1]) -> Callable[[str], int]:
+def _int_arg(name: str, lo: int = INT32_MIN, hi: int = INT32_MAX) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -81,9 +61,7 @@ def _int_arg(name: str, lo: int = _INT32[0], hi: int = _INT32[1]) -> Callable[[s
 
 class _ColumnAction(argparse.Action):
     """``--column NAME`` starts a column; the options after it (until the next) are its own.
-
-    Options given before the first ``--column`` are defaults for every column.
-    """
+    Options given before the first ``--column`` are defaults for every column."""
 
     def __call__(
         self,
@@ -92,24 +70,20 @@ class _ColumnAction(argparse.Action):
         values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> None:
-        specs = getattr(namespace, "column_specs", None) or []
+        specs = namespace.column_specs = getattr(namespace, "column_specs", None) or []
         if self.dest == "column":
             specs.append({"name": values})
-        elif specs:
-            if self.dest == "null":
-                specs[-1].setdefault("null", []).append(values)
-            else:
-                specs[-1][self.dest] = values
+            return
+        if specs:
+            options = specs[-1]
+        elif self.dest == "output_name":
+            parser.error(f"{option_string} names one column: give it after its --column")
         else:
-            if self.dest == "output_name":
-                parser.error(f"{option_string} names one column: give it after its --column")
-            defaults = dict(getattr(namespace, "column_defaults", None) or {})
-            if self.dest == "null":
-                defaults.setdefault("null", []).append(values)
-            else:
-                defaults[self.dest] = values
-            namespace.column_defaults = defaults
-        namespace.column_specs = specs
+            options = namespace.column_defaults = getattr(namespace, "column_defaults", None) or {}
+        if self.dest == "null":
+            options.setdefault("null", []).append(values)
+        else:
+            options[self.dest] = values
 
 
 _SCALE_OPTIONS = ("scale", "scale_column", "scales_by")
@@ -127,7 +101,8 @@ def _scales_by_arg(text: str) -> tuple[str, str]:
 
 def _column_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[ColumnSpec]:
     """The ``--column`` groups as :class:`ColumnSpec` s: each column's own options, else
-    the defaults given before the first ``--column``."""
+    the defaults given before the first ``--column`` (a column's own scale option replaces
+    all the defaults' ones)."""
     from ._number_format import NumberFormat
     from .files import read_scale_map
 
@@ -135,21 +110,11 @@ def _column_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     maps: dict[str, dict[str, int]] = {}
     specs = []
     for raw in getattr(args, "column_specs", None) or []:
-        inherited = dict(defaults)
-        if any(k in raw for k in _SCALE_OPTIONS):  # a column's own scale options replace all
-            for k in _SCALE_OPTIONS:  # the defaults' ones
-                inherited.pop(k, None)
-        merged = {**inherited, **raw}
-        name = merged["name"]
-        if not any(k in merged for k in _SCALE_OPTIONS):
-            parser.error(
-                f"column {name!r} has no --scale (the decimal places to print):"
-                f" --column {name} --scale 2 (or --scale-column / --scales-by)"
-            )
+        own_scale = any(k in raw for k in _SCALE_OPTIONS)
+        merged = {k: v for k, v in defaults.items() if not (own_scale and k in _SCALE_OPTIONS)}
+        merged.update(raw)
         if "scale_column" in merged and "scale" in merged:
-            parser.error(f"column {name!r}: give --scale or --scale-column, not both")
-        if "scale_column" in merged and "scales_by" in merged:
-            parser.error(f"column {name!r}: give --scale-column or --scales-by, not both")
+            parser.error(f"column {merged['name']!r}: give --scale or --scale-column, not both")
         scales_by = None
         if "scales_by" in merged:
             by, path = merged["scales_by"]
@@ -158,7 +123,7 @@ def _column_specs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
             scales_by = (by, maps[path])
         scale = merged.get("scale_column", merged.get("scale"))
         fmt = NumberFormat(merged.get("exponent"), scale, merged.get("null"))
-        specs.append(ColumnSpec(name, fmt, merged.get("output_name"), scales_by))
+        specs.append(ColumnSpec(merged["name"], fmt, merged.get("output_name"), scales_by))
     if not specs:
         parser.error("give at least one --column NAME --scale S [--exponent E]")
     return specs
@@ -191,8 +156,7 @@ _USAGE = {"vecfix format": "vecfix format INPUT -o OUTPUT --column COL --scale S
 
 
 def _error_text(command: str, message: str) -> str:
-    """An error as ``vecfix`` prints it on stderr: ``message``'s first line after
-    ``vecfix COMMAND: error:``, its following lines (the details) indented below.
+    """An error as ``vecfix`` prints it: its first line, then the details indented.
 
     >>> print(_error_text("vecfix format", "no column 'px'\\nIts columns are: bid, ask"))
     vecfix format: error: no column 'px'
@@ -203,9 +167,8 @@ def _error_text(command: str, message: str) -> str:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, whose errors in a command (``vecfix format ...``) are as
-    vecfix's own are (:func:`_error_text`), followed by the command's short usage and its
-    ``--help`` rather than the usage block; with no command, the usage lists the commands."""
+    """argparse's parser, whose errors in a command are as vecfix's own (:func:`_error_text`),
+    with the command's short usage rather than the usage block."""
 
     def error(self, message: str) -> NoReturn:
         if " " not in self.prog:  # no command chosen: the usage says what there is
@@ -215,8 +178,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, text + "\n")
 
     def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
-        """As argparse's, but an unknown argument of a command is that command's error
-        (argparse leaves it to the top-level parser, whose usage is of ``vecfix``)."""
+        """As argparse's, but an unknown argument of a command is that command's error."""
         parsed, extra = self.parse_known_args(args, namespace)
         if extra:
             import difflib
@@ -263,36 +225,21 @@ def build_parser() -> argparse.ArgumentParser:
         description="Format a deterministic sample market-data snapshot (no files needed),"
         " time it against a per-value decimal loop, and optionally write it out.",
     )
-    demo.add_argument(
-        "--rows", type=_int_arg("--rows", 1, 10**9), default=1_000_000, help="book entries"
-    )
-    demo.add_argument(
-        "--instruments", type=_int_arg("--instruments", 1, 432), default=300, help="instruments"
-    )
-    demo.add_argument(
-        "--scale",
-        type=_int_arg("--scale", -30, 30),
-        default=None,
-        help="decimal places for every price (default: each instrument's tick decimals)",
-    )
-    demo.add_argument(
-        "--sample",
-        type=_int_arg("--sample", 1, 10**7),
-        default=20_000,
-        help="rows timed through the decimal loop (default 20,000)",
-    )
-    demo.add_argument(
-        "--fix", metavar="OUT", help="write the book as FIX 4.4 messages (--fix-type)"
-    )
-    demo.add_argument(
-        "--fix-type",
-        choices=("W", "i", "X"),
-        default="W",
+    add = demo.add_argument
+    # fmt: off
+    add("--rows", type=_int_arg("--rows", 1, 10**9), default=1_000_000, help="book entries")
+    add("--instruments", type=_int_arg("--instruments", 1, 432), default=300, help="instruments")
+    add("--scale", type=_int_arg("--scale", -30, 30), default=None,
+        help="decimal places for every price (default: each instrument's tick decimals)")
+    add("--sample", type=_int_arg("--sample", 1, 10**7), default=20_000,
+        help="rows timed through the decimal loop (default 20,000)")
+    add("--fix", metavar="OUT", help="write the book as FIX 4.4 messages (--fix-type)")
+    add("--fix-type", choices=("W", "i", "X"), default="W",
         help="with --fix: W snapshots (one per symbol, the default), i MassQuote (bids and"
-        " offers paired into quotes, 100 a message), X one incremental refresh per symbol",
-    )
-    demo.add_argument("--csv", metavar="OUT", help="write the formatted table as CSV")
-    demo.add_argument("--parquet", metavar="OUT", help="write the formatted table as Parquet")
+        " offers paired into quotes, 100 a message), X one incremental refresh per symbol")
+    add("--csv", metavar="OUT", help="write the formatted table as CSV")
+    add("--parquet", metavar="OUT", help="write the formatted table as Parquet")
+    # fmt: on
     demo.set_defaults(run=_run_demo)
 
     fmt = sub.add_parser(
@@ -304,87 +251,54 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=FORMAT_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    fmt.add_argument(
-        "input", help="input file (.csv[.gz], .parquet, .arrow/.feather), or - for stdin"
-    )
-    fmt.add_argument(
-        "-o", "--output", required=True,
+    add = fmt.add_argument
+    # fmt: off
+    add("input", help="input file (.csv[.gz], .parquet, .arrow/.feather), or - for stdin")
+    add("-o", "--output", required=True,
         help="output file (format from extension), or - for stdout; a named pipe or device"
-        " is written to directly",
-    )  # fmt: skip
-    fmt.add_argument("--column", action=_ColumnAction, metavar="COL", help="a column to format")
-    fmt.add_argument(
-        "--scale", action=_ColumnAction, type=_int_arg("--scale"), metavar="S",
-        help="decimal places to print (negative rounds to tens, hundreds...)",
-    )  # fmt: skip
-    fmt.add_argument(
-        "--scale-column", action=_ColumnAction, metavar="COL",
-        help="an integer column holding each row's decimal places",
-    )  # fmt: skip
-    fmt.add_argument(
-        "--scales-by", action=_ColumnAction, type=_scales_by_arg, metavar="SYMBOL_COL=FILE",
+        " is written to directly")
+    add("--column", action=_ColumnAction, metavar="COL", help="a column to format")
+    add("--scale", action=_ColumnAction, type=_int_arg("--scale"), metavar="S",
+        help="decimal places to print (negative rounds to tens, hundreds...)")
+    add("--scale-column", action=_ColumnAction, metavar="COL",
+        help="an integer column holding each row's decimal places")
+    add("--scales-by", action=_ColumnAction, type=_scales_by_arg, metavar="SYMBOL_COL=FILE",
         help="each row's decimal places looked up by its symbol in a CSV (symbol,decimals) or"
-        " JSON ({symbol: decimals}) file; --scale, if given, is the scale of symbols not in it",
-    )  # fmt: skip
-    fmt.add_argument(
-        "--as", action=_ColumnAction, dest="output_name", metavar="NAME",
-        help="write the text as a new column NAME after the column, keeping the raw one",
-    )  # fmt: skip
-    fmt.add_argument(
-        "--exponent", action=_ColumnAction, type=_int_arg("--exponent"), metavar="E",
-        help="power of ten of an integer column's values (-9 for PRICE9)",
-    )  # fmt: skip
-    fmt.add_argument(
-        "--null", action=_ColumnAction, type=_int_arg("--null", INT64_MIN, UINT64_MAX),
+        " JSON ({symbol: decimals}) file; --scale, if given, is the scale of symbols not in it")
+    add("--as", action=_ColumnAction, dest="output_name", metavar="NAME",
+        help="write the text as a new column NAME after the column, keeping the raw one")
+    add("--exponent", action=_ColumnAction, type=_int_arg("--exponent"), metavar="E",
+        help="power of ten of an integer column's values (-9 for PRICE9)")
+    add("--null", action=_ColumnAction, type=_int_arg("--null", INT64_MIN, UINT64_MAX),
         metavar="N", help="a sentinel value that means null (e.g. 9223372036854775807;"
-        " up to 18446744073709551615 for a uint64 column)",
-    )  # fmt: skip
-    fmt.add_argument("--input-format", choices=FORMATS, help="override the input's extension")
-    fmt.add_argument("--output-format", choices=FORMATS, help="override the output's extension")
-    fmt.add_argument(
-        "--compression", choices=COMPRESSIONS, default=None,
-        help="Parquet output's codec (default snappy; none writes fastest, zstd smallest)",
-    )  # fmt: skip
+        " up to 18446744073709551615 for a uint64 column)")
+    add("--input-format", choices=FORMATS, help="override the input's extension")
+    add("--output-format", choices=FORMATS, help="override the output's extension")
+    add("--compression", choices=COMPRESSIONS, default=None,
+        help="Parquet output's codec (default snappy; none writes fastest, zstd smallest)")
     for gone, why in (
         ("--engine", "polars writes every format"),
         ("--batch-size", "polars' streaming engine sizes the batches"),
         ("--threads", "polars runs the batches on its threads (POLARS_MAX_THREADS)"),
     ):
-        fmt.add_argument(gone, action=_Gone, nargs="?", const=why, help=argparse.SUPPRESS)
-    fmt.add_argument(
-        "--csv-quoting",
-        choices=(*CSV_QUOTING, *_QUOTING_ALIASES),
-        default="necessary",
+        add(gone, action=_Gone, nargs="?", const=why, help=argparse.SUPPRESS)
+    add("--csv-quoting", choices=(*CSV_QUOTING, *_QUOTING_ALIASES), default="necessary",
         metavar="{" + ",".join(CSV_QUOTING) + "}",
         help="CSV output: quote a field where it must be (necessary, the default, as polars,"
         " pandas and DuckDB write), every text field (non_numeric), every field (always) or"
         " none (never: refused where a value needs quotes); pyarrow's names needed,"
-        " all_valid and none are taken too",
-    )
-    fmt.add_argument(
-        "--csv-infer-types",
-        action="store_true",
-        help="CSV input: infer the types of the other columns (default: keep their text)",
-    )
-    fmt.add_argument(
-        "--csv-null",
-        action="append",
-        default=[],
-        metavar="TEXT",
+        " all_valid and none are taken too")
+    add("--csv-infer-types", action="store_true",
+        help="CSV input: infer the types of the other columns (default: keep their text)")
+    add("--csv-null", action="append", default=[], metavar="TEXT",
         help="CSV input: read cells holding TEXT as null, besides empty cells (repeat it for"
-        " more, e.g. --csv-null NA --csv-null NULL; by default such text stays text)",
-    )
-    fmt.add_argument(
-        "--dask",
-        nargs="?",
-        const="local",
-        default=None,
-        metavar="SCHEDULER_ADDRESS",
+        " more, e.g. --csv-null NA --csv-null NULL; by default such text stays text)")
+    add("--dask", nargs="?", const="local", default=None, metavar="SCHEDULER_ADDRESS",
         help="run a partitioned Parquet dataset (file or directory) on a Dask cluster: the"
         " scheduler at SCHEDULER_ADDRESS, or a loopback-only local one when none is given"
-        " (needs vecfix[dask])",
-    )
-    fmt.add_argument("-q", "--quiet", action="store_true", help="no progress line, no summary line")
+        " (needs vecfix[dask])")
+    add("-q", "--quiet", action="store_true", help="no progress line, no summary line")
+    # fmt: on
     fmt.set_defaults(run=_format_command, subparser=fmt)
     return parser
 
@@ -396,8 +310,6 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 
 def _format_command(args: argparse.Namespace) -> int:
-    from .files import format_file
-
     specs = _column_specs(args, args.subparser)
     if args.dask is not None:
         return _format_on_dask(args, specs)
@@ -415,18 +327,13 @@ def _format_command(args: argparse.Namespace) -> int:
         progress=False if args.quiet else None,
         on_warning=lambda text: print(f"vecfix format: warning: {text}", file=sys.stderr),
     )
-    _report(args, specs, f"{stats.rows:,} {_plural(stats.rows, 'row')}", stats.seconds)
+    _report(args, specs, f"{stats.rows:,} row{'s' * (stats.rows != 1)}", stats.seconds)
     return 0
 
 
-def _plural(n: int, word: str) -> str:
-    return word if n == 1 else f"{word}s"
-
-
 def _compile_if_cold(quiet: bool) -> None:
-    """The first run on a machine starts the kernels' compile in a background process (it
-    fills Numba's cache once, for the runs after this one), and says so on stderr; this
-    run formats in plain Python until the kernels are ready."""
+    """The first run on a machine starts the kernels' compile in a background process (once,
+    into Numba's cache) and says so; this run formats in plain Python until they are ready."""
     from . import _engine
 
     if _engine.cold() and _engine.compiling() and not quiet:
@@ -444,10 +351,8 @@ def _report(args: argparse.Namespace, specs: list[ColumnSpec], done: str, second
         command = "vecfix format" if args.dask is None else "vecfix format --dask"
         names = ", ".join(s.name for s in specs)
         output = "standard output" if args.output == STDIO else args.output
-        print(
-            f"{command}: {done}, formatted {names}, wrote {output} in {seconds:.2f} s",
-            file=sys.stderr,
-        )
+        text = f"{command}: {done}, formatted {names}, wrote {output} in {seconds:.2f} s"
+        print(text, file=sys.stderr)
 
 
 def _format_on_dask(args: argparse.Namespace, specs: list[ColumnSpec]) -> int:
@@ -482,10 +387,7 @@ def _format_on_dask(args: argparse.Namespace, specs: list[ColumnSpec]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 data error, 2 usage error).
-
-    Errors a person can fix (a missing file, an unknown column, a bad option) are printed
-    on stderr without a traceback: one line saying what is wrong, then any details
-    indented below it (:func:`_error_text`).
+    Errors a person can fix are printed on stderr without a traceback (:func:`_error_text`).
 
     Examples
     --------

@@ -1,31 +1,18 @@
 """Format partitioned data on a Dask cluster: columns, Parquet datasets and FIX files.
 
-Every function here runs vecfix once per partition, inside the Dask task that already holds
-that partition, so the data is formatted where it lives and never gathered on one machine.
-Formatting is row-wise, so a distributed result equals the single-process one row for row.
-
-This module needs the optional dependencies ``dask[dataframe]`` and ``distributed``
-(``pip install 'vecfix[dask]'``); ``import vecfix`` alone never imports Dask.
-
-Functions
----------
-format_columns
-    Format integer or decimal columns of a Dask DataFrame into Arrow-backed strings, keeping
-    its partitions, index and divisions (lazy: nothing runs until you compute or write).
-format_parquet
-    Read a partitioned Parquet dataset, format columns, write a Parquet dataset, on a Dask
-    cluster you name or on a loopback-only local one started for the call.
-write_fix_snapshots
-    Write each partition's market data as FIX ``35=W`` messages to its own file, atomically,
-    so that a task retried after a worker death neither loses nor duplicates messages.
+Every function runs vecfix once per partition, inside the Dask task that already holds it:
+the data is formatted where it lives, and the result equals the single-process one row for
+row. Needs ``dask[dataframe]``, ``distributed`` and pyarrow (``pip install 'vecfix[dask]'``);
+``import vecfix`` alone never imports Dask.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -43,7 +30,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from ._batch import format_values
 from ._dask_fix import WrittenPart, write_fix_snapshots
 from ._number_format import NumberFormat
-from .columns import Kind, RowError, kind_of, rules
+from .columns import RowError, kind_of, rules
 from .columns.rules import as_int
 
 __all__ = [
@@ -61,180 +48,122 @@ STRING_DTYPE = pd.StringDtype("pyarrow", na_value=pd.NA)
 
 _SPEC_KEYS = frozenset({"scale", "exponent", "null"})
 
-
-# ---------------------------------------------------------------------------------------
-# Column specs
-# ---------------------------------------------------------------------------------------
-
 #: What :func:`format_columns` formats: ``{column: NumberFormat}`` (or ``{column: {"scale":
 #: s, "exponent": e, "null": n}}``).
 ColumnFormats = Mapping[str, NumberFormat | Mapping[str, Any]]
 
 
-class _Spec(NamedTuple):
-    """A column and its :class:`~vecfix.NumberFormat`, whose parts are also fields."""
-
-    column: str
-    format: NumberFormat
-    exponent: Any
-    scale: Any
-    null: Any
-
-
-def _column_kind(sample: pd.Series) -> Kind:
-    """What a column holds, by the input layer's rules, from its type. An ``object``
-    column reads as ``"empty"``: Python ints, ``Decimal`` or text, decided in each
-    partition."""
-    return kind_of(sample.dtype)
-
-
-def _spec(
-    column: str, sample: pd.Series, scale: object, exponent: object, null: Any, where: str
-) -> _Spec:
-    """One column's int exponent, scale and null sentinel, checked against what it holds
-    with the rules :func:`vecfix.format_fixed` applies."""
-    scale = as_int(scale, f"{where}: scale of column {column!r}")
-    if exponent is not None:
-        exponent = as_int(exponent, f"{where}: exponent of column {column!r}")
-    return _checked(column, sample, NumberFormat(exponent, scale, null), where)
-
-
-def _checked(column: str, sample: pd.Series, fmt: NumberFormat, where: str) -> _Spec:
-    try:
-        kind = _column_kind(sample)
-    except TypeError as exc:
-        raise TypeError(f"{where}: column {column!r} has dtype {sample.dtype}: {exc}") from None
-    source = f"the column {column!r} of dtype {sample.dtype}"
-    rules.needs(kind, fmt.exponent, fmt.null, source=source, where=f"{where}: ")
-    return _Spec(column, fmt, fmt.exponent, fmt.scale, fmt.null)
-
-
-def _specs(meta: pd.DataFrame, columns: ColumnFormats) -> list[_Spec]:
+def _formats(meta: pd.DataFrame, columns: ColumnFormats) -> dict[str, NumberFormat]:
+    """Each column's :class:`NumberFormat`, checked against what the column holds with the
+    rules :func:`vecfix.format_fixed` applies; a per-row part names a column of the frame."""
     if not isinstance(columns, Mapping) or not columns:
         raise TypeError(
             "columns must be a non-empty dict {name: NumberFormat(exponent, scale)}, got "
             f"{rules.show_value(columns)}"
         )
-    out = []
-    for name, spec in columns.items():
+    out = {}
+    for name, fmt in columns.items():
         if name not in meta.columns:
             raise KeyError(
                 f"columns: {rules.show_value(name)} is not a column; the frame has"
                 f" {rules.show_value(list(meta.columns), 100)}"
             )
         where = f"columns[{name!r}]"
-        if isinstance(spec, NumberFormat):
-            out.append(_from_format(name, spec, meta, where))
-            continue
-        if not isinstance(spec, Mapping):
+        if isinstance(fmt, Mapping):
+            unknown = set(fmt) - _SPEC_KEYS
+            if unknown:
+                raise TypeError(
+                    f"{where} has unknown keys {sorted(unknown)}; allowed: {sorted(_SPEC_KEYS)}"
+                )
+            if "scale" not in fmt:
+                raise TypeError(f"{where} needs a 'scale' (decimal places to print)")
+            scale = as_int(fmt["scale"], f"{where}: scale of column {name!r}")
+            exponent = fmt.get("exponent")
+            if exponent is not None:
+                exponent = as_int(exponent, f"{where}: exponent of column {name!r}")
+            fmt = NumberFormat(exponent, scale, fmt.get("null"))
+        elif not isinstance(fmt, NumberFormat):
             raise TypeError(
                 f"{where} must be a NumberFormat or a dict with 'scale', got"
-                f" {rules.show_value(spec)}"
+                f" {rules.show_value(fmt)}"
             )
-        unknown = set(spec) - _SPEC_KEYS
-        if unknown:
-            raise TypeError(
-                f"{where} has unknown keys {sorted(unknown)}; allowed: {sorted(_SPEC_KEYS)}"
-            )
-        if "scale" not in spec:
-            raise TypeError(f"{where} needs a 'scale' (decimal places to print)")
-        out.append(
-            _spec(name, meta[name], spec["scale"], spec.get("exponent"), spec.get("null"), where)
-        )
+        if fmt.scale is None:
+            raise TypeError(f"{where} needs a scale (decimal places to print)")
+        for part, value in (("exponent", fmt.exponent), ("scale", fmt.scale)):
+            if value is not None and not rules.is_int(value) and not isinstance(value, str):
+                raise TypeError(f"{where}: a per-row {part} is a column's name in vecfix.dask")
+            if isinstance(value, str) and value not in meta.columns:
+                raise KeyError(f"{where}: {part} {value!r} is not a column of the frame")
+        dtype = meta[name].dtype
+        try:  # (an object column reads as "empty": its values are decided in each partition)
+            kind = kind_of(dtype)
+        except TypeError as exc:
+            raise TypeError(f"{where}: column {name!r} has dtype {dtype}: {exc}") from None
+        source = f"the column {name!r} of dtype {dtype}"
+        rules.needs(kind, fmt.exponent, fmt.null, source=source, where=f"{where}: ")
+        out[name] = fmt
     return out
-
-
-def _from_format(name: str, fmt: NumberFormat, meta: pd.DataFrame, where: str) -> _Spec:
-    """A :class:`NumberFormat` entry: its per-row parts must name columns of the frame."""
-    if fmt.scale is None:
-        raise TypeError(f"{where} needs a scale (decimal places to print)")
-    for part, value in (("exponent", fmt.exponent), ("scale", fmt.scale)):
-        if value is not None and not rules.is_int(value) and not isinstance(value, str):
-            raise TypeError(f"{where}: a per-row {part} is a column's name in vecfix.dask")
-        if isinstance(value, str) and value not in meta.columns:
-            raise KeyError(f"{where}: {part} {value!r} is not a column of the frame")
-    return _checked(name, meta[name], fmt, where)
-
-
-# ---------------------------------------------------------------------------------------
-# format_columns
-# ---------------------------------------------------------------------------------------
-
-
-def _format_series(part: pd.DataFrame, spec: _Spec, name: object, number: int = 0) -> pd.Series:
-    """One partition's column, through the per-batch function of the polars namespace
-    and ``vecfix format``. A :class:`~vecfix.RowError` keeps its row (counted in the
-    partition: the rows before it are in other tasks) and says which partition and index
-    label it is at."""
-    series = part[spec.column]
-    layouts = {"exponents": spec.exponent, "scales": spec.scale}
-    per_row = {k: part[v] for k, v in layouts.items() if isinstance(v, str)}
-    try:
-        # one thread: dask runs a partition per worker thread already; Arrow's layout,
-        # which to_pandas() hands over as it is (as the pandas accessor does)
-        out = format_values(
-            series, spec.format, column=spec.column, layout="arrow", threads=1, **per_row
-        )
-    except RowError as exc:
-        if exc.row is None:
-            raise
-        label = series.index[exc.row]
-        label = label.item() if isinstance(label, np.generic) else label
-        where = f"partition {number}, index {rules.show_value(label, 40)}, "
-        raise type(exc)(
-            exc.detail, argument=exc.argument, row=exc.row, lead=where + exc.lead
-        ) from None
-    return out.to_pandas(name=name, index=series.index)
 
 
 def _format_partition(
     part: pd.DataFrame,
-    specs: Sequence[_Spec],
+    formats: Mapping[str, NumberFormat],
     suffix: str,
     partition_info: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """One partition: the formatted columns replace (or join) the inputs."""
-    number = 0 if partition_info is None else int(partition_info["number"])
+    """One partition, each column through the per-batch function of the polars namespace
+    (on one thread: dask runs a partition per worker thread already), in Arrow's layout. A
+    :class:`~vecfix.RowError` keeps its row (counted in the partition) and names the
+    partition and the row's index label."""
     out = part.copy(deep=False)
-    for spec in specs:
-        name = spec.column + suffix
-        out[name] = _format_series(part, spec, name, number)
+    for column, fmt in formats.items():
+        series = part[column]
+        layouts = {"exponents": fmt.exponent, "scales": fmt.scale}
+        per_row = {k: part[v] for k, v in layouts.items() if isinstance(v, str)}
+        try:
+            text = format_values(series, fmt, column=column, layout="arrow", threads=1, **per_row)
+        except RowError as exc:
+            if exc.row is None:
+                raise
+            label = series.index[exc.row]
+            label = label.item() if isinstance(label, np.generic) else label
+            number = 0 if partition_info is None else int(partition_info["number"])
+            where = f"partition {number}, index {rules.show_value(label, 40)}, "
+            raise type(exc)(
+                exc.detail, argument=exc.argument, row=exc.row, lead=where + exc.lead
+            ) from None
+        out[column + suffix] = text.to_pandas(name=column + suffix, index=series.index)
     return out
 
 
 def format_columns(ddf: dd.DataFrame, columns: ColumnFormats, *, suffix: str = "") -> dd.DataFrame:
     """Format integer or decimal columns of a Dask DataFrame, partition by partition.
 
-    Lazy, like any Dask operation: it adds one ``map_partitions`` step to the graph. Each
-    partition is formatted where it lives, by the per-batch function of the polars
-    namespace and ``vecfix format``; the result has the same partitions, index and
-    divisions as ``ddf``, and equals the single-process result row for row (formatting is
-    row-wise).
+    Lazy: one ``map_partitions`` step, each partition formatted where it lives by the
+    per-batch function of the polars namespace and ``vecfix format``. The result keeps
+    ``ddf``'s partitions, index and divisions.
 
     Parameters
     ----------
     ddf : dask.dataframe.DataFrame
         The data.
     columns : dict of str to NumberFormat
-        ``{column: NumberFormat(exponent, scale, null=...)}``, one entry per column to
-        format. ``scale`` is required: the decimals to print, or the name of a column
-        holding each row's (a row whose scale or exponent is ``<NA>`` is ``<NA>``).
-        ``exponent`` is the power of ten of the coefficients (or a column's name):
-        required for integer columns (NumPy, pandas nullable or Arrow integers),
-        forbidden for columns whose values carry their own exponent (Arrow decimals,
-        decimal text, ``Decimal`` objects). ``null`` (integer columns only) marks
-        sentinel coefficients as null, e.g. CME ``PRICENULL9``. An ``object`` column with
-        an exponent is read as Python ints, without one as ``Decimal`` objects or text.
-        A dict ``{"scale": s, "exponent": e, "null": n}`` of ints is taken too.
+        ``{column: NumberFormat(exponent, scale, null=...)}``. ``scale`` is required (an
+        int, or the name of a column holding each row's; a row whose scale or exponent is
+        ``<NA>`` is ``<NA>``). ``exponent`` is required for integer columns and refused
+        for values that carry their own (Arrow decimals, decimal text, ``Decimal``); an
+        ``object`` column with an exponent is read as Python ints. ``null``: sentinel
+        coefficients of an integer column, e.g. CME ``PRICENULL9``. A dict ``{"scale": s,
+        "exponent": e, "null": n}`` of ints is taken too.
     suffix : str, default ""
-        Empty: the formatted columns replace the inputs, in place. Otherwise each
-        formatted column is added as ``column + suffix`` after the existing columns.
+        Empty: the formatted columns replace the inputs. Otherwise each is added as
+        ``column + suffix`` after the existing columns.
 
     Returns
     -------
     dask.dataframe.DataFrame
-        The frame with the formatted columns as ``string[pyarrow]`` (``STRING_DTYPE``);
-        nulls in, or null sentinels of, an input column are ``<NA>``.
+        The formatted columns as ``string[pyarrow]`` (``STRING_DTYPE``); nulls and null
+        sentinels are ``<NA>``.
 
     Raises
     ------
@@ -265,29 +194,21 @@ def format_columns(ddf: dd.DataFrame, columns: ColumnFormats, *, suffix: str = "
             f"suffix must be a str, got {type(suffix).__name__} {rules.show_value(suffix)}"
         )
     meta = ddf._meta
-    specs = _specs(meta, columns)
+    formats = _formats(meta, columns)
     out_meta = meta.copy(deep=False)
-    for spec in specs:
-        out_meta[spec.column + suffix] = pd.Series([], dtype=STRING_DTYPE, index=meta.index)
+    for column in formats:
+        out_meta[column + suffix] = pd.Series([], dtype=STRING_DTYPE, index=meta.index)
     return ddf.map_partitions(
-        _format_partition, specs, suffix, meta=out_meta, align_dataframes=False
+        _format_partition, formats, suffix, meta=out_meta, align_dataframes=False
     )
-
-
-# ---------------------------------------------------------------------------------------
-# format_parquet
-# ---------------------------------------------------------------------------------------
 
 
 def local_cluster_options(n_workers: int = 2) -> dict[str, Any]:
     """Keyword arguments for a ``distributed.LocalCluster`` that listens on loopback only.
 
-    ``n_workers`` processes of one thread each; the scheduler, workers and nannies bind
-    ``127.0.0.1`` on free ports; no dashboard (the scheduler's small HTTP endpoint binds
-    ``127.0.0.1`` on a free port too); the cluster's logs below CRITICAL silenced (a task
-    that fails is raised from the call that computes it, so a worker's "Compute Failed"
-    log would only repeat it, with a traceback, on stderr). :func:`format_parquet` uses
-    it when not given a scheduler.
+    ``n_workers`` processes of one thread each, bound to ``127.0.0.1`` on free ports, no
+    dashboard, logs below CRITICAL silenced (a failed task is raised by the call that
+    computes it; a worker's "Compute Failed" log would only repeat it on stderr).
 
     Examples
     --------
@@ -320,54 +241,46 @@ def format_parquet(
 ) -> int:
     """Format columns of a partitioned Parquet dataset on a Dask cluster.
 
-    Reads ``input_path`` with :func:`dask.dataframe.read_parquet`, applies
-    :func:`format_columns`, and writes ``output_path`` with ``to_parquet`` (one output
-    file per input partition, index included). This is the Python form of
-    ``vecfix format --dask [ADDRESS]``: the CLI passes the address (or ``None``) as
-    ``scheduler``.
+    ``dask.dataframe.read_parquet``, :func:`format_columns`, ``to_parquet`` (one output
+    file per input partition, index included): ``vecfix format --dask [ADDRESS]``.
 
     Parameters
     ----------
     input_path, output_path : str or os.PathLike
-        Parquet dataset paths (a directory, a file or a glob; any URL Dask reads). Every
-        worker must be able to reach both.
+        Parquet datasets (a directory, a file or a glob; any URL Dask reads) every worker
+        can reach.
     columns : dict of str to NumberFormat
-        The columns to format, as for :func:`format_columns`.
+        As for :func:`format_columns`.
     scheduler : str, distributed.Client or None, default None
-        ``None`` starts a local cluster for this call only: ``n_workers`` worker
-        processes, one thread each, listening on ``127.0.0.1`` only, no dashboard; it is
-        closed before returning. A string is a scheduler address
-        (``"tcp://10.0.0.5:8786"``) to connect a :class:`distributed.Client` to (closed
-        after; the cluster is left running). A ``Client`` is used as is and left open.
+        ``None``: a local cluster for this call (:func:`local_cluster_options`), closed
+        before returning. A scheduler address (``"tcp://10.0.0.5:8786"``): a client
+        connected for the call. A ``Client``: used as is and left open.
     suffix : str, default ""
         As for :func:`format_columns`.
     n_workers : int, default 2
         Worker processes of the local cluster (``scheduler=None`` only).
     read_kwargs, write_kwargs : dict, optional
-        Extra keyword arguments for ``dask.dataframe.read_parquet`` and ``to_parquet``.
-        Columns are read with ``dtype_backend="pyarrow"`` unless ``read_kwargs`` says
-        otherwise, so that an integer column with nulls keeps its integers.
+        Extra keyword arguments for ``read_parquet`` and ``to_parquet``; columns are read
+        with ``dtype_backend="pyarrow"`` (an integer column with nulls stays integers)
+        unless ``read_kwargs`` says otherwise.
 
     Returns
     -------
     int
         ``npartitions`` of the formatted frame: the output files, unless Dask fuses small
-        partitions (it may when ``read_kwargs`` selects few columns).
+        partitions.
 
     Raises
     ------
     ImportError
         If ``distributed`` is not installed.
     KeyError, TypeError
-        As for :func:`format_columns` (checked before any work is sent).
+        As for :func:`format_columns`, before any work is sent.
 
     Examples
     --------
-    The CLI's ``--dask`` flag is this call (``args.dask`` is the address or ``None``):
-
     >>> vd.format_parquet(                                          # doctest: +SKIP
-    ...     "ticks/", "ticks-text/", {"px": {"exponent": -9, "scale": 4}},
-    ...     scheduler=args.dask,
+    ...     "ticks/", "ticks-text/", {"px": {"exponent": -9, "scale": 4}}, scheduler=None
     ... )
     """
     try:
@@ -379,31 +292,21 @@ def format_parquet(
     n_workers = as_int(n_workers, "n_workers")
     if n_workers < 1:
         raise ValueError(f"n_workers must be >= 1, got {n_workers}")
-    # pyarrow-backed columns: an int64 price column with nulls stays int64 (NumPy's
-    # backend makes it float64, which format_fixed refuses: floats are not exact)
     read = {"dtype_backend": "pyarrow", **dict(read_kwargs or {})}
     ddf = dd.read_parquet(os.fspath(input_path), **read)
-    formatted = format_columns(ddf, columns, suffix=suffix)  # checks specs before starting
-
-    def run(client: Any) -> int:
-        formatted.to_parquet(
-            os.fspath(output_path), compute=True, compute_kwargs={"scheduler": client},
-            **dict(write_kwargs or {}),
-        )  # fmt: skip
-        return formatted.npartitions
-
-    if scheduler is None:
-        with (
-            LocalCluster(**local_cluster_options(n_workers)) as cluster,
-            Client(cluster, set_as_default=False) as client,
-        ):
-            return run(client)
-    if isinstance(scheduler, (str, os.PathLike)):
-        with Client(os.fspath(scheduler), set_as_default=False) as client:
-            return run(client)
-    if not hasattr(scheduler, "get") or not hasattr(scheduler, "submit"):
+    formatted = format_columns(ddf, columns, suffix=suffix)  # checks before any work
+    address = isinstance(scheduler, (str, os.PathLike))
+    if scheduler is not None and not address and not hasattr(scheduler, "submit"):
         raise TypeError(
             "scheduler must be None, an address string or a distributed.Client, got "
             f"{type(scheduler).__name__}"
         )
-    return run(scheduler)
+    with contextlib.ExitStack() as stack:
+        if scheduler is None:
+            cluster = stack.enter_context(LocalCluster(**local_cluster_options(n_workers)))
+            scheduler = stack.enter_context(Client(cluster, set_as_default=False))
+        elif address:
+            scheduler = stack.enter_context(Client(os.fspath(scheduler), set_as_default=False))
+        kwargs = {"compute_kwargs": {"scheduler": scheduler}, **dict(write_kwargs or {})}
+        formatted.to_parquet(os.fspath(output_path), compute=True, **kwargs)
+    return formatted.npartitions

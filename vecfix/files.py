@@ -2,18 +2,14 @@
 
 :func:`format_file` is one polars lazy query: scan the input, ``with_columns`` of vecfix's
 expression (:meth:`vecfix.polars.VecfixExpr.fixed`) for each :class:`ColumnSpec`, sink the
-output. polars' streaming engine reads, formats and writes it batch by batch on its own
-threads, in bounded memory; vecfix's kernel formats each batch as it passes.
+output; polars' streaming engine runs it batch by batch, in bounded memory.
 :func:`format_batch` runs the same query on a table in memory.
 
 Where polars cannot stream the input (standard input, a named pipe, a CSV compressed with
-bz2 or lz4), it is first copied, decompressed, into a temporary file (:mod:`tempfile`'s
-folder, ``TMPDIR``). A regular output file is written beside itself and renamed at the
-end, so an error leaves no half-written file; standard output (``"-"``), a named pipe or a
-device is written to directly.
-
-Only the standard library is imported with this module: polars and vecfix's kernels are
-imported when a function needs them.
+bz2 or lz4), it is first copied, decompressed, into a temporary file (``TMPDIR``). A
+regular output file is written beside itself and renamed at the end, so an error leaves no
+half-written file; standard output (``"-"``), a named pipe or a device is written directly.
+Only the standard library is imported with this module.
 """
 
 from __future__ import annotations
@@ -100,14 +96,12 @@ class ColumnSpec:
         kept. By default the text replaces the raw column.
     scales_by : tuple of (str, mapping of str to int), optional
         ``(symbol_column, {symbol: scale})``: each row's scale looked up by its symbol
-        (:func:`read_scale_map`), as a join on the symbol.
+        (:func:`read_scale_map`).
 
     Examples
     --------
     >>> from vecfix import NumberFormat
     >>> from vecfix.files import ColumnSpec
-    >>> ColumnSpec("price_e9", NumberFormat(-9, 2)).target
-    'price_e9'
     >>> ColumnSpec("px", NumberFormat(-9), "price", scales_by=("symbol", {"ESZ4": 2})).target
     'price'
     """
@@ -194,17 +188,16 @@ def format_file(
     input_format, output_format : {"csv", "parquet", "arrow"}, optional
         Override the extension.
     csv_quoting : {"necessary", "non_numeric", "always", "never"}, default "necessary"
-        CSV output's quoting (:data:`CSV_QUOTING`). ``"never"`` refuses a text value that
-        holds a comma, a quote or a line break (the file would not read back).
+        CSV output's quoting (:data:`CSV_QUOTING`); ``"never"`` refuses a text value that
+        needs quotes (the file would not read back).
     csv_infer_types : bool, default False
         CSV input: let polars infer the types of the columns that are not formatted.
     csv_nulls : sequence of str, default ("",)
-        CSV input: the cell texts read as null, in every column (:data:`CSV_NULLS`).
+        CSV input: the cell texts read as null, in every column.
     compression : {"snappy", "zstd", "lz4", "gzip", "brotli", "none"}, optional
         Parquet output's codec (default ``"snappy"``).
     progress : bool, optional
-        A progress line on stderr (rows done of the total); default: when stderr is a
-        terminal.
+        A progress line on stderr; default: when stderr is a terminal.
     on_warning : callable, optional
         Called with the text of each warning (an integer column holding int64 max or min,
         or uint64 max, and no ``null`` for it); by default a :class:`SentinelWarning`.
@@ -218,8 +211,8 @@ def format_file(
     UsageError
         If the input does not exist, a format is unknown or an option is out of range.
     DataError
-        If a column is missing or cannot be formatted (the message names the column and
-        the row of the file), or the input cannot be read.
+        If a column is missing or cannot be formatted (naming the column and the row of
+        the file), or the input cannot be read.
 
     Examples
     --------
@@ -254,15 +247,14 @@ def format_file(
     fio.check_specs(columns)
     pl = fio.polars()
     with fio.Source(input, in_fmt) as src, fio.Destination(output, input, out_fmt) as dst:
-        lf = fio.scan(pl, src, in_fmt, fio.csv_types(columns), csv_infer_types, tuple(csv_nulls))
-        schema = fio.schema_of(pl, lf, src.shown, in_fmt)
-        fio.check_schema(pl, schema, columns, src.shown)
-        checks = []
-        if out_fmt == "csv":
-            checks = fio.check_csv_columns(pl, schema, {s.name for s in columns}, quoting)
+        lf = fio.scan(pl, src, in_fmt, columns, csv_infer_types, list(csv_nulls))
+        schema = fio.check_schema(pl, lf, columns, src.shown, in_fmt)
         show = sys.stderr.isatty() if progress is None else progress
         job = _Job(pl, lf, schema, columns, fio.Progress(pl, src, in_fmt, lf, show))
-        query = job.query.with_columns(checks) if checks else job.query
+        query = job.query
+        if out_fmt == "csv":
+            checks = fio.check_csv_columns(pl, schema, {s.name for s in columns}, quoting)
+            query = query.with_columns(checks) if checks else query
         try:
             job.run(lambda: dst.sink(query, quoting, compression, job.passes_through))
         except UsageError:
@@ -304,7 +296,7 @@ def format_batch(data: Any, columns: Sequence[ColumnSpec]) -> Any:
     if not isinstance(frame, pl.DataFrame):
         raise TypeError(f"format_batch takes a table, got {type(data).__name__}")
     fio.check_specs(columns)
-    fio.check_schema(pl, frame.schema, columns, "the data")
+    fio.check_schema(pl, frame.lazy(), columns, "the data")
     job = _Job(pl, frame.lazy(), frame.schema, columns, None)
     try:
         out = job.run(job.query.collect)
@@ -317,11 +309,6 @@ def format_batch(data: Any, columns: Sequence[ColumnSpec]) -> Any:
     return table.to_batches()[0] if type(data).__name__ == "RecordBatch" else table
 
 
-# ---------------------------------------------------------------------------------------
-# the query
-# ---------------------------------------------------------------------------------------
-
-
 class _Job:
     """The lazy query of one file job, what its batches saw, and its messages."""
 
@@ -329,27 +316,20 @@ class _Job:
         self, pl: Any, lf: Any, schema: Any, columns: Sequence[ColumnSpec], progress: Any
     ) -> None:
         from ._number_format import NumberFormat
-        from .columns.rules import is_int
         from .polars import fixed_expr
 
-        self.pl, self.columns, self.progress = pl, list(columns), progress
+        self.pl, self.lf, self.columns, self.progress = pl, lf, list(columns), progress
         self.sentinels: dict[str, int] = {}
         self.formats: dict[str, NumberFormat] = {}
-        for spec in columns:  # --scales-by: a join on the symbol, then a per-row scale
+        for spec in columns:
             fmt = spec.format
-            if spec.scales_by is not None:
+            if spec.scales_by is not None:  # each row's scale looked up by its symbol
                 by, table = spec.scales_by
-                key, col = f"__vecfix_key_{spec.name}", f"__vecfix_scale_{spec.name}"
-                right = pl.LazyFrame(
-                    {key: list(table), col: list(table.values())},
-                    schema={key: pl.String, col: pl.Int32},
-                )
-                lf = lf.with_columns(pl.col(by).cast(pl.String).alias(key))
-                lf = lf.join(right, on=key, how="left", maintain_order="left")
-                scale = pl.col(col) if fmt.scale is None else pl.col(col).fill_null(fmt.scale)
+                scale = pl.col(by).cast(pl.String).replace_strict(
+                    list(table), list(table.values()), default=fmt.scale, return_dtype=pl.Int32
+                )  # fmt: skip
                 fmt = NumberFormat(fmt.exponent, scale, fmt.null)
             self.formats[spec.name] = fmt
-        self.prepared = lf  # the input, with the per-row scales of the joins
         exprs = [
             fixed_expr(pl.col(s.name), self.formats[s.name], null_layouts="raise",
                        watch=self._watch(s, schema[s.name], first=i == 0)).alias(s.target)
@@ -362,7 +342,6 @@ class _Job:
             order += [name] if found is None or found.target == name else [name, found.target]
         self.query = lf.with_columns(exprs).select(order)
         self.passes_through = len(order) > len(columns)
-        self._is_int = is_int
 
     def run(self, query: Callable[[], Any]) -> Any:
         """``query()``; should it fail, polars' threads are given a moment at exit to drop
@@ -393,16 +372,11 @@ class _Job:
         """A warning for each column that held a usual null sentinel, naming its first row."""
         pl = self.pl
         for name, v in self.sentinels.items():
-            rows = (
-                self.prepared.with_row_index("__vecfix_row")
-                .filter(pl.col(name) == v)
-                .select("__vecfix_row")
-                .head(1)
-                .collect()
-            )
+            rows = self.lf.with_row_index("__vecfix_row").filter(pl.col(name) == v)
+            first = rows.select("__vecfix_row").head(1).collect().item()
             text = (
                 f"column {name!r} holds {v} ({_SENTINELS[v]}, the usual null sentinel, e.g."
-                f" CME PRICENULL9), first at {_ROW.format(rows.item())}; it is printed as a"
+                f" CME PRICENULL9), first at {_ROW.format(first)}; it is printed as a"
                 f" number. If it means no value, pass --null {v} (NumberFormat(..., null={v})"
                 " in Python)"
             )
@@ -413,41 +387,39 @@ class _Job:
 
     def first_error(self, failed: Exception) -> DataError:
         """The error of the first row (in the file's order) that cannot be formatted, with
-        its column and its row in the file: each column formatted again, in a streaming
-        query that numbers the rows and keeps every batch's error; ``failed`` (what the job
+        its column and its row in the file: each column checked again in a streaming query
+        that numbers the rows and keeps every batch's error; ``failed`` (what the job
         raised, from whichever batch ended first) when none is found."""
         from ._batch import format_values
+        from .columns.rules import is_int
 
-        pl, found = self.pl, []
-        row = "__vecfix_row"
+        pl, found, row = self.pl, [], "__vecfix_row"
 
         def checked(spec: ColumnSpec) -> Any:
             fmt = self.formats[spec.name]
-            layouts = {k: v for k, v in (("exponents", fmt.exponent), ("scales", fmt.scale))
-                       if v is not None and not self._is_int(v)}  # fmt: skip
+            parts = {"exponents": fmt.exponent, "scales": fmt.scale}
+            layouts = {k: pl.col(v) if isinstance(v, str) else v
+                       for k, v in parts.items() if v is not None and not is_int(v)}  # fmt: skip
             symbol = [pl.col(spec.scales_by[0]).alias("symbol")] if spec.scales_by else []
-            fields = [pl.col(spec.name), pl.col(row), *symbol] + [
-                (pl.col(v) if isinstance(v, str) else v).alias(k) for k, v in layouts.items()
-            ]
+            fields = [pl.col(spec.name), pl.col(row), *symbol]
+            fields += [v.alias(k) for k, v in layouts.items()]
 
             def check(batch: Any) -> Any:
                 df = batch.struct.unnest()
                 try:
-                    per_row = {k: df[k] for k in layouts}
                     format_values(df[spec.name], fmt, column=spec.name, null_layouts="raise",
-                                  **per_row)  # fmt: skip
+                                  **{k: df[k] for k in layouts})  # fmt: skip
                 except (TypeError, ValueError) as exc:
                     at = getattr(exc, "row", None)
-                    first = int(df[row][at if at is not None else 0]) if len(df) else 0
+                    first = int(df[row][at or 0]) if len(df) else 0
                     name = df["symbol"][at] if symbol and at is not None else None
                     found.append((first, spec.name, exc, name))
                 return pl.repeat(True, len(df), eager=True)
 
             return pl.struct(fields).map_batches(check, pl.Boolean, is_elementwise=True).all()
 
-        query = self.prepared.with_row_index(row).select(checked(s).alias(s.name)
-                                                         for s in self.columns)  # fmt: skip
-        self.run(lambda: query.collect(engine="streaming"))
+        checks = [checked(s).alias(s.name) for s in self.columns]
+        self.run(lambda: self.lf.with_row_index(row).select(checks).collect(engine="streaming"))
         if not found:
             return DataError(str(failed).split("\n\nThis error occurred")[0])
         at, name, exc, symbol = min(found, key=lambda f: f[0])
@@ -462,11 +434,10 @@ def _file_error(spec: ColumnSpec, exc: Exception, row: int, symbol: Any) -> Data
         return DataError(str(exc))
     at = _ROW.format(row)
     if spec.scales_by is not None and exc.argument == "scale":  # a symbol not in the map
-        by = spec.scales_by[0]
         return DataError(
-            f"column {spec.name!r}, {at}: symbol {show_value(symbol)} (column {by!r}) is"
-            " not in the scale map\nAdd it, or give --scale as the scale of symbols the map"
-            " does not list"
+            f"column {spec.name!r}, {at}: symbol {show_value(symbol)} (column"
+            f" {spec.scales_by[0]!r}) is not in the scale map\nAdd it, or give --scale as the"
+            " scale of symbols the map does not list"
         )
     part = getattr(spec.format, exc.argument or "", None)
     if isinstance(part, str):  # --scale-column

@@ -20,6 +20,7 @@ import numpy as np
 from .._jit import helper, kernel, load8, store8
 from .._limits import INT32_MAX, INT32_MIN
 from . import BIG, EXPONENT_RANGE, INVALID, OK
+from .words import DOTS, HIGHS, LOW7, OVER9, WORDS, ZEROS, ctz, swar_number
 
 _U64 = np.uint64
 _ALL = _U64(0xFFFFFFFFFFFFFFFF)
@@ -31,18 +32,26 @@ _INT32_MAX = INT32_MAX
 
 
 @helper
-def _row_bounds(data, offsets, width, gap, i):
-    """``(start, stop)`` of row ``i``: fixed-width rows drop their trailing NUL bytes;
-    ``gap < 0`` reads ``offsets`` as ``(start, stop)`` pairs."""
-    if width > 0:
-        start = i * width
-        stop = start + width
-        while stop > start and data[stop - 1] == 0:
-            stop -= 1
-        return start, stop
-    if gap < 0:
-        return np.int64(offsets[2 * i]), np.int64(offsets[2 * i + 1])
-    return np.int64(offsets[i]), np.int64(offsets[i + 1]) - gap
+def _short_decimal(word, n):
+    """``(ok, value, decimals)`` of the ``n`` bytes (1 to 8) at the bottom of ``word``
+    when they are digits with at most one ``.`` among them (and a digit): the number the
+    digits write and how many follow the point. Else ``ok`` is False."""
+    x = (word ^ ZEROS) & (_ALL >> _U64(64 - 8 * n))  # digit values; "." is 0x1E
+    t = x ^ DOTS
+    dot = ~(((t & LOW7) + LOW7) | t) & HIGHS & (_ALL >> _U64(64 - 8 * n))
+    over = (((x & LOW7) + OVER9) | x) & HIGHS & ~dot
+    if over != 0 or (dot & (dot - _U64(1))) != 0 or (dot != 0 and n == 1):
+        return False, _U64(0), np.int64(0)
+    digits = x
+    count = n
+    decimals = np.int64(0)
+    if dot != 0:
+        at = ctz(dot) >> _U64(3)
+        low = (_U64(1) << (at << _U64(3))) - _U64(1)
+        digits = (x & low) | ((x >> _U64(8)) & ~low)
+        count = n - 1
+        decimals = np.int64(n - 1) - np.int64(at)
+    return True, swar_number(digits << (_U64(64) - (_U64(count) << _U64(3)))), decimals
 
 
 @kernel("u8[]r i64[]r i64 i64 u8[]r i64[] i32[] u8[]")
@@ -64,17 +73,40 @@ def parse_decimal(data, offsets, width, gap, valid, coef, exps, status):
     first = -1
     nbig = 0
     check_valid = valid.shape[0] != 0
+    size = data.shape[0]
     for i in range(coef.shape[0]):
-        coef[i] = 0
-        exps[i] = 0
-        status[i] = OK
         if check_valid and valid[i] == 0:
+            coef[i] = 0
+            exps[i] = 0
+            status[i] = OK
             continue
-        p, stop = _row_bounds(data, offsets, width, gap, i)
+        # The row's bounds, written here rather than in a helper taking the arrays: a
+        # helper's array arguments cost Numba two reference counts each a row.
+        if width > 0:  # fixed-width rows drop their trailing NUL bytes
+            p = i * width
+            stop = p + width
+            while stop > p and data[stop - 1] == 0:
+                stop -= 1
+        elif gap < 0:  # (start, stop) pairs
+            p = np.int64(offsets[2 * i])
+            stop = np.int64(offsets[2 * i + 1])
+        else:
+            p = np.int64(offsets[i])
+            stop = np.int64(offsets[i + 1]) - gap
         neg = False
         if p < stop and (data[p] == 45 or data[p] == 43):  # "-" or "+"
             neg = data[p] == 45
             p += 1
+        if WORDS and p < stop <= p + 8 and p + 8 <= size:  # short: 8 bytes at once
+            short, value, decimals = _short_decimal(load8(data, p), stop - p)
+            if short:
+                coef[i] = -np.int64(value) if neg else np.int64(value)
+                exps[i] = -decimals
+                status[i] = OK
+                continue
+        coef[i] = 0
+        exps[i] = 0
+        status[i] = OK
         m = _U64(0)
         nsig = 0  # digits from the first non-zero one on
         ndig = 0
@@ -165,12 +197,16 @@ def copy_rows(src, starts, step, lengths, dst, at):
     """
     total = 0
     given = starts.shape[0] > 0
+    room_src = src.shape[0] - 8  # a word loaded or stored at or below these stays inside
+    room_dst = dst.shape[0] - 8
     for i in range(lengths.shape[0]):
         k = np.int64(lengths[i])
         base = np.int64(starts[i]) if given else i * step
         pos = np.int64(at[i])
-        words = (k + 7) // 8 * 8
-        if base + words <= src.shape[0] and pos + words <= dst.shape[0]:
+        if k <= 8 and base <= room_src and pos <= room_dst:  # most rows: one word
+            if k > 0:
+                store8(dst, pos, load8(src, base) & (_ALL >> _U64(64 - 8 * k)))
+        elif base + (k - 1) // 8 * 8 <= room_src and pos + (k - 1) // 8 * 8 <= room_dst:
             for j in range(0, k, 8):  # the bytes past the row's text stored as zeros
                 word = load8(src, base + j)
                 if k - j < 8:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._kernels import fixread as _k
-from ._read_columns import Scan, build
+from ._read_columns import Scan, build, empty
 from ._read_types import check_tags, check_types, spec_for
 
 Source = bytes | bytearray | memoryview | np.ndarray | str | os.PathLike[str]
@@ -207,47 +207,49 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
     m = starts.shape[0]
     fields = int(nsoh.sum()) + m  # at most one field a SOH, and one unterminated
     table = np.full(_k.DENSE_TAGS, -1, dtype=np.int32)
-    big_tags = np.zeros(_BIG_TAGS, dtype=np.int64)
-    big_cols = np.zeros(_BIG_TAGS, dtype=np.int32)
+    big = np.zeros((2, _BIG_TAGS), dtype=np.int64)  # tags of 65536 and more, their columns
     most = min(_k.DENSE_TAGS + _BIG_TAGS, fields + len(wanted or ()))  # columns, at most
     col_tags = np.zeros(most, dtype=np.int64)
     state = np.zeros(_k.STATE_SIZE, dtype=np.int64)
     state[_k.S_GROW] = wanted is None
+    state[_k.S_NODES] = m  # message i is node i; group entries follow
     for c, tag in enumerate(wanted or ()):
         col_tags[c] = tag
         if tag < _k.DENSE_TAGS:
             table[tag] = c
         else:
-            big_tags[state[_k.S_BIG]], big_cols[state[_k.S_BIG]] = tag, c
+            big[:, state[_k.S_BIG]] = tag, c
             state[_k.S_BIG] += 1
         state[_k.S_COLS] += 1
     largest = int(nsoh.max()) + 2 if m else 2
     chunks = (fields + 63 * _k.CHUNK) // _k.CHUNK + largest  # 64 columns' part-filled chunks
-    pool_pairs = np.empty((chunks * _k.CHUNK, 2), dtype=np.int64)
-    pool_node = np.empty(chunks * _k.CHUNK, dtype=np.int64)
+    pool = empty((chunks * _k.CHUNK, 2), np.int64)
     chunk_col = np.empty(chunks, dtype=np.int32)
-    col_cur = np.zeros(most, dtype=np.int64)
-    col_end = np.zeros(most, dtype=np.int64)
-    col_last = np.full(most, -1, dtype=np.int64)
-    col_flat = np.ones(most, dtype=np.uint8)
-    n_lo = np.empty(fields + m, dtype=np.int64)
-    n_hi = np.empty(fields + m, dtype=np.int64)
-    row_msg = np.empty(fields + m, dtype=np.int64)
+    cols = np.zeros((most, 4), dtype=np.int64)
+    cols[:, _k.C_LAST] = -1
+    cols[:, _k.C_FLAT] = 1
+    nodes = empty((fields + m, 2), np.int64)
+    row_msg = empty(fields + m, np.int64)
     levels = np.zeros((_k.LEVEL_ROWS, _k.MAX_DEPTH + 1), dtype=np.int64)
     tree = np.zeros((2, largest), dtype=np.int64)
+    bits = empty(data.shape[0] // 64 + 2, np.uint64)
+    _k.soh_bits(data, bits)
     fixed = starts, ends, trailers, nsoh
     while True:
         status = _k.split_fields(
-            data, *fixed, problem, problem_at, table, big_tags, big_cols, col_tags, state,
-            levels, tree, col_cur, col_end, col_last, col_flat, chunk_col, pool_pairs,
-            pool_node, n_lo, n_hi, row_msg,
+            data, bits, *fixed, problem, problem_at, table, big, col_tags, state, levels,
+            tree, cols, chunk_col, pool, nodes, row_msg,
         )  # fmt: skip
-        if status == _k.BIG_TAGS_FULL:
-            raise ValueError(f"source has more than {_BIG_TAGS} distinct tags of 65536 or more")
         if status == _k.DONE:
             break
-        pool_pairs = np.concatenate([pool_pairs, np.empty_like(pool_pairs)])  # POOL_FULL
-        pool_node = np.concatenate([pool_node, np.empty_like(pool_node)])
+        if status == _k.BIG_TAGS_FULL:
+            raise ValueError(f"source has more than {_BIG_TAGS} distinct tags of 65536 or more")
+        if status == _k.TOO_LONG:
+            at = int(starts[state[_k.S_MSG]])
+            raise ValueError(f"message at byte {at} has a value of 4 GiB or more")
+        if status == _k.TOO_MANY:
+            raise ValueError(f"source has {_k.MAX_NODES:,} messages and group entries or more")
+        pool = np.concatenate([pool, np.empty_like(pool)])  # POOL_FULL
         chunk_col = np.concatenate([chunk_col, np.empty_like(chunk_col)])
     ncols = int(state[_k.S_COLS])
     used = chunk_col[: state[_k.S_CHUNKS]]
@@ -256,14 +258,13 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
     seg_lo = order * _k.CHUNK
     seg_hi = seg_lo + _k.CHUNK
     ends_at = bounds[1:][bounds[1:] > bounds[:-1]] - 1  # each column's last chunk
-    seg_hi[ends_at] = col_cur[used[order[ends_at]]]
-    nodes, rows = int(state[_k.S_NODES]), int(state[_k.S_ROWS])
+    seg_hi[ends_at] = cols[used[order[ends_at]], _k.C_CUR]
+    nnodes, rows = int(state[_k.S_NODES]), int(state[_k.S_ROWS])
     scan = Scan(
         data=data, starts=starts, ends=ends, trailers=trailers, problem=problem,
-        problem_at=problem_at, pool_pairs=pool_pairs, pool_node=pool_node,
-        n_lo=n_lo[:nodes], n_hi=n_hi[:nodes], row_msg=row_msg[:rows],
-        seg_lo=seg_lo, seg_hi=seg_hi, bounds=bounds, flat=col_flat[:ncols],
-        junk_at=junk,
+        problem_at=problem_at, pool=pool, nodes=nodes[:nnodes], row_msg=row_msg[:rows],
+        seg_lo=seg_lo, seg_hi=seg_hi, bounds=bounds,
+        flat=cols[:ncols, _k.C_FLAT].astype(np.uint8), junk_at=junk,
     )  # fmt: skip
     return scan, col_tags[:ncols].tolist()
 

@@ -37,10 +37,8 @@ class Scan:
     trailers: np.ndarray
     problem: np.ndarray  # per message: a _k code (0: valid) and the byte it is about
     problem_at: np.ndarray
-    pool_pairs: np.ndarray  # per record: its value's (start, stop) in data, and its node
-    pool_node: np.ndarray
-    n_lo: np.ndarray  # per node: its rows, n_lo:n_hi
-    n_hi: np.ndarray
+    pool: np.ndarray  # per record: its value's first byte; its length and node (packed)
+    nodes: np.ndarray  # per node: its rows, nodes[u, 0]:nodes[u, 1]
     row_msg: np.ndarray  # per row: its message
     seg_lo: np.ndarray  # column c's records: pool[seg_lo[x]:seg_hi[x]] for x in
     seg_hi: np.ndarray  # bounds[c]:bounds[c + 1], in message order
@@ -77,7 +75,38 @@ class Scan:
     def walk(self, c: int) -> tuple[Any, ...]:
         """The arguments every walk over column ``c``'s rows starts with."""
         lo, hi = self.segments(c)
-        return lo, hi, self.pool_node, self.n_lo, self.n_hi, bool(self.flat[c])
+        return lo, hi, self.pool, self.nodes, bool(self.flat[c])
+
+    def records(self, c: int) -> int:
+        """How many records column ``c`` has."""
+        lo, hi = self.segments(c)
+        return int((hi - lo).sum())
+
+    def pairs(self, c: int) -> np.ndarray:
+        """Column ``c``'s values as ``(start, stop)`` rows, in message order."""
+        lo, hi = self.segments(c)
+        out = empty((self.records(c), 2), np.int64)
+        _c.gather_records(lo, hi, self.pool, out)
+        return out
+
+
+_HUGE = 2 << 20  # a transparent huge page
+_ALIGNED_FROM = 1 << 20  # arrays of this many bytes and more start on a huge page
+
+
+def empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+    """``np.empty``, but an array of 1 MiB or more starts on a 2 MiB boundary inside an
+    allocation NumPy asks the kernel to back with huge pages (it does from 4 MiB): 4 KiB
+    pages, faulted and zeroed one at a time, cost four times as much a byte, and a large
+    read writes hundreds of MiB of fresh memory. (At most 2 MiB of the last huge page is
+    memory the array does not use.)"""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    if nbytes < _ALIGNED_FROM:
+        return np.empty(shape, dtype)
+    raw = np.empty(nbytes + 2 * _HUGE, dtype=np.uint8)
+    skip = -raw.ctypes.data % _HUGE
+    return raw[skip : skip + nbytes].view(dtype).reshape(shape)
 
 
 def _stack() -> np.ndarray:
@@ -92,23 +121,28 @@ def _validity(pa: Any, valid: np.ndarray, present: int) -> Any:
     return pa.py_buffer(np.packbits(valid, bitorder="little"))
 
 
-def _pairs(scan: Scan, c: int) -> np.ndarray:
-    """Column ``c``'s values as ``(start, stop)`` pairs, flat, in message order."""
-    lo, hi = scan.segments(c)
-    pairs = np.empty((int((hi - lo).sum()), 2), dtype=np.int64)
-    _c.gather_pairs(lo, hi, scan.pool_pairs, pairs)
-    return pairs.reshape(-1)
-
-
-def _parse(scan: Scan, pairs: np.ndarray, point: int) -> tuple[Any, ...]:
+def _parse(scan: Scan, c: int, point: int, width: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Decimal text of each field (vecfix's one parser), less what FIX forbids. Returns
-    coefficients, exponents, statuses and the lowest exponent of a good value."""
-    k = pairs.shape[0] // 2
-    coef = np.empty(k, dtype=np.int64)
-    exps = np.empty(k, dtype=np.int32)
-    status = np.empty(k, dtype=np.uint8)
-    _, lowest = _c.parse_numbers(scan.data, pairs, point, _NO_VALID, coef, exps, status)
-    return coef, exps, status, int(lowest)
+    ``words`` (each record's coefficient, then its exponent when ``width`` is 2), their
+    statuses, and the lowest exponent of a good value."""
+    k = scan.records(c)
+    words = empty((k, width), np.int64)
+    status = empty(k, np.uint8)
+    lo, hi = scan.segments(c)
+    pairs = np.empty((2, 2 * _k.CHUNK), dtype=np.int64)
+    coef = np.empty(_k.CHUNK, dtype=np.int64)
+    exps = np.empty(_k.CHUNK, dtype=np.int32)
+    _, lowest = _c.parse_numbers(
+        scan.data, lo, hi, scan.pool, point, _NO_VALID, words, status, pairs, coef, exps
+    )
+    return words, status, int(lowest)
+
+
+def _mark(scan: Scan, c: int, tag: int, kind: str, bad: np.ndarray) -> None:
+    """Mark the messages of column ``c``'s records ``bad`` (a mask) as holding a bad
+    value."""
+    if bad.any():
+        scan.mark_bad(tag, kind, scan.pairs(c)[bad, 0])
 
 
 def _spread(pa: Any, scan: Scan, c: int, words: np.ndarray, ok: np.ndarray, typ: Any) -> Any:
@@ -118,45 +152,56 @@ def _spread(pa: Any, scan: Scan, c: int, words: np.ndarray, ok: np.ndarray, typ:
         return pa.Array.from_buffers(
             typ, scan.rows, [_validity(pa, ok, int(np.count_nonzero(ok))), pa.py_buffer(words)]
         )
-    out = np.empty((scan.rows, words.shape[1]), dtype=np.int64)
-    valid = np.empty(scan.rows, dtype=np.uint8)
+    out = empty((scan.rows, words.shape[1]), np.int64)
+    valid = empty(scan.rows, np.uint8)
     present, repeated = _c.spread_words(*scan.walk(c), _stack(), words, ok, out, valid)
     scan.repeated += int(repeated)
     bitmap = _validity(pa, valid, int(present))
     return pa.Array.from_buffers(typ, scan.rows, [bitmap, pa.py_buffer(out)])
 
 
-_BLOCK = 256  # rows copy_rows copies a call
+_BLOCK = 512  # rows copy_rows copies a call
 
 
 def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
     """The fields' text, copied out of the log by ``copy_rows``: ``string`` (or
     ``large_string`` past 2 GiB, or as ``types=`` asks)."""
     n = scan.rows
-    lo, hi, *nodes = scan.walk(c)
-    args = (lo, hi, scan.pool_pairs, *nodes)  # ..., n_hi, flat
-    total, present, repeated = (int(x) for x in _c.text_total(*args, n, _stack()))
+    walk = scan.walk(c)
+    wide = spec.arrow is not None and pa.types.is_large_string(spec.arrow)
+    if scan.flat[c] and scan.records(c) == n:  # record j is row j
+        lo, hi = scan.segments(c)
+        offsets = empty(n + 1, np.int64 if wide else np.int32)
+        total = int(_c.serial_offsets(lo, hi, scan.pool, offsets))
+        if total <= INT32_MAX or wide:
+            buf = empty(total + 8, np.uint8)  # room for copy_rows' last 8-byte store
+            at = np.empty(_k.CHUNK, dtype=np.int64)
+            size = np.empty(_k.CHUNK, dtype=np.int32)
+            _c.serial_rows(lo, hi, scan.pool, scan.data, offsets, at, size, buf)
+            typ = pa.large_string() if wide else pa.string()
+            return pa.Array.from_buffers(typ, n, [None, pa.py_buffer(offsets), pa.py_buffer(buf)])
+    total, present, repeated = (int(x) for x in _c.text_total(*walk, n, _stack()))
     scan.repeated += repeated
-    large = total > INT32_MAX if spec.arrow is None else pa.types.is_large_string(spec.arrow)
+    large = total > INT32_MAX if spec.arrow is None else wide
     if not large and total > INT32_MAX:
         raise ValueError(f"{total:,} bytes of text do not fit pa.string(); ask for large_string")
-    offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)
-    valid = np.empty(n, dtype=np.uint8)
-    buf = np.empty(total + 8, dtype=np.uint8)  # room for copy_rows' last 8-byte store
-    block = [np.empty(_BLOCK, dtype=np.int64) for _ in range(3)]
-    _c.text_rows(*args, _stack(), scan.data, offsets, valid, *block, buf)
+    offsets = empty(n + 1, np.int64 if large else np.int32)
+    valid = empty(n if present < n else 0, np.uint8)
+    buf = empty(total + 8, np.uint8)  # room for copy_rows' last 8-byte store
+    at = np.empty(_BLOCK, dtype=np.int64)
+    size = np.empty(_BLOCK, dtype=np.int32)
+    _c.text_rows(*walk, _stack(), scan.data, offsets, valid, at, size, buf)
     typ = pa.large_string() if large else pa.string()
-    bitmap = _validity(pa, valid, present)
+    bitmap = _validity(pa, valid, present) if present < n else None
     return pa.Array.from_buffers(typ, n, [bitmap, pa.py_buffer(offsets), pa.py_buffer(buf)])
 
 
 def int_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     """``int64`` (or the integer type ``types=`` asks for, cast exactly)."""
-    pairs = _pairs(scan, c)
-    coef, _, status, _ = _parse(scan, pairs, 0)
+    words, status, _ = _parse(scan, c, 0, 1)
     ok = (status == _text.OK).view(np.uint8)
-    scan.mark_bad(tag, "int", pairs[0::2][ok == 0])
-    arr = _spread(pa, scan, c, coef.reshape(-1, 1), ok, pa.int64())
+    _mark(scan, c, tag, "int", ok == 0)
+    arr = _spread(pa, scan, c, words, ok, pa.int64())
     if spec.arrow is not None and spec.arrow != pa.int64():
         try:
             arr = arr.cast(spec.arrow, safe=True)
@@ -183,19 +228,20 @@ def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     """``decimal128(p, s)`` at the widest scale seen (``p`` 18, or 38 if a value needs
     it; ``decimal256(76, s)`` past that), or the decimal type ``types=`` asks for: the
     text's own digits, no float anywhere."""
-    pairs = _pairs(scan, c)
-    coef, exps, status, lowest = _parse(scan, pairs, 1)
+    words, status, lowest = _parse(scan, c, 1, 2)
     forced = spec.arrow
     if forced is not None:
         scale, precision = forced.scale, forced.precision
     else:
         scale, precision = -lowest, 0
-    words = np.empty((coef.shape[0], 2), dtype=np.int64)
-    wide = _c.rescale(coef, exps, status, scale, POW10, words)
+    wide = _c.rescale(words, status, scale, POW10)  # in place; BIG ones keep their exponent
     big: dict[int, int] = {}
-    for j in np.flatnonzero(status == _text.BIG).tolist():
-        a, b = int(pairs[2 * j]), int(pairs[2 * j + 1])
-        value = _exact(scan.data[a:b].tobytes(), int(exps[j]), scale)
+    huge = np.flatnonzero(status == _text.BIG).tolist()
+    pairs = scan.pairs(c) if huge else np.empty((0, 2), dtype=np.int64)
+    for j in huge:
+        a, b = int(pairs[j, 0]), int(pairs[j, 1])
+        value = _exact(scan.data[a:b].tobytes(), int(words[j, 1]), scale)
+        words[j] = 0
         if value is None:
             status[j] = _text.INVALID
         else:
@@ -218,7 +264,7 @@ def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
         words[j] = _words(value, words.shape[1])
         status[j] = _text.OK
     ok = (status == _text.OK).view(np.uint8)
-    scan.mark_bad(tag, "decimal", pairs[0::2][ok == 0])
+    _mark(scan, c, tag, "decimal", ok == 0)
     if forced is not None:
         typ = forced
     else:
@@ -229,13 +275,13 @@ def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
 def timestamp_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     """``timestamp`` in UTC at the precision written (s, ms, us or ns: the most fraction
     digits of the column), or the unit ``types=`` asks for."""
-    pairs = _pairs(scan, c)
-    k = pairs.shape[0] // 2
-    secs = np.empty(k, dtype=np.int64)
-    frac = np.empty(k, dtype=np.int64)
-    ndig = np.empty(k, dtype=np.int64)
-    status = np.empty(k, dtype=np.uint8)
-    most = int(_c.parse_timestamps(scan.data, pairs, secs, frac, ndig, status))
+    k = scan.records(c)
+    secs = empty(k, np.int64)
+    frac = empty(k, np.int64)
+    ndig = empty(k, np.int64)
+    status = empty(k, np.uint8)
+    lo, hi = scan.segments(c)
+    most = int(_c.parse_timestamps(scan.data, lo, hi, scan.pool, secs, frac, ndig, status))
     if spec.arrow is not None:
         unit, tz = spec.arrow.unit, spec.arrow.tz
     else:
@@ -246,7 +292,7 @@ def timestamp_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     shift = np.clip(u - ndig, 0, 18)
     values = np.where(bad, 0, secs * POW10[u] + frac * POW10[shift])
     ok = (~bad).view(np.uint8)
-    scan.mark_bad(tag, "UTCTimestamp", pairs[0::2][bad])
+    _mark(scan, c, tag, "UTCTimestamp", bad)
     return _spread(pa, scan, c, values.reshape(-1, 1), ok, pa.timestamp(unit, tz=tz))
 
 

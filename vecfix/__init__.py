@@ -29,21 +29,20 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers and IDEs
     from ._scalar import MAX_ROW_LENGTH, RowTooLongError, string_fixed
     from .columns import DecimalColumn, RowError, decimal_column, parse_decimal_text
 
+#: Each public name and the module it is imported from on first use.
 _LAZY = {
-    "MAX_ROW_LENGTH": "._scalar",
-    "NumberFormat": "._number_format",
-    "DecimalColumn": ".columns",
-    "Formatted": "._result",
-    "RowError": ".columns",
-    "RowTooLongError": "._scalar",
-    "decimal_column": ".columns",
-    "fix": ".fix",
-    "format_fixed": "._format",
-    "iter_format": "._chunks",
-    "parse_decimal_text": ".columns",
-    "string_fixed": "._scalar",
-    "warmup": "._engine",
-    "write_formatted": "._chunks",
+    name: module
+    for module, names in {
+        "._chunks": ("iter_format", "write_formatted"),
+        "._engine": ("warmup",),
+        "._format": ("format_fixed",),
+        "._number_format": ("NumberFormat",),
+        "._result": ("Formatted",),
+        "._scalar": ("MAX_ROW_LENGTH", "RowTooLongError", "string_fixed"),
+        ".columns": ("DecimalColumn", "RowError", "decimal_column", "parse_decimal_text"),
+        ".fix": ("fix",),
+    }.items()
+    for name in names
 }
 
 __all__ = [
@@ -66,8 +65,7 @@ __all__ = [
 
 
 def _register_namespaces() -> None:
-    """Register ``.vecfix`` on pandas Series and polars expressions and Series, for each
-    library this process has imported (registering imports nothing else)."""
+    """Register ``.vecfix`` for pandas and polars, if this process imported them."""
     for library in ("pandas", "polars"):
         if library in sys.modules and f"{__name__}.{library}" not in sys.modules:
             importlib.import_module(f".{library}", __name__)

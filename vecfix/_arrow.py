@@ -1,23 +1,8 @@
-"""Arrow string arrays straight from the byte matrix: ``string_view`` and ``string``.
-
-A :class:`~vecfix.Formatted` result is an ``(n, width)`` byte matrix and the row lengths.
-Two Arrow layouts can be made from it without a Python object per row:
-
-``string_view``
-    One 16-byte record a row: its length (int32), then, for a row of at most 12 bytes, the
-    text itself (zero padded), else its first 4 bytes, a buffer index and an offset into a
-    data buffer. The data buffer is the matrix itself, so a long row is not copied at all,
-    and a short one is copied once into its record. polars keeps its strings in this
-    layout and takes such an array without a copy (``pl.from_arrow``): this is what
-    :meth:`~vecfix.Formatted.to_polars` hands it.
-``string`` / ``large_string``
-    Offsets (int32 or int64) and the rows' bytes back to back: what pandas' Arrow-backed
-    strings, Parquet and CSV writers expect. One pass packs the rows, eight bytes a store.
-
-Offsets into a data buffer are int32 in both layouts; ``offset_limit`` (2**31 - 1, the
-largest int32) decides when ``string`` becomes ``large_string`` and when the matrix is
-handed to ``string_view`` as several data buffers. Tests pass a small limit to cross it
-on small data.
+"""Arrow string arrays from a byte matrix, with no Python object per row: ``string_view``
+(a 16-byte record a row, a longer row pointing into the matrix, shared) or ``string`` /
+``large_string`` (offsets and the rows packed back to back). Offsets into a data buffer
+are int32: ``offset_limit`` says when ``string`` becomes ``large_string`` and when
+``string_view`` takes several data buffers (tests pass a small one).
 """
 
 from __future__ import annotations
@@ -28,7 +13,7 @@ import numpy as np
 
 from ._limits import INT32_MAX
 
-INT32_LIMIT = INT32_MAX
+_NO_STARTS = np.empty(0, dtype=np.int64)
 
 
 def check_view(large: bool | None) -> None:
@@ -37,32 +22,14 @@ def check_view(large: bool | None) -> None:
         raise ValueError("large= applies to string and large_string, not to view=True")
 
 
-def large_offsets(total: int, large: bool | None, offset_limit: int = INT32_LIMIT) -> bool:
-    """Whether ``total`` bytes of text take ``large_string`` (int64 offsets): ``large``,
-    or, when None, whether the text is past ``offset_limit``; ``large=False`` for text
-    past it raises."""
+def large_offsets(total: int, large: bool | None, offset_limit: int = INT32_MAX) -> bool:
+    """Whether ``total`` bytes of text take ``large_string``: ``large``, or by default
+    whether the text is past ``offset_limit``; ``large=False`` for text past it raises."""
     if large is None:
         return total > offset_limit
     if not large and total > offset_limit:
         raise ValueError(f"{total} bytes of text do not fit pa.string(); pass large=True")
     return large
-
-
-def numpy_strings(
-    matrix: np.ndarray, lengths: np.ndarray, valid: np.ndarray | None, large: bool = False
-) -> Any:
-    """The rows as an Arrow ``string`` (or ``large_string``) array, packed by NumPy alone:
-    for a few rows, where the kernels are not loaded (and pyarrow's conversion from Python
-    strings would import pandas, half a second)."""
-    import pyarrow as pa
-
-    n, width = matrix.shape
-    offsets = np.zeros(n + 1, dtype=np.int64 if large else np.int32)
-    np.cumsum(lengths, out=offsets[1:])
-    data = matrix[np.arange(width) < lengths[:, None]]  # the rows' bytes, in row order
-    nulls = 0 if valid is None else int(n - np.count_nonzero(valid))
-    buffers = [validity(valid, nulls), pa.py_buffer(offsets), pa.py_buffer(data)]
-    return pa.Array.from_buffers(pa.large_string() if large else pa.string(), n, buffers, nulls)
 
 
 def without_empty_buffers(array: Any) -> Any:
@@ -88,9 +55,31 @@ def validity(valid: np.ndarray | None, nulls: int) -> Any:
     return pa.py_buffer(np.packbits(valid, bitorder="little"))
 
 
-def flat_buffer(matrix: np.ndarray) -> np.ndarray:
-    """The matrix's bytes as one 1-D array (the matrix itself when it is C-contiguous)."""
-    return np.ascontiguousarray(matrix).reshape(-1)
+def pack_rows(
+    matrix: np.ndarray, lengths: np.ndarray, out: np.ndarray, at: np.ndarray, parts: int
+) -> None:
+    """Copy row ``i``'s text from ``matrix`` to ``out[at[i]:]`` (``at``: ``n + 1`` ascending
+    places) by the row-copy kernel on ``parts`` threads, or by NumPy (``parts=0``: a few
+    rows, where the kernels are not loaded)."""
+    n, width = matrix.shape
+    if not parts:
+        ends = np.cumsum(lengths, dtype=np.int64)
+        ranks = np.arange(int(ends[-1]) if n else 0) - np.repeat(ends - lengths, lengths)
+        out[np.repeat(at[:n], lengths) + ranks] = matrix[np.arange(width) < lengths[:, None]]
+        return
+    from ._kernels.text import copy_rows
+    from ._threads import run_split
+
+    flat = np.ascontiguousarray(matrix).reshape(-1)
+    if parts == 1:  # (no slices, no pool)
+        copy_rows(flat, _NO_STARTS, width, lengths, out, at)
+        return
+
+    def part(lo: int, hi: int) -> int:  # no store past the part's room: another part's
+        room = out[: int(at[hi])]
+        return copy_rows(flat[lo * width :], _NO_STARTS, width, lengths[lo:hi], room, at[lo:hi])
+
+    run_split(part, n, parts)
 
 
 def arrow_strings(
@@ -100,15 +89,14 @@ def arrow_strings(
     *,
     view: bool = False,
     large: bool | None = None,
-    offset_limit: int = INT32_LIMIT,
+    offset_limit: int = INT32_MAX,
     threads: int | None = 1,
+    kernels: bool = True,
 ) -> Any:
-    """The rows as a ``pyarrow`` ``string_view``, ``string`` or ``large_string`` array.
-
-    ``view=True`` gives ``string_view`` (``large`` must then be None); otherwise
-    ``large=None`` gives ``string`` unless the text exceeds ``offset_limit`` bytes.
-    ``threads``: as :func:`~vecfix.format_fixed`'s (``None``: the usable cores, for a
-    large matrix); the records, or the text, are written by parts in parallel.
+    """The rows as a ``pyarrow`` ``string_view`` (``view=True``), ``string`` or
+    ``large_string`` (``large``, by default past ``offset_limit`` bytes) array, written on
+    ``threads`` as :func:`~vecfix.format_fixed` takes them; ``kernels=False``: by NumPy
+    (a result made in plain Python, the kernels not loaded).
 
     Examples
     --------
@@ -122,18 +110,22 @@ def arrow_strings(
     """
     import pyarrow as pa
 
-    from ._kernels.text import copy_rows, string_views
-    from ._plan import thread_count
-    from ._threads import run_split
-
+    if view:
+        check_view(large)
     n, width = matrix.shape
-    parts = thread_count(n, threads)
-    flat = flat_buffer(matrix)
     lengths = np.ascontiguousarray(lengths, dtype=np.int32)
     nulls = 0 if valid is None else int(n - np.count_nonzero(valid))
     bitmap = validity(valid, nulls)
-    if view:
-        check_view(large)
+    parts = 0  # (NumPy packs the rows)
+    if kernels:
+        from ._plan import thread_count
+
+        parts = thread_count(n, threads)
+    if view and parts:
+        from ._kernels.text import string_views
+        from ._threads import run_split
+
+        flat = np.ascontiguousarray(matrix).reshape(-1)
         records = np.empty((n, 2), dtype=np.uint64)
         per_buffer = max(offset_limit // max(width, 1), 1)
         run_split(string_views, n, parts, flat, width, lengths, per_buffer, records)
@@ -143,27 +135,13 @@ def arrow_strings(
             pa.string_view(), n, [bitmap, pa.py_buffer(records), *chunks], null_count=nulls
         )
     total = int(lengths.sum(dtype=np.int64))
-    large = large_offsets(total, large, offset_limit)
-    offsets = np.empty(n + 1, dtype=np.int64 if large else np.int32)
+    wide = large_offsets(total, large, offset_limit)
+    offsets = np.empty(n + 1, dtype=np.int64 if wide else np.int32)
     offsets[0] = 0
     np.cumsum(lengths, out=offsets[1:])
     packed = np.empty(total, dtype=np.uint8)
-
-    def pack(lo: int, hi: int) -> int:
-        # the text of a part of the matrix where it ends up; no store past the part's end,
-        # which another thread writes
-        room = packed[: int(offsets[hi])]
-        return copy_rows(
-            flat[lo * width :], _NO_STARTS, width, lengths[lo:hi], room, offsets[lo:hi]
-        )
-
-    run_split(pack, n, parts)
-    return pa.Array.from_buffers(
-        pa.large_string() if large else pa.string(),
-        n,
-        [bitmap, pa.py_buffer(offsets), pa.py_buffer(packed)],
-        null_count=nulls,
-    )
-
-
-_NO_STARTS = np.empty(0, dtype=np.int64)
+    pack_rows(matrix, lengths, packed, offsets, parts)
+    string = pa.large_string() if wide else pa.string()
+    buffers = [bitmap, pa.py_buffer(offsets), pa.py_buffer(packed)]
+    text = pa.Array.from_buffers(string, n, buffers, null_count=nulls)
+    return without_empty_buffers(text.cast(pa.string_view())) if view else text

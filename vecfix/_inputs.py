@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import decimal
 import functools
-from typing import NamedTuple
+from typing import NamedTuple, TypeGuard
 
 import numpy as np
 
@@ -45,11 +45,8 @@ class Rows(NamedTuple):
     def values(self) -> tuple[list[int], list[int], list[int]]:
         """Every row's coefficient, exponent and scale as lists of Python ints (broadcast
         values repeated; coefficients beyond int64 in their rows)."""
-        columns = []
-        for values, step in ((self.coef, self.cstep), (self.exps, self.estep)):
-            columns.append(values.tolist() if step else [int(values[0])] * self.n)
-        scales = self.scales.tolist() if self.sstep else [int(self.scales[0])] * self.n
-        coef, exps = columns
+        steps = ((self.coef, self.cstep), (self.exps, self.estep), (self.scales, self.sstep))
+        coef, exps, scales = (v.tolist() if step else [int(v[0])] * self.n for v, step in steps)
         for i, v in zip(self.big_rows.tolist(), self.big_values, strict=True):
             coef[i] = v
         return coef, exps, scales
@@ -72,16 +69,22 @@ def read_inputs(
     null: rules.NullLike = None,
 ) -> Inputs:
     """Read, check, coerce and broadcast the arguments of :func:`vecfix.format_fixed`."""
-    if _plain_int64(coefficients, exponents, scales):
-        if null is None:
-            return Inputs(_fast_rows(coefficients, exponents, scales), None, None)  # type: ignore[arg-type]
+    if _plain_int64(coefficients, exponents, scales):  # taken as they are
         # with a sentinel, checked in the general path's order: the sentinels, then the rest
-        hit = _sentinel_rows(coefficients, rules.sentinels(null))  # type: ignore[arg-type]
-        rows = _fast_rows(coefficients, exponents, scales)  # type: ignore[arg-type]
-        return Inputs(rows, None if hit is None else np.logical_not(hit, out=hit), None)
+        valid = None if null is None else _less_sentinels(coefficients, null, None)
+        n = coefficients.shape[0]
+        exps, scs = _as_int32(exponents, "exponents"), _as_int32(scales, "scales")
+        rows = Rows(
+            n, coefficients, int(n != 1), exps, int(exps.size != 1), scs, int(scs.size != 1),
+            _NO_ROWS, [],
+        )  # fmt: skip
+        return Inputs(rows, valid, None)
     col = read_column(coefficients, "coefficients")
-    rules.require_scales(scales)
-    valid = _sentinel_validity(col, null)
+    if scales is None:
+        raise TypeError("scales is required: the number of decimal places to print")
+    valid = col.valid
+    if null is not None and col.kind in ("integers", "empty"):  # (refused for the others)
+        valid = _less_sentinels(col.coefficients, null, valid)
     has_values = col.coefficients.size > 0 and (valid is None or bool(valid.any()))
     rules.needs(col.kind, exponents, null, source=col.source, has_values=has_values)
     if col.exponents is not None:
@@ -89,22 +92,20 @@ def read_inputs(
     elif exponents is None:
         exponents = 0  # nothing is printed, so no exponent is needed
     rows = _rows(col, exponents, scales)
-    if valid is not None:
-        if valid.all():
-            valid = None
-        else:
-            valid = valid.reshape(-1)
-            if valid.shape[0] != rows.n:  # one coefficient for many rows
-                valid = np.broadcast_to(valid, (rows.n,))
-            valid = np.ascontiguousarray(valid)
+    if valid is not None and valid.all():
+        valid = None
+    elif valid is not None:
+        valid = valid.reshape(-1)
+        if valid.shape[0] != rows.n:  # one coefficient for many rows
+            valid = np.broadcast_to(valid, (rows.n,))
+        valid = np.ascontiguousarray(valid)
     return Inputs(rows, valid, col.identity)
 
 
-def _plain_int64(coefficients: object, exponents: object, scales: object) -> bool:
+def _plain_int64(coefficients: object, exponents: object, scales: object) -> TypeGuard[np.ndarray]:
     """The common calls, recognised in a few microseconds: a native int64 column, and for
-    the exponents and the scales an integer each or a native int32 column as long (what
-    :func:`_fast_rows` takes as it is, where :func:`read_column` would take 5 us more to
-    come to the same arrays: a cost that counts in calls of a few rows)."""
+    the exponents and the scales an integer each or a native int32 column as long (where
+    :func:`read_column` would take 5 us more to come to the same arrays)."""
     return (
         type(coefficients) is np.ndarray
         and coefficients.dtype == _NATIVE_INT64
@@ -117,10 +118,9 @@ def _plain_int64(coefficients: object, exponents: object, scales: object) -> boo
 
 def plain_list(coefficients: list, exponents: object, scales: object) -> ColumnLike:
     """``coefficients``, a list, as the int64 array the columns' reader would make of it
-    when it holds Python ints within int64 and the exponents and scales are what
-    :func:`read_inputs` takes as they are (:func:`_plain_int32`), so that the call takes
-    the paths of an int64 array; else the list as it is (for the reader, and its rules
-    and messages)."""
+    when it holds Python ints within int64 and the exponents and scales are plain
+    (:func:`_plain_int32`), so that the call takes the paths of an int64 array; else the
+    list as it is (for the reader, and its rules and messages)."""
     n = len(coefficients)
     if _plain_int32(exponents, n) and _plain_int32(scales, n):
         plain = _int_list(coefficients)
@@ -131,8 +131,7 @@ def plain_list(coefficients: list, exponents: object, scales: object) -> ColumnL
 
 def _int_list(values: list) -> np.ndarray | None:
     """A non-empty list of Python ints within int64 as an int64 array, in a third of the
-    columns' reader's time (a trading loop's call of a few values); None for any other
-    list (None, bools, NumPy scalars, text, ints beyond int64: the reader's rules)."""
+    reader's time; None for any other list (the reader's rules)."""
     if not values or not all(type(v) is int for v in values):
         return None
     try:
@@ -165,51 +164,39 @@ def _as_kernel_input(values: np.ndarray, dtype: type) -> np.ndarray:
     return np.require(values, dtype, ["C_CONTIGUOUS", "ALIGNED"])
 
 
-def _fast_rows(coefficients: np.ndarray, exponents: object, scales: object) -> Rows:
-    n = coefficients.shape[0]
-    exps, scs = _fast_int32(exponents, "exponents"), _fast_int32(scales, "scales")
-    return Rows(
-        n, coefficients, int(n != 1), exps, int(exps.size != 1), scs, int(scs.size != 1),
-        _NO_ROWS, [],
-    )  # fmt: skip
+def _as_int32(value: object, name: str) -> np.ndarray:
+    """A value :func:`_plain_int32` accepts, as the kernels take it: an int32 array."""
+    return value if type(value) is np.ndarray else _int32_constant(int(value), name)  # type: ignore[call-overload]
 
 
-def _fast_int32(value: object, name: str) -> np.ndarray:
-    """A value :func:`_plain_int32` accepts as the kernels take it: an int32 array."""
-    if type(value) is np.ndarray:
-        return value
-    rules.check_int32(value, name)  # type: ignore[arg-type]
-    return _int32_constant(int(value))  # type: ignore[call-overload]
+@functools.lru_cache(maxsize=4096)
+def _int32_constant(value: int, name: str) -> np.ndarray:
+    """An exponent or scale, checked, as a read-only 1-element int32 array (shared by
+    every call with it)."""
+    rules.check_int32(value, name)
+    array = np.array((value,), dtype=np.int32)
+    array.flags.writeable = False
+    return array
 
 
-def _sentinel_validity(col: Column, null: rules.NullLike) -> np.ndarray | None:
-    """The column's validity less the rows equal to a ``null=`` sentinel."""
-    valid = col.valid
-    if null is None or col.kind not in ("integers", "empty"):
-        return valid  # rules.needs refuses null= for the other kinds
-    hit = _sentinel_rows(col.coefficients, rules.sentinels(null))
-    if hit is None:
-        return valid
-    return np.logical_not(hit, out=hit) if valid is None else valid & ~hit
-
-
-def _sentinel_rows(coef: np.ndarray, sentinels: list[int]) -> np.ndarray | None:
-    """Rows whose coefficient equals one of ``sentinels`` (``None`` when there are none)."""
+def _less_sentinels(
+    coef: np.ndarray, null: rules.NullLike, valid: np.ndarray | None
+) -> np.ndarray | None:
+    """``valid`` less the rows whose coefficient is one of the ``null=`` sentinels."""
     hit = None
-    for s in sentinels:
+    for s in rules.sentinels(null):
         if coef.dtype.kind in "iu":
             info = np.iinfo(coef.dtype)
             if not info.min <= s <= info.max:
                 continue
             eq = coef == coef.dtype.type(s)  # same dtype: no float promotion
         else:
-            eq = np.array([v == s for v in coef.reshape(-1).tolist()], dtype=bool).reshape(
-                coef.shape
-            )
+            eq = np.array([v == s for v in coef.reshape(-1).tolist()], dtype=bool)
         hit = eq if hit is None else hit | eq
     if hit is None or not hit.any():
-        return None
-    return np.atleast_1d(np.asarray(hit)).reshape(-1)
+        return valid
+    hit = np.atleast_1d(np.asarray(hit)).reshape(-1)
+    return np.logical_not(hit, out=hit) if valid is None else valid & ~hit
 
 
 def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> Rows:
@@ -226,16 +213,9 @@ def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> Rows:
     if big_rows.size and coef.size == 1 and n != 1:
         big_rows, big_values = np.arange(n, dtype=np.intp), big_values * n
     return Rows(
-        n=n,
-        coef=coef,
-        cstep=int(coef.size != 1),
-        exps=exps,
-        estep=int(exps.size != 1),
-        scales=scs,
-        sstep=int(scs.size != 1),
-        big_rows=big_rows,
-        big_values=big_values,
-    )
+        n, coef, int(coef.size != 1), exps, int(exps.size != 1), scs, int(scs.size != 1),
+        big_rows, big_values,
+    )  # fmt: skip
 
 
 def check_same_index(
@@ -257,40 +237,29 @@ def check_same_index(
 
 
 def coerce_coefficients(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """Integer coefficients as native int64 (1-D, one element for a scalar).
-
-    Returns ``(coef, big_rows, big_values)`` where the rows listed in ``big_rows`` hold
-    integers beyond int64 (their ``coef`` slot is 0).
-    """
+    """Integer coefficients as native int64 (1-D, one element for a scalar), the rows
+    beyond int64 (their slot 0) and their values."""
     flat = arr.reshape(-1)
-    if arr.dtype.kind == "i":
-        return _as_kernel_input(flat, np.int64), _NO_ROWS, []
-    if arr.dtype.kind == "u":
-        if arr.dtype.itemsize < 8:
-            return _as_kernel_input(flat, np.int64), _NO_ROWS, []
+    if arr.dtype.kind == "u" and arr.dtype.itemsize == 8:
         big = np.flatnonzero(flat > INT64_MAX)
-        coef = np.ascontiguousarray(flat, dtype=np.uint64).astype(np.int64)
+        coef = flat.astype(np.int64)
         values = [int(v) for v in flat[big]]
         coef[big] = 0
         return coef, big, values
-    values = flat.tolist()  # Python ints (read_column checked every row)
-    coef = np.zeros(len(values), dtype=np.int64)
-    big_rows, big_values = [], []
-    for i, v in enumerate(values):
-        v = int(v)
-        if INT64_MIN <= v <= INT64_MAX:
-            coef[i] = v
-        else:
-            big_rows.append(i)
-            big_values.append(v)
-    return coef, np.array(big_rows, dtype=np.intp), big_values
+    if arr.dtype.kind in "iu":
+        return _as_kernel_input(flat, np.int64), _NO_ROWS, []
+    values = [int(v) for v in flat.tolist()]  # Python ints (read_column checked every row)
+    big_rows = [i for i, v in enumerate(values) if not INT64_MIN <= v <= INT64_MAX]
+    big_values = [values[i] for i in big_rows]
+    for i in big_rows:
+        values[i] = 0
+    return np.array(values, dtype=np.int64), np.array(big_rows, dtype=np.intp), big_values
 
 
 def _int32_column(value: ColumnLike, name: str) -> tuple[np.ndarray, int | None]:
     """Exponents or scales as native int32 (1-D) and their length (``None``: a scalar)."""
-    scalar = _int32_scalar(value, name)
-    if scalar is not None:
-        return scalar, None
+    if is_int(value):
+        return _int32_constant(int(value), name), None  # type: ignore[arg-type]
     if type(value) is np.ndarray and value.dtype.kind in "iu":  # per-row values: no nulls
         rules.check_1d(name, value.shape)
         col = Column("integers", value)
@@ -317,24 +286,7 @@ def _int32_column(value: ColumnLike, name: str) -> tuple[np.ndarray, int | None]
             rules.check_int32(int(v), name, i)
         return np.array(flat.tolist(), dtype=np.int32), length
     if flat.size and arr.dtype.itemsize >= 4 and arr.dtype != np.int32:  # may not fit int32
-        lo, hi = int(flat.min()), int(flat.max())
-        if lo < rules.INT32_MIN or hi > rules.INT32_MAX:
+        if int(flat.min()) < rules.INT32_MIN or int(flat.max()) > rules.INT32_MAX:
             i = int(np.flatnonzero((flat < rules.INT32_MIN) | (flat > rules.INT32_MAX))[0])
             rules.check_int32(int(flat[i]), name, i)
     return _as_kernel_input(flat, np.int32), length
-
-
-def _int32_scalar(value: object, name: str) -> np.ndarray | None:
-    """A plain integer exponent or scale as a 1-element int32 array (the cheap common case)."""
-    if not is_int(value):
-        return None
-    rules.check_int32(int(value), name)  # type: ignore[call-overload]
-    return _int32_constant(int(value))  # type: ignore[call-overload]
-
-
-@functools.lru_cache(maxsize=4096)
-def _int32_constant(value: int) -> np.ndarray:
-    """A read-only 1-element int32 array, shared by every call with this exponent or scale."""
-    array = np.array((value,), dtype=np.int32)
-    array.flags.writeable = False
-    return array

@@ -1,10 +1,6 @@
-""":class:`NumberFormat`: how one column of numbers is printed, said once.
-
-``format_fixed`` takes a column's exponents, scales and null sentinels as three arguments;
-everything that formats *named* columns (the polars and pandas namespaces, ``vecfix
-format``, :mod:`vecfix.dask`, the FIX builders) takes them together, as one
-:class:`NumberFormat` per column.
-"""
+""":class:`NumberFormat`: how one column of numbers is printed, said once, for everything
+that formats *named* columns (the namespaces, ``vecfix format``, :mod:`vecfix.dask`, the
+FIX builders)."""
 
 from __future__ import annotations
 
@@ -12,14 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .columns.rules import check_int32, is_int, sentinels
+from .columns.rules import check_int32, is_int, sentinels, show_value
 
 __all__ = ["NumberFormat"]
-
-
-def _numpy_scalar(value: object) -> bool:
-    """A NumPy scalar (an int one is taken before this is asked)."""
-    return type(value).__module__ == "numpy" and getattr(value, "ndim", 1) == 0
 
 
 @dataclass(frozen=True)
@@ -29,28 +20,23 @@ class NumberFormat:
     Parameters
     ----------
     exponent : int, str or per-row values, optional
-        The power of ten of integer coefficients (``-9`` for CME PRICE9, ``0`` for whole
-        numbers). Leave it out (``None``) for values that carry their own exponent
-        (``Decimal``, decimal text, Arrow/pandas/polars decimals). Where columns have
-        names, a ``str`` names the column that holds each row's exponent (a polars
-        expression too, in the polars namespace); where they do not (the FIX builders),
-        an array of one exponent a row.
+        The power of ten of integer coefficients (``-9`` for CME PRICE9). Leave it out
+        for values that carry their own exponent (``Decimal``, decimal text, decimals).
+        A ``str`` names the column holding each row's exponent (a polars expression too,
+        in the polars namespace); the FIX builders take an array of one a row.
     scale : int, str or per-row values, optional
         Decimal places to print, as ``exponent``: one for every row, a column's name, or
         one a row. ``None``: the consumer's default (the FIX builders print integers of
         exponent 0 as whole numbers and decimals as written; elsewhere a scale is required).
     null : int or sequence of int, optional
-        Sentinel coefficients that mean "no value" (``2**63 - 1``: CME ``PRICENULL9``,
-        Databento ``UNDEF_PRICE``); rows equal to one of them are null. Integer columns
-        only: decimal columns mark missing values with their own nulls.
+        Sentinel coefficients that mean "no value" (``2**63 - 1``: CME ``PRICENULL9``);
+        rows equal to one are null. Integer columns only (decimals have their own nulls).
 
     Raises
     ------
     TypeError
-        A bool, a float or an empty name as ``exponent`` or ``scale``; a ``null`` that is
-        not an int or a sequence of ints.
-    ValueError
-        An ``exponent`` or ``scale`` outside int32.
+        A bool, a float or an empty name as ``exponent`` or ``scale``; a ``null`` not an
+        int or a sequence of ints. (``ValueError``: an exponent or scale outside int32.)
 
     Examples
     --------
@@ -74,7 +60,8 @@ class NumberFormat:
             if is_int(value):
                 check_int32(int(value), name)
                 object.__setattr__(self, name, int(value))
-            elif isinstance(value, (bool, float)) or _numpy_scalar(value):
+            # a scalar that is no int (a bool, a float, a NumPy scalar) names no column
+            elif isinstance(value, (int, float)) or getattr(value, "ndim", None) == 0:
                 raise TypeError(
                     f"NumberFormat: {name} must be an int, a column name or per-row values,"
                     f" got {type(value).__name__} {value!r}"
@@ -88,4 +75,20 @@ class NumberFormat:
     @property
     def per_row(self) -> bool:
         """Whether the exponent or the scale varies by row (a column name or values)."""
-        return not all(v is None or is_int(v) for v in (self.exponent, self.scale))
+        return bool(self._varying())
+
+    def _varying(self) -> dict[str, Any]:
+        """The exponent and scale that vary by row, by name."""
+        fields = {"exponent": self.exponent, "scale": self.scale}
+        return {k: v for k, v in fields.items() if v is not None and not is_int(v)}
+
+    def _series_values(self, names: tuple[type, ...], values: str) -> dict[str, Any]:
+        """A Series' per-row exponents and scales, keyed as ``format_values`` takes them;
+        a column's name (of a type in ``names``) is refused: a Series has no other columns."""
+        for name, value in self._varying().items():
+            if isinstance(value, names):
+                raise TypeError(
+                    f"fixed: a Series has no other columns: give {name} as an int or as"
+                    f" values ({values}), not {show_value(value)}"
+                )
+        return {f"{k}s": v for k, v in self._varying().items()}

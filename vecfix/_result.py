@@ -10,19 +10,12 @@ from typing import IO, Any
 import numpy as np
 
 from . import _engine
+from ._arrow import pack_rows
 from ._io import write_all
 from .columns.column import Identity
 from .columns.rules import is_int, show_value
 
 _new = object.__new__
-
-
-def _key_error(shown: str) -> TypeError:
-    """The error for a key :meth:`Formatted.__getitem__` does not take (``shown``)."""
-    return TypeError(
-        "a Formatted is indexed by an int, a slice, a bool mask or an array of row numbers,"
-        f" not {shown}"
-    )
 
 
 class Formatted:
@@ -31,17 +24,11 @@ class Formatted:
     Row ``i`` is ``matrix[i, :lengths[i]]``, left-aligned ASCII; the bytes after it are
     zero. Nothing is decoded to Python strings until asked for. A result of
     ``format_fixed(..., layout="arrow")`` or ``layout="string_view"`` holds its text in
-    that Arrow layout instead and makes the matrix on first use; the matrix is then its
-    text, for every output (see :attr:`matrix`).
+    that Arrow layout instead and makes the matrix on first use (see :attr:`matrix`).
 
-    A null row (an Arrow, pandas or polars null, ``None`` in a sequence, or a ``null=``
-    sentinel given to :func:`~vecfix.format_fixed`) is never printed as a number: its
-    length is 0, its matrix row is all zero bytes and :attr:`valid` is ``False`` there.
-    Each output shows it in that ecosystem's way: ``None`` from :meth:`to_list` and
-    indexing, an Arrow null from :meth:`to_arrow`, ``<NA>`` from :meth:`to_pandas`,
-    ``null`` from :meth:`to_polars`, and ``b""`` from :meth:`to_numpy` (NumPy has no
-    null; use :attr:`valid` to tell it from text). A null row is laid out as a zero of its
-    scale would be, so it never makes the matrix wider than a real row of the same scale.
+    A null row (an Arrow, pandas or polars null, ``None``, a ``null=`` sentinel) has
+    length 0, an all-zero matrix row and ``valid`` ``False``; each output shows it in its
+    own way (``None``, an Arrow null, ``<NA>``, ``null``; ``b""`` from :meth:`to_numpy`).
 
     Attributes
     ----------
@@ -53,8 +40,7 @@ class Formatted:
         ``(n,)`` bool, ``True`` where a value is present; ``None`` when every row is.
     identity : Identity or None
         The input column's ``name`` (pandas, polars) and ``index`` (pandas), which
-        :meth:`to_pandas`, :meth:`to_polars` and :meth:`to_arrow` keep by default, so
-        that the result lines up with the data it came from.
+        :meth:`to_pandas`, :meth:`to_polars` and :meth:`to_arrow_field` keep by default.
 
     Examples
     --------
@@ -91,54 +77,34 @@ class Formatted:
         self._offsets: np.ndarray | None = None
         self._data: np.ndarray | None = None
         self._records: np.ndarray | None = None
-        #: The ``threads`` of the call that made it (its conversions use as many).
-        self._threads: int | None = None
-        self.valid = valid
-        self.identity = identity
+        self._threads: int | None = None  # the call's threads: its conversions use as many
+        self.valid, self.identity = valid, identity
 
     @classmethod
-    def _trusted(cls, matrix: np.ndarray, lengths: np.ndarray) -> Formatted:
-        """Wrap arrays the kernels just filled, without re-checking them (no nulls)."""
+    def _trusted(cls, matrix: Any, lengths: Any) -> Formatted:
+        """Wrap a matrix and lengths the kernels just wrote, unchecked (no nulls)."""
         self = _new(cls)  # object.__new__: no lookup through the class
-        self._matrix = matrix
-        self._lengths = lengths
-        self._offsets = self._data = self._records = self._threads = None
-        self.valid = None
+        self._matrix, self._lengths = matrix, lengths
+        self._offsets = self._data = self._records = self._threads = self.valid = None
         self.identity = None
         return self
 
     @classmethod
-    def _packed(
-        cls,
-        offsets: np.ndarray,
-        data: np.ndarray,
-        valid: np.ndarray | None = None,
-        identity: Identity | None = None,
-    ) -> Formatted:
-        """Wrap text the kernels wrote in Arrow's layout (``format_fixed(layout="arrow")``):
-        row ``i`` is ``data[offsets[i]:offsets[i + 1]]`` (int32 offsets; a null row's
-        bytes are ignored). :attr:`matrix` and :attr:`lengths` are made on first use."""
-        self = cls.__new__(cls)
-        self._matrix = self._lengths = self._records = self._threads = None
+    def _packed(cls, offsets: np.ndarray, data: np.ndarray, valid: Any, identity: Any) -> Formatted:
+        """Arrow's ``string`` layout, as the kernels wrote it: row ``i`` is
+        ``data[offsets[i]:offsets[i + 1]]`` (int32 offsets; a null row's bytes ignored)."""
+        self = cls._trusted(None, None)
         self._offsets, self._data, self.valid, self.identity = offsets, data, valid, identity
         return self
 
     @classmethod
     def _views(
-        cls,
-        records: np.ndarray,
-        lengths: np.ndarray,
-        valid: np.ndarray | None = None,
-        identity: Identity | None = None,
+        cls, records: np.ndarray, lengths: np.ndarray, valid: Any, identity: Any
     ) -> Formatted:
-        """Wrap Arrow ``string_view`` records the kernels wrote (every row at most 12
-        bytes: ``(n, 2)`` uint64, row ``i``'s length in the first 4 bytes of
-        ``records[i]`` and its text, zero-padded, in the next 12; a null row all zero), as
-        ``format_fixed(..., layout="string_view")`` makes them for :meth:`to_polars`.
-        :attr:`matrix` is made on first use."""
-        self = cls.__new__(cls)
-        self._matrix = self._offsets = self._data = self._threads = None
-        self._records, self._lengths, self.valid, self.identity = records, lengths, valid, identity
+        """Arrow ``string_view`` records, as the kernels wrote them (every row at most 12
+        bytes): ``(n, 2)`` uint64, a row's length in its first 4 bytes, its text after."""
+        self = cls._trusted(None, lengths)
+        self._records, self.valid, self.identity = records, valid, identity
         return self
 
     @property
@@ -147,15 +113,14 @@ class Formatted:
 
         A result of ``layout="arrow"`` or ``layout="string_view"`` makes it from its Arrow
         text on first use and from then on holds its text here alone: every output reads
-        the matrix (a row written into it shows in :meth:`to_list` and :meth:`to_arrow`
-        alike), and :meth:`to_arrow` packs it (one pass) rather than hand over the
-        kernels' Arrow buffers, which the result lets go (arrays made from them before
-        keep them).
+        the matrix (a row written into it shows in every output), and the kernels' Arrow
+        buffers are let go (arrays made from them before keep them).
         """
-        if self._matrix is None and self._records is not None:  # the records' text bytes
+        if self._matrix is not None:
+            return self._matrix
+        if self._records is not None:  # the records' text bytes
             self._matrix = np.ascontiguousarray(self._inline()[:, : self.width])
-            self._records = None  # the matrix is the text now (a copy: it may be written)
-        if self._matrix is None:
+        else:
             from ._kernels.text import copy_rows
             from ._tuning import WIDE_MATRIX_BYTES, WIDE_MATRIX_RATIO
 
@@ -164,10 +129,9 @@ class Formatted:
             width = int(lengths.max()) if lengths.size else 0
             size, text = lengths.size * width, int(self._data.size)
             if size > WIDE_MATRIX_BYTES and size > WIDE_MATRIX_RATIO * text:
-                row = int(np.argmax(lengths))
                 raise ValueError(
-                    f"Formatted.matrix: row {row} is {width:,} bytes long, so the"
-                    f" ({lengths.size:,}, {width:,}) byte matrix would take"
+                    f"Formatted.matrix: row {int(np.argmax(lengths))} is {width:,} bytes long,"
+                    f" so the ({lengths.size:,}, {width:,}) byte matrix would take"
                     f" {size / 2**30:.1f} GiB for {text / 2**20:.1f} MiB of text\nThis"
                     " result holds the text in Arrow's layout: use to_arrow(), to_pandas(),"
                     " to_polars() or to_list()"
@@ -177,7 +141,7 @@ class Formatted:
             at = np.arange(lengths.size, dtype=np.int64) * width
             copy_rows(self._data, starts, 0, lengths, matrix.reshape(-1), at)
             self._matrix = matrix
-            self._offsets = self._data = None  # the matrix is the text now, as above
+        self._offsets = self._data = self._records = None  # the matrix is the text now
         return self._matrix
 
     def _inline(self) -> np.ndarray:
@@ -216,39 +180,46 @@ class Formatted:
     def __getitem__(self, key: int | slice | np.ndarray) -> str | Formatted | None:
         """A row as ``str`` (``None`` if null) for an integer key; a :class:`Formatted` for
         a slice (a view of this result's arrays), a bool mask or an index array (copies)."""
-        if isinstance(key, tuple) or isinstance(key, (bool, np.bool_)):
-            raise _key_error(f"{type(key).__name__} {show_value(key)}")
         given = key
-        if not isinstance(key, (int, np.integer, slice, np.ndarray)):
+        if not isinstance(key, (int, np.integer, slice, np.ndarray, tuple)):
             key = np.asarray(key)  # a list, a pandas or polars Series: positions or a mask
             if key.size == 0:  # [] is no rows (NumPy makes it a float array)
                 key = key.astype(np.intp)
-        if isinstance(key, np.ndarray) and key.dtype.kind not in "iub":  # (1.0, "a", None)
-            shown = show_value(given) if key.ndim == 0 else f"of dtype {key.dtype}"
-            raise _key_error(f"{type(given).__name__} {shown}")
         if isinstance(key, np.ndarray) and key.ndim == 0:
-            return self[key.item()]
-        if isinstance(key, (int, np.integer)):
-            if not -len(self) <= key < len(self):
-                raise IndexError(f"row {key} is out of range for a result of {len(self)} rows")
-            i = range(len(self))[key]  # negative indices as for lists
-            if self.valid is not None and not self.valid[i]:
-                return None
-            if self._matrix is None and self._offsets is not None and self._data is not None:
-                lo, hi = int(self._offsets[i]), int(self._offsets[i + 1])
-                return self._data[lo:hi].tobytes().decode("ascii")
-            if self._matrix is None and self._records is not None:  # no matrix for one row
-                return self._inline()[i, : self.lengths[i]].tobytes().decode("ascii")
-            return self.matrix[i, : self.lengths[i]].tobytes().decode("ascii")
-        valid = None if self.valid is None else self.valid[key]
+            key = key[()]
+        if is_int(key):
+            return self._row(int(key))  # type: ignore[arg-type]
+        if not isinstance(key, slice) and not (
+            isinstance(key, np.ndarray) and key.dtype.kind in "iub"
+        ):
+            shown = f"of dtype {key.dtype}" if isinstance(key, np.ndarray) else show_value(given)
+            raise TypeError(
+                "a Formatted is indexed by an int, a slice, a bool mask or an array of row"
+                f" numbers, not {type(given).__name__} {shown}"
+            )
         identity = self.identity
         if identity is not None and identity.index is not None:
             identity = identity._replace(index=identity.index[key])
+        valid = None if self.valid is None else self.valid[key]
         part = Formatted(
             np.ascontiguousarray(self.matrix[key]), self.lengths[key], valid, identity=identity
         )
         part._threads = self._threads
         return part
+
+    def _row(self, key: int) -> str | None:
+        if not -len(self) <= key < len(self):
+            raise IndexError(f"row {key} is out of range for a result of {len(self)} rows")
+        i = range(len(self))[key]  # negative indices as for lists
+        if self.valid is not None and not self.valid[i]:
+            return None
+        if self._matrix is not None:
+            text = self._matrix[i, : self.lengths[i]]
+        elif self._offsets is not None and self._data is not None:
+            text = self._data[int(self._offsets[i]) : int(self._offsets[i + 1])]
+        else:  # string_view records: no matrix made for one row
+            text = self._inline()[i, : self.lengths[i]]
+        return text.tobytes().decode("ascii")
 
     def __iter__(self) -> Iterator[str | None]:
         return iter(self.to_list())
@@ -257,12 +228,10 @@ class Formatted:
         shown = [repr(self[i]) for i in range(min(len(self), 2))] + ["..."] * (len(self) > 2)
         return f"Formatted({len(self)} rows, width {self.width}: [{', '.join(shown)}])"
 
-    # ------------------------------------------------------------------ Python, NumPy
-
     def to_list(self) -> list[str | None]:
         """Every row as a Python ``str``; ``None`` for a null row."""
         rows: list[str | None]
-        if self._matrix is None and self._offsets is not None and self._data is not None:
+        if self._offsets is not None and self._data is not None:
             text = self._data.tobytes().decode("ascii")  # Arrow's layout: no matrix made
             bounds = self._offsets.tolist()
             rows = [text[lo:hi] for lo, hi in itertools.pairwise(bounds)]
@@ -276,16 +245,11 @@ class Formatted:
         return rows
 
     def to_numpy(self) -> np.ndarray:
-        """The rows as a NumPy ``S{width}`` array: a view of :attr:`matrix`, no copy.
-
-        NumPy drops the trailing zero bytes when an element is read, so each element is
-        exactly the row's text; a null row reads as ``b""`` (check :attr:`valid`).
-        """
+        """The rows as a NumPy ``S{width}`` array: a view of :attr:`matrix`, no copy (NumPy
+        drops the trailing zero bytes; a null row reads as ``b""``, see :attr:`valid`)."""
         if self.width == 0:
             return np.zeros(len(self), dtype="S1")
         return self.matrix.view(f"S{self.width}").reshape(len(self))
-
-    # --------------------------------------------------------------- fixed-width text
 
     def rjust(
         self, width: int | None = None, fillchar: bytes = b" ", null: bytes = b""
@@ -295,7 +259,8 @@ class Formatted:
         Parameters
         ----------
         width : int, optional
-            Bytes per row; default :attr:`width`. Must hold the longest row (and ``null``).
+            Bytes per row; default :attr:`width`. A row (or ``null``) longer than ``width``
+            is refused (:class:`ValueError`, naming the row).
         fillchar : bytes
             One byte to pad with.
         null : bytes
@@ -306,11 +271,6 @@ class Formatted:
         numpy.ndarray
             ``(n, width)`` uint8, C-contiguous: ``.tobytes()`` gives the rows back to back,
             and ``.view(f"S{width}").ravel()`` gives one ``bytes`` per row.
-
-        Raises
-        ------
-        ValueError
-            If a row (or ``null``) is longer than ``width``; the message names the row.
 
         Examples
         --------
@@ -366,8 +326,6 @@ class Formatted:
             out[~self.valid, at : at + nul.size] = nul  # type: ignore[operator]
         return out
 
-    # -------------------------------------------------------------------------- bytes
-
     def to_bytes(self, sep: bytes = b"\n", end: bytes = b"", null: bytes = b"") -> bytes:
         """The rows joined by ``sep`` (then ``end``) as one ``bytes``, with no Python strings.
 
@@ -395,11 +353,9 @@ class Formatted:
         end: bytes = b"\n",
         null: bytes = b"",
     ) -> int:
-        """Write the rows to a binary file (a path or an open file), one per line by default.
-
-        Writes the same bytes as ``to_bytes(sep, end, null)`` (note the default
-        ``end=b"\\n"``: every line ends with a newline) from one buffer, without building
-        Python strings. Returns the number of bytes written.
+        """Write the rows to a binary file (a path or an open file), one per line by default:
+        the bytes of ``to_bytes(sep, end, null)`` (but ``end=b"\\n"`` by default); returns
+        the number of bytes written.
 
         Examples
         --------
@@ -421,39 +377,26 @@ class Formatted:
         nulls = None if self.valid is None else ~self.valid
         if nulls is not None:
             sizes[nulls] = z.size
-        starts = np.zeros(n, dtype=np.int64)
-        np.cumsum(sizes[:-1] + s.size, out=starts[1:])
-        total = int(starts[-1] + sizes[-1])
+        starts = np.zeros(n + 1, dtype=np.int64)  # (and where a row after the last would)
+        np.cumsum(sizes + s.size, out=starts[1:])
+        total = int(starts[n]) - s.size
         out = np.empty(total + e.size, dtype=np.uint8)
-        if _engine.loaded():
-            from ._kernels.text import copy_rows
-
-            copy_rows(self.matrix.reshape(-1), _NO_STARTS, self.width, self.lengths, out, starts)
-        else:
-            out[np.repeat(starts, self.lengths) + _ranks(self.lengths)] = self.matrix[
-                np.arange(self.width) < self.lengths[:, None]
-            ]
+        pack_rows(self.matrix, self.lengths, out, starts, 1 if _engine.loaded() else 0)
         for j in range(s.size):  # the separators, then the null rows' text, then the end
-            out[starts[1:] - s.size + j] = s[j]
+            out[starts[1:n] - s.size + j] = s[j]
         for j in range(z.size if nulls is not None else 0):
-            out[starts[nulls] + j] = z[j]
+            out[starts[:n][nulls] + j] = z[j]
         out[total:] = e
         return out
-
-    # --------------------------------------------------------- Arrow, pandas, polars
 
     def to_arrow(self, large: bool | None = None, *, view: bool = False) -> Any:
         """The rows as a ``pyarrow`` string array, nulls as Arrow nulls.
 
-        An Arrow array has no name: use :meth:`to_arrow_field` for the input's name.
-
-        No Python strings are made. A result of ``format_fixed(..., layout="arrow")`` is
-        already in Arrow's ``string`` layout: its buffers are handed over as they are, with
-        no copy. Otherwise one kernel pass packs the rows into Arrow's offsets and data
-        buffers (``string``). With ``view=True`` the array is Arrow's
-        ``string_view``: a 16-byte record a row that holds a row of up to 12 bytes itself
-        and points into the matrix for a longer one, so the matrix is shared, not copied;
-        polars holds its strings this way and takes such an array without a copy.
+        No Python strings are made (and no name: see :meth:`to_arrow_field`). A result of
+        ``layout="arrow"`` hands over its buffers as they are; otherwise one kernel pass
+        packs the rows. ``view=True`` gives Arrow's ``string_view``: a 16-byte record a row
+        that holds a row of up to 12 bytes itself and points into the text (shared, not
+        copied) for a longer one; polars takes it without a copy.
 
         Parameters
         ----------
@@ -476,38 +419,32 @@ class Formatted:
         DataType(string_view)
         """
         pa = _require("pyarrow", "to_arrow")
-        from ._arrow import (
-            arrow_strings,
-            check_view,
-            large_offsets,
-            numpy_strings,
-            validity,
-            without_empty_buffers,
-        )
+        from . import _arrow
 
-        if self._matrix is not None and not _engine.loaded():  # made in Python
-            if view:
-                check_view(large)
-            text = numpy_strings(self._matrix, self.lengths, self.valid, large=bool(large))
-            return without_empty_buffers(text.cast(pa.string_view())) if view else text
-
-        if self._records is not None and view:  # the kernels wrote the records themselves
-            check_view(large)
-            n, nulls = len(self), self.null_count
-            buffers = [validity(self.valid, nulls), pa.py_buffer(self._records)]
-            return pa.Array.from_buffers(pa.string_view(), n, buffers, null_count=nulls)
-        if self._records is not None and self._matrix is None:  # pyarrow's cast packs them
-            wide = large_offsets(int(self.lengths.sum(dtype=np.int64)), large)
-            return self.to_arrow(view=True).cast(pa.large_string() if wide else pa.string())
-        if self._offsets is not None and not view and not large:
-            n, nulls = len(self), self.null_count
-            buffers = [pa.py_buffer(self._offsets), pa.py_buffer(self._data)]
-            return pa.Array.from_buffers(
-                pa.string(), n, [validity(self.valid, nulls), *buffers], null_count=nulls
+        if view:
+            _arrow.check_view(large)
+        if self._records is None and (self._offsets is None or large):
+            return _arrow.arrow_strings(
+                self.matrix,
+                self.lengths,
+                self.valid,
+                view=view,
+                large=large,
+                threads=self._threads,
+                kernels=_engine.loaded(),
             )
-        return arrow_strings(
-            self.matrix, self.lengths, self.valid, view=view, large=large, threads=self._threads
-        )
+        n, nulls = len(self), self.null_count
+        bitmap = _arrow.validity(self.valid, nulls)
+        if self._records is not None:  # string_view records, as the kernels wrote them
+            records = [bitmap, pa.py_buffer(self._records)]
+            text = pa.Array.from_buffers(pa.string_view(), n, records, null_count=nulls)
+            if view:
+                return text
+            wide = _arrow.large_offsets(int(self.lengths.sum(dtype=np.int64)), large)
+            return text.cast(pa.large_string() if wide else pa.string())  # pyarrow packs
+        buffers = [bitmap, pa.py_buffer(self._offsets), pa.py_buffer(self._data)]
+        text = pa.Array.from_buffers(pa.string(), n, buffers, null_count=nulls)  # as it is
+        return _arrow.without_empty_buffers(text.cast(pa.string_view())) if view else text
 
     def to_arrow_field(self, name: str | None = None) -> Any:
         """The ``pyarrow.Field`` for :meth:`to_arrow`'s array, named after the input column
@@ -528,9 +465,7 @@ class Formatted:
         """The rows as a pandas ``Series`` of dtype ``string[pyarrow]`` (nulls are ``<NA>``).
 
         Built on :meth:`to_arrow` without Python strings. The input's ``name`` and
-        ``index`` are kept by default (a pandas Series in, its index out: assigning the
-        result to the frame it came from lines up row for row); ``name=`` or ``index=``
-        given here win.
+        ``index`` are kept (a pandas Series in, its index out), unless given here.
 
         Examples
         --------
@@ -549,13 +484,9 @@ class Formatted:
         """The rows as a polars ``Series`` of dtype ``String`` (nulls are ``null``), named
         ``name`` or, by default, as the input column was (``""`` if it had no name).
 
-        polars receives Arrow ``string_view`` records (see :meth:`to_arrow`), its own layout
-        for strings: a row of up to 12 bytes is copied into its record and a longer one is
-        read from :attr:`matrix` (or, for a result of ``layout="arrow"``, from its Arrow
-        data), which the Series then shares (write into the matrix afterwards and the
-        Series sees it; ``matrix.copy()`` first if you must). A result of
-        ``layout="string_view"`` holds those records already, written by the kernels: they
-        are handed over as they are.
+        polars takes Arrow ``string_view`` records (see :meth:`to_arrow`), its own layout,
+        and shares the text they point into: write into :attr:`matrix` afterwards and the
+        Series sees it (``matrix.copy()`` first if you must).
 
         Examples
         --------
@@ -569,20 +500,10 @@ class Formatted:
             name = "" if self.identity is None or self.identity.name is None else self.identity.name
         if self._matrix is not None and not _engine.loaded():  # made in Python:
             return pl.Series(str(name), self.to_list(), dtype=pl.String)  # (no pyarrow)
-        if self._matrix is None and self._records is None:  # Arrow's layout
-            # pyarrow's cast makes the string_view records (a row of up to 12 bytes
-            # copied in, a longer one pointing into the data, which is shared): polars
-            # then takes them as they are, where from Arrow's string it would check and
-            # copy every row itself (7 ns/value more on 1M PRICE9 rows)
-            from ._arrow import without_empty_buffers
-
-            pa = _require("pyarrow", "to_polars")
-            arrow = without_empty_buffers(self.to_arrow().cast(pa.string_view()))
-        else:  # the kernels' records, or records made over the matrix (shared, not copied)
-            arrow = self.to_arrow(view=True)
-        # Through the Arrow C data interface: polars' path for a pyarrow array imports
-        # pyarrow.compute (0.2 s in a fresh process); either takes the buffers as they are.
-        return pl.Series(_ArrowArray(arrow)).alias(str(name))
+        _require("pyarrow", "to_polars")
+        # through the Arrow C data interface: polars' path for a pyarrow array imports
+        # pyarrow.compute (0.2 s in a fresh process); both take the buffers as they are
+        return pl.Series(_ArrowArray(self.to_arrow(view=True))).alias(str(name))
 
 
 class _ArrowArray:
@@ -593,15 +514,6 @@ class _ArrowArray:
 
     def __arrow_c_array__(self, requested_schema: object = None) -> tuple[object, object]:
         return self._array.__arrow_c_array__(requested_schema)
-
-
-_NO_STARTS = np.empty(0, dtype=np.int64)
-
-
-def _ranks(lengths: np.ndarray) -> np.ndarray:
-    """``0, 1, ..., lengths[i] - 1`` for each row, one after the other."""
-    ends = np.cumsum(lengths, dtype=np.int64)
-    return np.arange(int(ends[-1]) if ends.size else 0) - np.repeat(ends - lengths, lengths)
 
 
 def _bytes_arg(value: bytes, name: str) -> np.ndarray:

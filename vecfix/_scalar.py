@@ -1,33 +1,15 @@
-"""The scalar formatter built on Python's :mod:`decimal`, for rows the kernels do not take.
-
-It handles coefficients of any size. Before it builds a string it works out, with integer
-arithmetic, how long the text will be, so that a row asking for more than
-:data:`MAX_ROW_LENGTH` bytes is refused instead of exhausting memory.
+"""The scalar formatter built on Python's :mod:`decimal`, for rows the kernels do not take
+(coefficients of any size). A row's length is worked out first, with integer arithmetic,
+so that one asking for more than :data:`MAX_ROW_LENGTH` bytes is refused, not printed.
 """
 
 from __future__ import annotations
 
 import decimal
 
-from .columns.rules import (
-    INT32_MAX,
-    INT32_MIN,
-    RowError,
-    as_int,
-    as_int32,
-    digits,
-    show_int,
-    show_value,
-)
+from .columns.rules import RowError, as_int, as_int32, digits, show_int, show_value
 
-__all__ = [
-    "INT32_MAX",
-    "INT32_MIN",
-    "MAX_ROW_LENGTH",
-    "RowTooLongError",
-    "row_length",
-    "string_fixed",
-]
+__all__ = ["MAX_ROW_LENGTH", "RowTooLongError", "row_length", "string_fixed"]
 
 #: Longest text vecfix prints for one row, in bytes. A price or quantity is never near
 #: this; a scale or exponent in the millions is a bug upstream, and printing it would ask
@@ -102,22 +84,15 @@ def string_fixed(
     Raises
     ------
     TypeError
-        If an argument is not an integer, a ``Decimal`` or decimal text (floats and bools
-        are refused), or ``exponent`` is missing for an integer or given for a decimal.
+        An argument not an integer, a ``Decimal`` or decimal text (floats, bools), or
+        ``exponent`` missing for an integer or given for a decimal.
     ValueError
-        If ``exponent`` or ``scale`` is outside int32, or the text would be longer than
-        :data:`MAX_ROW_LENGTH` bytes.
+        ``exponent`` or ``scale`` outside int32, or text over :data:`MAX_ROW_LENGTH` bytes.
 
     Examples
     --------
-    >>> string_fixed(-125, -3, 2)
-    '-0.13'
-    >>> string_fixed(-4, -3, 2)
-    '0.00'
-    >>> string_fixed(545, 0, -1)
-    '550'
-    >>> string_fixed(5, 3, 2)
-    '5000.00'
+    >>> string_fixed(-125, -3, 2), string_fixed(-4, -3, 2), string_fixed(545, 0, -1)
+    ('-0.13', '0.00', '550')
     >>> from decimal import Decimal
     >>> string_fixed(Decimal("2.675"), scale=2), string_fixed("-0.125", scale=2)
     ('2.68', '-0.13')
@@ -169,14 +144,11 @@ def format_row(c: int, e: int, s: int) -> str:
     every row of the plain-Python engine). The row is checked already: an int ``c``,
     ``e`` and ``s`` within int32, and a length within :data:`MAX_ROW_LENGTH`."""
     d = e + s
-    if c == 0 or (d < 0 and digits(abs(c)) < -d):  # |value| < 0.1 of the last place
-        rounded_to_zero = True
-    else:
+    if c and not (d < 0 and digits(abs(c)) < -d):  # (else under 0.1 of the last place)
         rounded = _D(c).scaleb(e, _EXACT).quantize(_D(1).scaleb(-s, _EXACT), context=_EXACT)
-        rounded_to_zero = rounded.is_zero()
-    if rounded_to_zero:  # never a negative zero
-        return "0" if s <= 0 else "0." + "0" * s
-    return format(rounded, "f")  # "f", not str(): never scientific notation
+        if not rounded.is_zero():
+            return format(rounded, "f")  # "f", not str(): never scientific notation
+    return "0" if s <= 0 else "0." + "0" * s  # never a negative zero
 
 
 _D = decimal.Decimal

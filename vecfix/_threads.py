@@ -1,9 +1,8 @@
 """Running a kernel over a range of rows on several threads.
 
 The kernels release the GIL, so Python threads run them in parallel. The threads are kept
-between calls (starting a thread costs tens of microseconds, and on a busy machine the new
-thread can wait for the GIL for milliseconds: at 1M rows that ate all the gain of a second
-thread), and the calling thread takes the first part of the rows itself instead of waiting.
+between calls (a new thread costs tens of microseconds and can wait milliseconds for the
+GIL on a busy machine), and the calling thread takes the first part of the rows itself.
 """
 
 from __future__ import annotations
@@ -59,37 +58,22 @@ def split_bounds(n: int, threads: int) -> list[tuple[int, int]]:
 
 
 def run_split(kernel: Callable[..., Any], n: int, threads: int, *args: Any) -> list[Any]:
-    """``kernel(start, stop, *args)`` over rows ``0:n`` cut into ``threads`` even parts.
-
-    The first part runs on the calling thread, the others on the shared pool; returns the
-    results in row order. Every part has finished when this returns or raises (the parts
-    write into the same output), and an error of the first part to fail is raised.
+    """``kernel(start, stop, *args)`` over rows ``0:n`` cut into ``threads`` even parts:
+    the first on the calling thread, the others on the shared pool; the results in row
+    order. Every part has finished when it returns or raises (an error of a part).
 
     Examples
     --------
     >>> run_split(lambda lo, hi, step: list(range(lo, hi, step)), 10, 3, 2)
     [[0, 2], [3, 5], [6, 8]]
     """
-    if threads <= 1 or n < 2:
-        return [kernel(0, n, *args)]
-    return run_parts(kernel, split_bounds(n, threads), *args)
-
-
-def run_parts(kernel: Callable[..., Any], parts: list[tuple[int, int]], *args: Any) -> list[Any]:
-    """``kernel(start, stop, *args)`` for each ``(start, stop)`` of ``parts``, as
-    :func:`run_split` runs its even parts (the first on the calling thread).
-
-    Examples
-    --------
-    >>> run_parts(lambda lo, hi: hi - lo, [(0, 6), (6, 10)])
-    [6, 4]
-    """
+    (lo, hi), *rest = split_bounds(n, threads)
     jobs: list[Future[Any]] = []
-    if len(parts) > 1:
-        pool = _pool(len(parts) - 1)
-        jobs = [pool.submit(kernel, lo, hi, *args) for lo, hi in parts[1:]]
+    if rest:
+        pool = _pool(len(rest))
+        jobs = [pool.submit(kernel, start, stop, *args) for start, stop in rest]
     try:
-        first = kernel(parts[0][0], parts[0][1], *args)
+        first = kernel(lo, hi, *args)
     finally:
         for job in jobs:  # wait for every part, even when the first one failed
             job.exception()

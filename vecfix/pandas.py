@@ -1,12 +1,5 @@
-"""A ``vecfix`` accessor on pandas Series, registered on import.
-
->>> import pandas as pd
->>> import vecfix.pandas  # registers the accessor
->>> df = pd.DataFrame({"bid_px": [5000_250000000, 12_345678901]}, index=[7, 3])
->>> df["bid"] = df["bid_px"].vecfix.fixed(-9, 2)
->>> df["bid"].tolist(), df["bid"].index.tolist()
-(['5000.25', '12.35'], [7, 3])
-"""
+"""A ``vecfix`` accessor on pandas Series (``series.vecfix.fixed(...)``), registered on
+import."""
 
 from __future__ import annotations
 
@@ -17,7 +10,6 @@ import pandas as pd
 
 from ._batch import format_values, number_format
 from ._number_format import NumberFormat
-from .columns.rules import is_int, show_value
 
 __all__ = ["VecfixAccessor"]
 
@@ -43,23 +35,16 @@ class VecfixAccessor:
 
         Parameters
         ----------
-        exponent : int, per-row values or NumberFormat, optional
-            The power of ten of integer coefficients (``-9`` for PRICE9); leave it out for
-            decimal columns (Arrow decimals, ``Decimal`` objects, decimal text). A Series
-            of the same index gives each row its own. A :class:`vecfix.NumberFormat` here
-            (or as ``format=``) says exponent, scale and null at once.
-        scale : int or per-row values
-            Decimal places to print: one for every row, or each row's, as ``exponent``.
+        exponent, scale : int or per-row values
+            As :class:`vecfix.NumberFormat` takes them (no exponent for decimals), per row
+            as a Series of the same index (a row missing either is ``<NA>``). A
+            ``NumberFormat`` in ``exponent``'s place says exponent, scale and null at once.
         null : int or sequence of int, optional
-            Sentinel coefficients that mean "no value" (integer columns only).
+            Sentinel coefficients meaning "no value" (integer columns only).
         format : NumberFormat, optional
-            The column's format, instead of ``exponent``, ``scale`` and ``null`` (giving
-            both is refused).
+            The column's format, in place of ``exponent``, ``scale`` and ``null``.
         threads : int or None, default None
             As for :func:`vecfix.format_fixed` (a large Series uses every core).
-
-        A row whose per-row exponent or scale is missing (``<NA>``) is ``<NA>``, as
-        pandas propagates missing values.
 
         Examples
         --------
@@ -73,16 +58,6 @@ class VecfixAccessor:
         ['1.25', <NA>, '-0.05']
         """
         fmt = number_format("fixed", format, exponent, scale, null)
-        s = self._series
-        per_row = {}
-        for name in ("exponent", "scale"):
-            value = getattr(fmt, name)
-            if isinstance(value, str):
-                raise TypeError(
-                    f"fixed: a Series has no other columns: give {name} as an int or as"
-                    f" values (a Series of the same index), not {show_value(value)}"
-                )
-            if value is not None and not is_int(value):
-                per_row[f"{name}s"] = value
+        s, per_row = self._series, fmt._series_values((str,), "a Series of the same index")
         out = format_values(s, fmt, column=s.name, layout="arrow", threads=threads, **per_row)
         return out.to_pandas(name=s.name, index=s.index)

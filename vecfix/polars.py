@@ -1,15 +1,8 @@
 """A ``vecfix`` namespace on polars expressions and Series, registered on import.
 
->>> import polars as pl
->>> import vecfix.polars  # registers the namespace
->>> df = pl.DataFrame({"bid_px": [5000_250000000, None, -4_000000]})
->>> df.with_columns(pl.col("bid_px").vecfix.fixed(exponent=-9, scale=2))["bid_px"].to_list()
-['5000.25', None, '0.00']
-
 The expression is elementwise: polars' streaming engine runs it batch by batch on its own
 threads (``scan_parquet(...).with_columns(...).sink_csv(...)`` never holds the whole file),
-and a per-row exponent or scale (a column's name, or any expression) is read from the same
-batch as the values.
+a per-row exponent or scale (a column's name, or any expression) read from the same batch.
 """
 
 from __future__ import annotations
@@ -23,7 +16,6 @@ import polars as pl
 
 from ._batch import format_values, number_format
 from ._number_format import NumberFormat
-from .columns.rules import is_int, show_value
 
 __all__ = ["VecfixExpr", "VecfixSeries"]
 
@@ -33,21 +25,17 @@ _FIELD = "__vecfix_{}__"  # the struct fields of per-row layouts
 class _InFlight:
     """Batches inside vecfix now, on polars' threads, and whether one failed.
 
-    When one batch of a query fails, polars hands the error back while other batches may
-    still be in vecfix (compiling a kernel on first use, say), and drops the text of the
-    batches done (NumPy memory: dropping it takes the GIL) on its threads a little later.
-    Should the interpreter exit meanwhile, such a thread asks for the GIL during
-    finalization and the process aborts. At exit, :meth:`wait` lets them finish: until no
-    batch is in vecfix (a minute at most), then, after a failure, a moment more.
+    When a batch fails, polars hands the error back while other batches may still be in
+    vecfix, and drops the text of those done (taking the GIL) on its threads later: should
+    the interpreter exit meanwhile, the process aborts. At exit, :meth:`wait` lets them
+    finish (a minute at most), then, after a failure, a moment more.
     """
 
     GRACE = 0.5
     """Seconds given, after a failed batch, for polars to drop the others' text."""
 
     def __init__(self) -> None:
-        self.count = 0
-        self.failed = False
-        self.changed = threading.Condition()
+        self.count, self.failed, self.changed = 0, False, threading.Condition()
 
     def __enter__(self) -> None:
         with self.changed:
@@ -87,10 +75,7 @@ def fixed_expr(
     ``expr``'s name: what :meth:`VecfixExpr.fixed` returns. ``watch`` (``vecfix
     format``'s progress and checks) is called with each batch of values first."""
     layouts = {}
-    for name in ("exponent", "scale"):
-        value = getattr(fmt, name)
-        if value is None or is_int(value):
-            continue
+    for name, value in fmt._varying().items():
         if isinstance(value, str):
             value = pl.col(value)
         elif not isinstance(value, pl.Expr):
@@ -119,12 +104,14 @@ def fixed_expr(
     return source.map_batches(run, return_dtype=pl.String, is_elementwise=True)
 
 
-@pl.api.register_expr_namespace("vecfix")
-class VecfixExpr:
-    """``expr.vecfix``: vecfix on a polars expression."""
+class _Namespace:
+    def __init__(self, target: Any) -> None:
+        self._target = target
 
-    def __init__(self, expr: pl.Expr) -> None:
-        self._expr = expr
+
+@pl.api.register_expr_namespace("vecfix")
+class VecfixExpr(_Namespace):
+    """``expr.vecfix``: vecfix on a polars expression."""
 
     def fixed(
         self,
@@ -140,25 +127,18 @@ class VecfixExpr:
 
         Parameters
         ----------
-        exponent : int, str, polars expression or NumberFormat, optional
-            The power of ten of integer coefficients (``-9`` for PRICE9); leave it out
-            for ``Decimal`` and ``String`` (decimal text) columns. A column's name or an
-            expression gives each row its own, read from the same batch. A
-            :class:`vecfix.NumberFormat` here (or as ``format=``) says exponent, scale
-            and null at once.
-        scale : int, str or polars expression
-            Decimal places to print: one for every row, or each row's, as ``exponent``.
+        exponent, scale : int, str or polars expression
+            As :class:`vecfix.NumberFormat` takes them (no exponent for ``Decimal`` and
+            ``String`` columns), per row as a column's name or an expression, read from the
+            same batch. A ``NumberFormat`` in ``exponent``'s place says all three at once.
         null : int or sequence of int, optional
             Sentinel coefficients that mean "no value" (integer columns only).
         format : NumberFormat, optional
-            The column's format, instead of ``exponent``, ``scale`` and ``null`` (giving
-            both is refused).
+            The column's format, instead of ``exponent``, ``scale`` and ``null``.
         threads : int or None, default 1
-            As for :func:`vecfix.format_fixed`; one by default, as polars runs batches of
-            a query on its own threads.
+            As for :func:`vecfix.format_fixed`; one, as polars runs batches on its threads.
 
-        A row whose per-row exponent or scale is null is null, as polars propagates
-        nulls; nulls in the column stay null.
+        A row whose exponent or scale is null is null; nulls in the column stay null.
 
         Examples
         --------
@@ -171,15 +151,12 @@ class VecfixExpr:
         ['5000.25', None]
         """
         fmt = number_format("fixed", format, exponent, scale, null)
-        return fixed_expr(self._expr, fmt, threads=threads)
+        return fixed_expr(self._target, fmt, threads=threads)
 
 
 @pl.api.register_series_namespace("vecfix")
-class VecfixSeries:
+class VecfixSeries(_Namespace):
     """``series.vecfix``: vecfix on a polars Series."""
-
-    def __init__(self, series: pl.Series) -> None:
-        self._series = series
 
     def fixed(
         self,
@@ -190,7 +167,7 @@ class VecfixSeries:
         format: NumberFormat | None = None,
         threads: int | None = 1,
     ) -> pl.Series:
-        """The Series formatted, named as it is; see :meth:`VecfixExpr.fixed`. A per-row
+        """The Series formatted, named as it is, as :meth:`VecfixExpr.fixed` does; a per-row
         exponent or scale is a Series (or any values) of the same length.
 
         Examples
@@ -202,16 +179,6 @@ class VecfixSeries:
         ['1', '1.25']
         """
         fmt = number_format("fixed", format, exponent, scale, null)
-        s = self._series
-        per_row = {}
-        for name in ("exponent", "scale"):
-            value = getattr(fmt, name)
-            if isinstance(value, (str, pl.Expr)):
-                raise TypeError(
-                    f"fixed: a Series has no other columns: give {name} as an int or as"
-                    f" values (a Series), not {show_value(value)}"
-                )
-            if value is not None and not is_int(value):
-                per_row[f"{name}s"] = value
+        s, per_row = self._target, fmt._series_values((str, pl.Expr), "a Series")
         out = format_values(s, fmt, column=s.name, layout="string_view", threads=threads, **per_row)
         return out.to_polars(s.name)

@@ -1,15 +1,9 @@
 """vecfix's single input layer: every column users hand in is read here, once.
 
-:func:`read_column` turns any supported container into a :class:`Column` (integer
-coefficients, the exponents when the values carry them, a validity mask, the input's name
-and index); :mod:`vecfix.columns.rules` then decides, with one set of messages, what the
-column needs (an exponent or not, ``null=`` or not). ``format_fixed``, ``iter_format``,
-``vecfix.dask``, the command line and ``vecfix.fix`` all take their input this way.
-
-Adding an input type is one adapter (a function ``(values, argument) -> Column``) and one
-line in :data:`ADAPTERS`.
-
-pyarrow, pandas and polars are imported only when one of their objects is passed in.
+:func:`read_column` turns any supported container into a :class:`Column`;
+:mod:`vecfix.columns.rules` then decides, with one set of messages, what it needs. Adding
+an input type is one adapter ``(values, argument) -> Column`` and one line in
+:data:`ADAPTERS`. pyarrow, pandas and polars are imported only when their objects come in.
 """
 
 from __future__ import annotations
@@ -24,7 +18,15 @@ import numpy as np
 from . import rules
 from ._arrow import read_arrow
 from ._frames import read_pandas, read_polars
-from ._objects import BYTES_TYPES, TEXT_TYPES, read_array, read_masked, read_objects, read_scalar
+from ._objects import (
+    BYTES_TYPES,
+    TEXT_TYPES,
+    as_array,
+    read_array,
+    read_masked,
+    read_objects,
+    read_scalar,
+)
 from .column import Column, DecimalColumn, Identity
 from .rules import Kind, RowError, RowTypeError
 
@@ -70,20 +72,13 @@ def _is(*types: type) -> Callable[[object], bool]:
 
 
 def _from_decimal_column(values: DecimalColumn, argument: str) -> Column:
-    """A :class:`DecimalColumn` as it is, once its parts are checked: integer coefficients
-    (as for arrays: floats refused, not truncated), a bool ``valid`` of one row per
-    coefficient."""
+    """A :class:`DecimalColumn`, its parts checked as an array's are (floats refused, not
+    truncated; objects row by row) and ``valid`` bool, one row per coefficient."""
     coef, exps, valid = values
     coef = np.asarray(coef)
     rules.check_1d(argument, coef.shape)
     if coef.size == 0:  # (an empty list is a float array)
         coef = coef.astype(np.int64)
-    if coef.dtype.kind not in "iuO":
-        if coef.dtype.kind == "f":
-            raise rules.float_error(argument, f"a DecimalColumn of {coef.dtype} coefficients")
-        raise TypeError(
-            f"{argument}: a DecimalColumn's coefficients must be integers, got {coef.dtype}"
-        )
     if valid is not None:
         valid = np.asarray(valid)
         if valid.dtype != np.bool_ or valid.shape != coef.shape:
@@ -94,27 +89,22 @@ def _from_decimal_column(values: DecimalColumn, argument: str) -> Column:
     if coef.dtype.kind == "O":  # Python objects: each row checked as in an object array
         read = read_objects(coef.tolist(), argument)  # (int() truncated floats, Decimals)
         if read.kind not in ("integers", "empty"):  # ("empty": every row None)
-            raise TypeError(
-                f"{argument}: a DecimalColumn's coefficients must be integers, got"
-                f" {read.described()}"
-            )
+            raise rules.kind_error(argument, "O", f"a DecimalColumn of {read.described()}")
         coef = read.coefficients
         if read.valid is not None:  # a None row: a null row, as in any column
             valid = read.valid if valid is None else valid & read.valid
-    kind: Kind = "integers" if exps is None else "decimals"
-    return Column(kind, coef, exps, valid, "a DecimalColumn")
+    elif coef.dtype.kind not in "iu":
+        source = f"a DecimalColumn of {coef.dtype} coefficients"
+        raise rules.kind_error(argument, coef.dtype.kind, source)
+    return Column("integers" if exps is None else "decimals", coef, exps, valid, "a DecimalColumn")
 
 
 def _from_anything(values: object, argument: str) -> Column:
     """Ints and other scalars, ranges, array-likes: whatever NumPy makes of them."""
-    if isinstance(values, (bool, np.bool_)):
-        raise TypeError(f"{argument} must be integers, got the bool {values!r}")
-    try:
-        arr = np.asarray(values)
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise TypeError(f"{argument} could not be read as an array\n{exc}") from None
-    if arr.dtype.kind == "f" and arr.ndim == 0:
-        raise rules.float_error(argument, f"the float {rules.show_value(values)}")
+    arr = as_array(values, argument)
+    if arr.ndim == 0 and arr.dtype.kind in "fb":  # a float or a bool, named as it is
+        shown = f"{type(values).__name__} {rules.show_value(values)}"
+        raise rules.kind_error(argument, arr.dtype.kind, shown)
     return read_array(arr, argument)
 
 
@@ -166,11 +156,10 @@ def read_column(values: ColumnLike, argument: str = "coefficients") -> Column:
     Raises
     ------
     TypeError
-        Floats (with advice about floats), bools, dates, mixed rows (a
-        :class:`~vecfix.columns.rules.RowTypeError` naming the first odd row), tables.
+        Floats (with advice), bools, dates, mixed rows (naming the first odd one), tables.
     ValueError
-        Text that is not decimal, NaN or infinite ``Decimal`` values (a
-        :class:`RowError`), arrays of more than one dimension.
+        Text that is not decimal, NaN or infinite ``Decimal`` values (a :class:`RowError`
+        naming the row), arrays of more than one dimension.
 
     Examples
     --------
@@ -179,8 +168,6 @@ def read_column(values: ColumnLike, argument: str = "coefficients") -> Column:
     >>> col = read_column([Decimal("1.50"), None])
     >>> col.kind, col.coefficients.tolist(), col.exponents.tolist(), col.valid.tolist()
     ('decimals', [150, 0], [-2, 0], [True, False])
-    >>> read_column(bytearray(b"2.5")).kind
-    'text'
     """
     for accepts, adapter in ADAPTERS:
         if accepts(values):
@@ -203,14 +190,12 @@ def kind_of(dtype: Any, argument: str = "coefficients") -> Kind:
     Returns
     -------
     {"integers", "decimals", "text", "empty"}
-        ``"empty"`` for types whose rows decide (NumPy/pandas ``object``: ints,
-        ``Decimal`` or text).
+        ``"empty"`` for types whose rows decide (``object``: ints, ``Decimal`` or text).
 
     Raises
     ------
     TypeError
-        For the types :func:`read_column` refuses (floats with the advice about floats,
-        bools, dates...).
+        For the types :func:`read_column` refuses (floats, bools, dates...).
 
     Examples
     --------
@@ -249,23 +234,11 @@ def _empty_of(dtype: Any) -> Any:
 def decimal_column(values: ColumnLike) -> DecimalColumn:
     """Read a column of decimal values into coefficients, exponents and a validity mask.
 
-    Accepted, each with its nulls (``None`` in sequences, Arrow, pandas and polars nulls,
-    masked rows):
-
-    * ``decimal.Decimal`` sequences (lists, tuples, object arrays), read exactly; NaN and
-      infinities are refused with the row index;
-    * decimal text: NumPy ``S``/``U`` arrays, sequences of ``str``/``bytes``, Arrow
-      ``string``/``large_string``/``string_view`` arrays (see :func:`parse_decimal_text`);
-    * pyarrow ``decimal32``/``decimal64``/``decimal128``/``decimal256`` arrays and chunked
-      arrays: coefficient from the storage, exponent ``-scale``;
-    * integers: NumPy, Python, pyarrow, pandas and polars (``exponents`` then stays
-      ``None``);
-    * pandas ``Series``/``Index`` (int, nullable ``Int64``, ``ArrowDtype``, ``string``,
-      object of ``Decimal`` or ``str``) and polars ``Series`` (``Decimal``, integers,
-      ``String``).
-
-    Plain int64 storage (NumPy, pandas, polars and Arrow int64 without nulls, Arrow
-    ``decimal64``) is taken without a copy.
+    Accepted, each with its nulls: ``Decimal`` sequences (NaN and infinities refused),
+    decimal text (see :func:`parse_decimal_text`), pyarrow decimal arrays (coefficient
+    from the storage, exponent ``-scale``), integers (``exponents`` then stays ``None``),
+    and pandas and polars columns of these. Plain int64 storage (NumPy, pandas, polars,
+    Arrow int64 without nulls, Arrow ``decimal64``) is taken without a copy.
 
     Parameters
     ----------
@@ -278,12 +251,9 @@ def decimal_column(values: ColumnLike) -> DecimalColumn:
 
     Raises
     ------
-    TypeError
-        If the column holds something other than integers, decimals or decimal text
-        (floats, mixed types), or is a whole table rather than one column.
-    ValueError
-        If a ``Decimal`` is NaN or infinite, or a text row is not decimal text; the
-        message gives the row and its value.
+    TypeError, ValueError
+        As :func:`read_column` does (a float or mixed column, a table; a NaN ``Decimal``
+        or a text row that is not decimal text, naming the row and its value).
 
     Examples
     --------
@@ -306,20 +276,16 @@ def decimal_column(values: ColumnLike) -> DecimalColumn:
 def parse_decimal_text(texts: ColumnLike) -> DecimalColumn:
     """Parse decimal text into int64 coefficients and int32 exponents, in one pass.
 
-    The text of each row is ``[+-]digits[.digits][e[+-]digits]`` (``"0.00100000"``,
-    ``"-12.5"``, ``"+7"``, ``".5"``, ``"5."``, ``"1e-3"``, ``"2.5E+4"``), ASCII, with no
-    surrounding whitespace, no thousands separators, and no NaN or infinity. The
-    coefficient is every digit written (the point removed) and the exponent the written
-    exponent minus the digits after the point, as :class:`decimal.Decimal` reads it:
-    ``"0.00100000"`` is ``100000 × 10**-8``. Coefficients beyond int64 are read exactly
-    (the result's coefficients are then Python ints).
+    Each row is ``[+-]digits[.digits][e[+-]digits]`` (``"-12.5"``, ``".5"``, ``"1e-3"``),
+    ASCII, with no whitespace, thousands separators, NaN or infinity. It is read as
+    :class:`decimal.Decimal` reads it: ``"0.00100000"`` is ``100000 × 10**-8``.
+    Coefficients beyond int64 are read exactly (as Python ints).
 
     Parameters
     ----------
     texts : array_like of str or bytes, or pyarrow string array
-        NumPy ``S`` or ``U`` arrays (any byte order, any strides), sequences of ``str`` or
-        ``bytes`` (``None`` is null), pyarrow ``string``, ``large_string``, ``string_view``
-        arrays or chunked arrays (nulls kept), pandas or polars string Series.
+        NumPy ``S`` or ``U`` arrays, sequences of ``str`` or ``bytes`` (``None`` is null),
+        pyarrow string arrays or chunked arrays, pandas or polars string Series.
 
     Returns
     -------
@@ -329,10 +295,8 @@ def parse_decimal_text(texts: ColumnLike) -> DecimalColumn:
     Raises
     ------
     ValueError
-        If a row is not decimal text, or its exponent is outside int32; the message gives
-        the row and the text (a :class:`RowError`).
-    TypeError
-        If ``texts`` is not text.
+        A row that is not decimal text, or whose exponent is outside int32 (a
+        :class:`RowError` giving the row and the text); ``TypeError`` for what is no text.
 
     Examples
     --------
@@ -362,8 +326,7 @@ def parse_decimal_text(texts: ColumnLike) -> DecimalColumn:
     except TypeError:
         col = None
     if col is not None and col.kind == "empty":
-        n = len(col)
-        return DecimalColumn(col.coefficients, np.zeros(n, np.int32), col.valid)
+        return DecimalColumn(col.coefficients, np.zeros(len(col), np.int32), col.valid)
     if col is None or col.kind != "text":
         raise TypeError(
             f"texts must be decimal text, got {type(texts).__name__}"

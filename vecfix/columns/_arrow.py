@@ -67,10 +67,9 @@ def _read_array(arr: Any, argument: str, source: str | None) -> Column:
     source = source or f"an Arrow array of type {t}"
     if pa.types.is_dictionary(t):
         return _read_array(arr.dictionary_decode(), argument, source)
-    if getattr(pa.types, "is_string_view", lambda _: False)(t):
-        arr, t = arr.cast(pa.large_string()), pa.large_string()
-    if getattr(pa.types, "is_binary_view", lambda _: False)(t):
-        arr, t = arr.cast(pa.large_binary()), pa.large_binary()
+    if pa.types.is_string_view(t) or pa.types.is_binary_view(t):
+        t = pa.large_string() if pa.types.is_string_view(t) else pa.large_binary()
+        arr = arr.cast(t)
     n = len(arr)
     valid = arrow_valid(arr)
     if t in (pa.string(), pa.binary(), pa.large_string(), pa.large_binary()):
@@ -78,7 +77,7 @@ def _read_array(arr: Any, argument: str, source: str | None) -> Column:
         col = parse_arrow_buffers(arr, wide, valid, argument)
         return Column("text", *col, source="decimal text")
     if pa.types.is_decimal(t):
-        coef = _decimal_coefficients(arr, valid)
+        coef = _decimal_coefficients(arr)
         return Column("decimals", coef, -t.scale, valid, f"decimals ({source})")
     if pa.types.is_integer(t):
         coef = fixed_width(arr)
@@ -96,50 +95,34 @@ def _read_array(arr: Any, argument: str, source: str | None) -> Column:
     )
 
 
-def _decimal_coefficients(arr: Any, valid: np.ndarray | None) -> np.ndarray:
-    """The coefficients in a decimal array's storage (little-endian two's complement)."""
-    t = arr.type
-    n, width = len(arr), t.byte_width
-    buf = arr.buffers()[1]
-    if width <= 8:
-        return np.frombuffer(buf, dtype=f"<i{width}", count=arr.offset + n)[arr.offset :]
-    limbs = width // 8
-    words = np.frombuffer(buf, dtype="<u8", count=(arr.offset + n) * limbs)
-    words = words.reshape(-1, limbs)[arr.offset :]
-    lo = words[:, 0].view(np.int64)
-    sign = (lo >> 63).view(np.uint64)
-    fits = np.ones(n, dtype=bool)
-    for j in range(1, limbs):
-        fits &= words[:, j] == sign
-    if valid is not None:
-        fits |= ~valid  # the storage of a null slot is undefined
-    if fits.all():
-        return lo
-    values = lo.astype(object)
-    for i in np.flatnonzero(~fits).tolist():
-        v = sum(int(w) << (64 * j) for j, w in enumerate(words[i].tolist()))
-        values[i] = v - (1 << (64 * limbs)) if v >> (64 * limbs - 1) else v
-    return values
+def _decimal_coefficients(arr: Any) -> np.ndarray:
+    """The coefficients in a decimal array's storage: int64 (a view of decimal32/64
+    storage), or Python ints when some are beyond int64."""
+    import pyarrow as pa
+
+    t, n = arr.type, len(arr)
+    if t.byte_width <= 8:
+        buf = arr.buffers()[1]
+        return np.frombuffer(buf, dtype=f"<i{t.byte_width}", count=arr.offset + n)[arr.offset :]
+    whole = arr.view((pa.decimal128 if t.byte_width == 16 else pa.decimal256)(t.precision, 0))
+    try:
+        return fixed_width(whole.cast(pa.int64()))
+    except pa.ArrowInvalid:  # beyond int64 (pyarrow checks the rows present only)
+        return np.array([0 if v is None else int(v) for v in whole.to_pylist()], dtype=object)
 
 
 def _concat(parts: list[Column]) -> Column:
     if len(parts) == 1:
         return parts[0]
-    first = parts[0]
-    coef = np.concatenate([p.coefficients for p in parts])
     exps = [p.exponents for p in parts]
-    exponent: int | np.ndarray | None
-    if all(e is None for e in exps):
-        exponent = None
-    elif all(isinstance(e, int) for e in exps) and len(set(exps)) == 1:
-        exponent = exps[0]
-    else:
-        exponent = np.concatenate(
-            [np.broadcast_to(np.asarray(p.exponents, dtype=np.int32), (len(p),)) for p in parts]
-        )
+    exponent = exps[0]
+    if any(isinstance(e, np.ndarray) or e != exponent for e in exps):  # per row, or differ
+        shaped = [np.broadcast_to(np.asarray(p.exponents, np.int32), (len(p),)) for p in parts]
+        exponent = np.concatenate(shaped)
     valid = None
     if any(p.valid is not None for p in parts):
         valid = np.concatenate(
             [np.ones(len(p), bool) if p.valid is None else p.valid for p in parts]
         )
-    return Column(first.kind, coef, exponent, valid, first.source)
+    coef = np.concatenate([p.coefficients for p in parts])
+    return Column(parts[0].kind, coef, exponent, valid, parts[0].source)

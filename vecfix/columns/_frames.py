@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
@@ -27,12 +27,7 @@ def read_pandas(values: Any, argument: str) -> Column:
     kind = "Series" if isinstance(values, pd.Series) else "Index"
     if isinstance(dtype, np.dtype):
         if dtype.kind == "O":
-            objs = values.to_numpy(dtype=object)
-            missing = _missing_objects(values, objs)
-            if missing.any():
-                objs = objs.copy()
-                objs[missing] = None
-            col = read_objects(objs.tolist(), argument)
+            col = read_objects(_objects_of(values), argument)
         else:
             arr = values.to_numpy()
             if arr.dtype.kind in "iu":  # the common case, without writing a description
@@ -65,7 +60,8 @@ def read_polars(values: Any, argument: str) -> Column:
         )
     dtype = values.dtype
     source = f"a polars {dtype} Series"
-    if dtype == pl.Object or dtype in _wide_integers(pl):  # no Arrow type for Int128
+    wide = [getattr(pl, name, None) for name in ("Int128", "UInt128")]  # no Arrow type
+    if dtype == pl.Object or dtype in wide:
         col = read_objects(values.to_list(), argument)
     elif dtype.is_float():
         raise rules.float_error(argument, source)
@@ -78,25 +74,23 @@ def read_polars(values: Any, argument: str) -> Column:
     return _named(col, Identity(values.name))
 
 
-def _missing_objects(values: Any, objs: np.ndarray) -> np.ndarray:
-    """Where an object Series or Index holds pandas' missing markers (None, NaN, pd.NA,
-    NaT): not a ``Decimal`` NaN, which is a value, refused as such by the rows' reader."""
+def _objects_of(values: Any) -> list:
+    """An object Series' or Index' values, pandas' missing markers (None, NaN, pd.NA, NaT)
+    as None: not a ``Decimal`` NaN, a value the rows' reader refuses as such."""
     import pandas as pd
 
+    objs = values.to_numpy(dtype=object).tolist()
     try:
-        missing = np.array(values.isna(), dtype=bool)  # a copy: pandas' may be read-only
-    except decimal.InvalidOperation:  # isna compares a Decimal('sNaN'), which signals
-        missing = np.array(
-            [not isinstance(v, decimal.Decimal) and pd.isna(v) is True for v in objs], bool
-        )
-    for i in np.flatnonzero(missing):
-        missing[i] = not isinstance(objs[i], decimal.Decimal)
-    return missing
+        missing = np.flatnonzero(np.array(values.isna(), dtype=bool)).tolist()
+    except InvalidOperation:  # isna compares a Decimal('sNaN'), which signals
+        missing = [
+            i for i, v in enumerate(objs) if not isinstance(v, Decimal) and pd.isna(v) is True
+        ]
+    for i in missing:
+        if not isinstance(objs[i], Decimal):
+            objs[i] = None
+    return objs
 
 
 def _named(col: Column, identity: Identity) -> Column:
     return Column(col.kind, col.coefficients, col.exponents, col.valid, col.source, identity)
-
-
-def _wide_integers(pl: Any) -> tuple[Any, ...]:
-    return tuple(getattr(pl, name) for name in ("Int128", "UInt128") if hasattr(pl, name))

@@ -12,24 +12,29 @@ import numpy as np
 from . import rules
 from .column import Column
 from .rules import RowError, RowTypeError
-from .text import parse_bytes, parse_joined, parse_numpy, parse_strings, valid_of
+from .text import parse_numpy, parse_texts, valid_of
 
 #: Types read as one row of decimal text.
 TEXT_TYPES = (str, np.str_)
 BYTES_TYPES = (bytes, np.bytes_, bytearray, memoryview)
 _NESTED = (list, tuple, np.ndarray)
+_NA = ("NAType", "NaTType")  # pandas' missing-value scalars, known without importing pandas
 
 
 def read_scalar(value: object, argument: str) -> Column:
     """One ``Decimal``, ``str`` or bytes-like value: a column of one row (0-d)."""
     col = read_objects([value], argument)
-    return Column(
-        col.kind,
-        col.coefficients.reshape(()),
-        col.exponents if not isinstance(col.exponents, np.ndarray) else col.exponents.reshape(()),
-        None,
-        col.source,
-    )
+    exps = col.exponents
+    exps = exps.reshape(()) if isinstance(exps, np.ndarray) else exps
+    return Column(col.kind, col.coefficients.reshape(()), exps, None, col.source)
+
+
+def as_array(values: object, argument: str) -> np.ndarray:
+    """``values`` as NumPy makes them an array; ragged lists and the like refused."""
+    try:
+        return np.asarray(values)
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise TypeError(f"{argument} could not be read as an array\n{exc}") from None
 
 
 def read_objects(seq: Sequence[object], argument: str) -> Column:
@@ -42,10 +47,10 @@ def read_objects(seq: Sequence[object], argument: str) -> Column:
         except TypeError:
             pass
         else:
-            col = parse_strings(seq, False, argument, joined)  # type: ignore[arg-type]
+            col = parse_texts(seq, None, argument, joined)  # type: ignore[arg-type]
             return Column("text", *col, source="decimal text")
     kinds = set(map(type, seq))
-    missing = {k for k in kinds if _is_missing_type(k)}
+    missing = {k for k in kinds if k.__module__.startswith("pandas") and k.__name__ in _NA}
     if missing:  # pandas' NA (or NaT) in a plain list: a null, as None is
         seq = [None if type(v) in missing else v for v in seq]
         kinds = (kinds - missing) | {type(None)}
@@ -55,12 +60,14 @@ def read_objects(seq: Sequence[object], argument: str) -> Column:
         n = len(seq)
         return Column("empty", np.zeros(n, np.int64), None, np.zeros(n, bool), "null values")
     if any(issubclass(k, _NESTED) for k in kinds):
-        return _nested(seq, argument)
+        return read_array(as_array(seq, argument), argument)  # rows that are sequences
+    texts: list = []
     if all(issubclass(k, TEXT_TYPES) for k in kinds):
-        col = parse_strings(seq, has_null, argument)  # type: ignore[arg-type]
-        return Column("text", *col, source="decimal text")
-    if all(issubclass(k, BYTES_TYPES) for k in kinds):
-        col = parse_bytes(seq, has_null, argument)  # type: ignore[arg-type]
+        texts = ["" if v is None else v for v in seq]
+    elif all(issubclass(k, BYTES_TYPES) for k in kinds):
+        texts = [b"" if v is None else bytes(v) for v in seq]  # type: ignore[call-overload]
+    if texts:
+        col = parse_texts(texts, valid_of(seq, has_null), argument)
         return Column("text", *col, source="decimal text")
     if any(issubclass(k, decimal.Decimal) for k in kinds):
         if not all(issubclass(k, decimal.Decimal) for k in kinds):
@@ -71,21 +78,6 @@ def read_objects(seq: Sequence[object], argument: str) -> Column:
         if isinstance(first, family):
             _check_same(seq, family, "decimal text", argument)
     return _integers(seq, kinds, has_null, argument)
-
-
-def _is_missing_type(kind: type) -> bool:
-    """Whether values of ``kind`` are pandas' missing-value scalars (``pd.NA``,
-    ``pd.NaT``), found without importing pandas."""
-    return kind.__module__.startswith("pandas") and kind.__name__ in ("NAType", "NaTType")
-
-
-def _nested(seq: Sequence[object], argument: str) -> Column:
-    """Rows that are themselves sequences: NumPy says whether they make a 2-D array."""
-    try:
-        arr = np.asarray(seq)
-    except (ValueError, TypeError) as exc:  # ragged lists and the like
-        raise TypeError(f"{argument} could not be read as an array\n{exc}") from None
-    return read_array(arr, argument)
 
 
 def _check_same(
@@ -112,9 +104,8 @@ def _check_same(
 def _decimals(seq: Sequence[object], has_null: bool, argument: str) -> Column:
     """``Decimal`` values, read exactly through their text (``str`` is exact)."""
     texts = ["" if v is None else str(v) for v in seq]
-    valid = valid_of(seq, has_null)
     try:
-        col = parse_joined("\n".join(texts).encode("ascii"), texts, valid, argument)
+        col = parse_texts(texts, valid_of(seq, has_null), argument)
     except RowError as exc:
         if exc.row is None or seq[exc.row].is_finite():  # type: ignore[attr-defined]
             raise
@@ -154,27 +145,21 @@ def read_array(arr: np.ndarray, argument: str, source: str | None = None) -> Col
         return Column("text", *parse_numpy(arr, argument), source="decimal text")
     if kind == "O":
         return read_objects(arr.reshape(-1).tolist(), argument)
-    if kind == "f" and argument in ("exponents", "scales"):  # NaN: a null, as pandas has it
-        nan = np.flatnonzero(np.isnan(arr.reshape(-1)))
-        if nan.size:
-            raise rules.null_in(argument, int(nan[0]))
-    if kind == "f" and argument == "coefficients" and _nulled_integers(arr):
-        raise TypeError(
-            f"coefficients must be integers, got {_describe(arr, source)} holding whole"
-            " numbers and NaN\nThese are integers turned into floats to hold their nulls"
-            " (pandas does this to int columns with missing values), which is exact only"
-            " below 2**53. Keep them integers with their nulls: .astype('Int64') on the"
-            " column before the nulls appear, or read it with dtype_backend='pyarrow'"
-        )
+    if kind == "f":
+        flat = arr.reshape(-1)
+        nan = np.isnan(flat)
+        if nan.any() and argument in ("exponents", "scales"):  # NaN: a null, as pandas has it
+            raise rules.null_in(argument, int(np.argmax(nan)))
+        whole = flat[~nan]
+        if nan.any() and argument == "coefficients" and np.all(whole == np.floor(whole)):
+            raise TypeError(
+                f"coefficients must be integers, got {_describe(arr, source)} holding whole"
+                " numbers and NaN\nThese are integers turned into floats to hold their nulls"
+                " (pandas does this to int columns with missing values), which is exact only"
+                " below 2**53. Keep them integers with their nulls: .astype('Int64') on the"
+                " column before the nulls appear, or read it with dtype_backend='pyarrow'"
+            )
     raise rules.kind_error(argument, kind, _describe(arr, source))
-
-
-def _nulled_integers(arr: np.ndarray) -> bool:
-    """Floats that are whole numbers and NaN (ints that took NaN for their nulls)."""
-    flat = arr.reshape(-1)
-    nan = np.isnan(flat)
-    values = flat[~nan]
-    return bool(nan.any()) and bool(np.all(values == np.floor(values)))
 
 
 def _describe(arr: np.ndarray, source: str | None) -> str:

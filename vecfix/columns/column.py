@@ -1,5 +1,4 @@
-"""The records the input layer hands on: :class:`Column` (a read column) and
-:class:`DecimalColumn` (its public, three-field form)."""
+"""The records the input layer hands on: :class:`Column` and :class:`DecimalColumn`."""
 
 from __future__ import annotations
 
@@ -18,12 +17,11 @@ class DecimalColumn(NamedTuple):
     Attributes
     ----------
     coefficients : numpy.ndarray
-        ``(n,)`` int64, or object (Python ints) when some coefficient is beyond int64, or
-        any other integer dtype taken over from the source without a copy. Null rows hold 0.
+        ``(n,)`` integers (int64, or the source's integer dtype without a copy), or Python
+        ints (object) when some are beyond int64. Null rows hold 0.
     exponents : int or numpy.ndarray or None
-        The power of ten of each coefficient: an int when it is the same for every row
-        (Arrow decimals), an ``(n,)`` int32 array when it varies (text, ``Decimal``), or
-        ``None`` for plain integers, whose exponent the caller must give.
+        The power of ten of each: an int when the same for every row (Arrow decimals), an
+        ``(n,)`` int32 array (text, ``Decimal``), or ``None`` for plain integers.
     valid : numpy.ndarray or None
         ``(n,)`` bool, ``True`` where a value is present; ``None`` when no row is null.
 
@@ -42,16 +40,14 @@ class DecimalColumn(NamedTuple):
 
 
 class Identity(NamedTuple):
-    """What a column was called and where its rows sat, so that outputs keep it: the
-    pandas ``name`` and ``index``, the polars or Arrow field name."""
+    """A column's name and (pandas) index, which outputs keep."""
 
     name: Any = None
     index: Any = None
 
     @classmethod
     def of(cls, values: Any) -> Identity | None:
-        """The identity of a pandas Series (name and index) or a polars Series (name);
-        None for containers without one."""
+        """A pandas Series' name and index, a polars Series' name; else None."""
         module, kind = type(values).__module__.partition(".")[0], type(values).__name__
         if module == "pandas" and kind == "Series":
             return cls(values.name, values.index)
@@ -64,23 +60,12 @@ class Identity(NamedTuple):
 class Column:
     """One input column as vecfix reads it, whatever held it.
 
-    Attributes
-    ----------
-    kind : {"integers", "decimals", "text", "empty"}
-        What the rows hold (see :mod:`vecfix.columns.rules`).
-    coefficients : numpy.ndarray
-        Integer coefficients: int64, another integer dtype taken over without a copy, or
-        object (Python ints) beyond int64. Scalars stay 0-d. Null rows hold 0.
-    exponents : int or numpy.ndarray or None
-        As in :class:`DecimalColumn`: ``None`` for integers.
-    valid : numpy.ndarray or None
-        ``True`` where a value is present; ``None`` when no row is null.
-    source : str or callable
-        What the column is, for messages (``"Decimal values"``, ``"a polars Float64
-        Series"``), or a function that writes it (only when a message needs it): read it
-        with :meth:`described`.
-    identity : Identity or None
-        The input's name and index, for outputs that can carry them.
+    ``kind`` says what the rows hold (see :mod:`vecfix.columns.rules`); ``coefficients``,
+    ``exponents`` and ``valid`` are as in :class:`DecimalColumn` (integer coefficients of
+    any integer dtype taken over without a copy, or Python ints beyond int64; scalars stay
+    0-d; null rows hold 0); ``source`` says what the column is, for messages, or is a
+    function that writes it (read it with :meth:`described`); ``identity`` is the input's
+    name and index, for outputs that can carry them.
     """
 
     kind: Kind
@@ -96,13 +81,6 @@ class Column:
     def described(self) -> str:
         """What the column is, for a message."""
         return self.source if isinstance(self.source, str) else self.source()
-
-    @property
-    def has_values(self) -> bool:
-        """Whether some row holds a value (not empty, not all null)."""
-        if self.coefficients.size == 0:
-            return False
-        return self.valid is None or bool(self.valid.any())
 
     def decimal(self) -> DecimalColumn:
         """The column as a :class:`DecimalColumn`."""

@@ -1,39 +1,17 @@
 """The rules of vecfix's input, stated once: bounds, integer checks, row errors, and what
-each kind of column needs.
+each kind of column needs, so the same input gets the same answer everywhere.
 
-Every module that takes user data (``format_fixed``, ``iter_format``, ``vecfix.dask``, the
-command line, ``vecfix.fix``) asks these functions, so the same input gets the same answer
-and the same message everywhere.
+Kinds (:attr:`vecfix.columns.Column.kind`): ``"integers"`` need an exponent and take
+``null=`` sentinels; ``"decimals"`` and ``"text"`` carry their own exponent and nulls,
+so both are refused; ``"empty"`` (``[]``, ``[None]``, an Arrow null array) holds no
+value, and a column with no value present needs no exponent.
 
-Kinds of column (:attr:`vecfix.columns.Column.kind`)
-----------------------------------------------------
-``"integers"``
-    Integer coefficients. They need an exponent (``exponents=``); ``null=`` sentinels
-    apply to them.
-``"decimals"``, ``"text"``
-    Values that carry their own exponent (``Decimal``, Arrow/pandas/polars decimals,
-    decimal text). An exponent is refused, and so is ``null=`` (their nulls are their own).
-``"empty"``
-    No row holds a value and nothing says what they would be (``[]``, ``[None]``, an Arrow
-    null array): nothing is printed, so nothing is needed.
-
-A column with no value present (empty, or every row null) needs no exponent either.
-
-Messages
---------
-Every error vecfix raises says what is wrong on its first line, in at most 200
-characters: the argument (in the words of the call the user made), the row and the value
-(:func:`show_value`). Why, and what to do instead, follow on the next lines::
-
-    coefficients must be integers; row 1 holds float 2.5
-    Floats cannot hold decimal prices exactly: 1.005 is stored as 1.00499999999999989...
-
-A caller that adds its own words (``"column 'px': "``) puts them before the first line.
+Messages: an error's first line (at most 200 characters) names the argument, the row and
+the value (:func:`show_value`); why, and what to do, follow on the next lines.
 """
 
 from __future__ import annotations
 
-import operator
 import reprlib
 from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar
@@ -56,19 +34,12 @@ ARGUMENTS = ("coefficients", "exponents", "scales")
 _E = TypeVar("_E", bound="RowError")
 
 
-# ------------------------------------------------------------------------ row errors
-
-
 class RowError(ValueError):
     """An input row vecfix cannot format, as data: which argument, which row, and why.
 
     ``str(error)`` is ``f"{lead}row {row}{detail}"`` (just ``detail`` when the error is
-    about no row in particular). Its first line names the argument, the row and the value;
-    ``detail`` goes on, after a line break, with why and what to do (see the module's
-    Messages). :func:`vecfix.iter_format` counts :attr:`row` from the start of the whole
-    input (:meth:`shifted`), never by rewriting the text, so a message that quotes the
-    user's own text is left as it is; :mod:`vecfix.dask` counts it within the partition
-    and names the partition and the row's index label in the message.
+    about no row in particular). :func:`vecfix.iter_format` counts :attr:`row` from the
+    start of the whole input (:meth:`shifted`), never by rewriting the text.
 
     Attributes
     ----------
@@ -105,10 +76,6 @@ class RowError(ValueError):
             return self.detail
         return f"{self.lead}row {self.row}{self.detail}"
 
-    def __reduce__(self) -> tuple:  # keeps the fields across pickling (dask workers)
-        keywords = {"argument": self.argument, "row": self.row, "lead": self.lead}
-        return (_rebuild, (type(self), self.detail, keywords))
-
     def shifted(self: _E, offset: int) -> _E:
         """The same error with :attr:`row` counted ``offset`` rows later."""
         if self.row is None or not offset:
@@ -126,13 +93,6 @@ class RowTypeError(RowError, TypeError):
     ``TypeError``, as the other type errors are."""
 
 
-def _rebuild(cls: type[RowError], detail: str, keywords: dict) -> RowError:
-    return cls(detail, **keywords)
-
-
-# -------------------------------------------------------------------------- integers
-
-
 def is_int(value: object) -> bool:
     """An integer that is not a bool (Python or NumPy)."""
     return is_int_type(type(value))
@@ -145,15 +105,12 @@ def is_int_type(cls: type) -> bool:
 
 def as_int(value: object, name: str) -> int:
     """``value`` as a Python int; refuses bools, floats and anything not an integer."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an integer, got the bool {value!r}")
-    try:
-        return operator.index(value)  # type: ignore[arg-type]
-    except TypeError:
+    if not is_int(value):
         raise TypeError(
             f"{name} must be an integer, got {type(value).__name__} {show_value(value)}"
             "\nPass an int, or convert exactly first, e.g. Decimal -> coefficient/exponent"
-        ) from None
+        )
+    return int(value)  # type: ignore[call-overload]
 
 
 def as_int32(value: object, name: str) -> int:
@@ -187,13 +144,9 @@ def digits(a: int) -> int:
 
 
 def show_int(value: int) -> str:
-    """An int for the first line of a message: its digits, or their count beyond 40 digits
-    (Python refuses to print an int of over 4,300 digits anyway)."""
-    if value.bit_length() < 128:  # (39 digits at least)
-        return str(value)
-    if digits(abs(value)) <= 40:
-        return str(value)
-    return f"<an integer of {digits(abs(value))} digits>"
+    """An int for the first line of a message: its digits, or their count beyond 40."""
+    n = digits(abs(value))
+    return str(value) if n <= 40 else f"<an integer of {n} digits>"
 
 
 _REPR = reprlib.Repr()
@@ -231,9 +184,6 @@ def positive_int(value: object, name: str, allow_none: bool = False) -> int | No
     return int(value)  # type: ignore[call-overload]
 
 
-# ------------------------------------------------------------------ kinds and needs
-
-
 def needs(
     kind: Kind,
     exponents: object,
@@ -244,11 +194,8 @@ def needs(
     has_values: bool = True,
 ) -> None:
     """Check what a column of ``kind`` needs: an exponent or none, ``null=`` or not.
-
-    ``source`` describes the column for the message (``"Decimal values"``, or a function
-    that writes it); ``where`` prefixes it (``"columns['bid']: "``). ``has_values=False``
-    (empty or all null) waives the exponent an integer column needs: nothing is printed.
-    """
+    ``source`` (or a function writing it) names the column in messages, after ``where``;
+    ``has_values=False`` (empty or all null) waives the exponent: nothing is printed."""
     carries = kind in ("decimals", "text")
     if carries and exponents is not None:
         raise TypeError(
@@ -273,11 +220,6 @@ def _text(source: str | Callable[[], str]) -> str:
     return source if isinstance(source, str) else source()
 
 
-def require_scales(scales: object) -> None:
-    if scales is None:
-        raise TypeError("scales is required: the number of decimal places to print")
-
-
 def sentinels(null: NullLike) -> list[int]:
     """The ``null=`` argument as a list of Python ints."""
     items = null if isinstance(null, (list, tuple, np.ndarray)) else [null]
@@ -290,9 +232,6 @@ def sentinels(null: NullLike) -> list[int]:
             )
         out.append(int(v))
     return out
-
-
-# --------------------------------------------------------------------- wrong kinds
 
 
 _FLOAT_ADVICE = (
@@ -343,13 +282,6 @@ def row_type_error(argument: str, row: int, value: object, expected: str = "inte
     """A row of the wrong type among integers (or among ``expected``)."""
     if isinstance(value, (float, np.floating)):
         return float_error(argument, f"{type(value).__name__} values", row, value)
-    if isinstance(value, (bool, np.bool_)):
-        return RowTypeError(
-            f" holds the bool {value!r}\nBooleans are not numbers here",
-            argument=argument,
-            row=row,
-            lead=f"{argument} must be integers, got a bool among them; ",
-        )
     return RowTypeError(
         f" holds {type(value).__name__} {show_value(value)}",
         argument=argument,
@@ -367,9 +299,6 @@ def null_in(argument: str, row: int) -> RowTypeError:
         row=row,
         lead=f"{argument} must be integers; ",
     )
-
-
-# ------------------------------------------------------------------------- shapes
 
 
 def check_1d(argument: str, shape: tuple[int, ...]) -> None:

@@ -25,33 +25,21 @@ def valid_of(seq: Sequence[object], has_null: bool) -> np.ndarray | None:
     return np.array([v is not None for v in seq], dtype=bool) if has_null else None
 
 
-def parse_strings(
-    seq: Sequence[str | None], has_null: bool, name: str, joined: str | None = None
+def parse_texts(
+    texts: Sequence[str] | Sequence[bytes], valid: np.ndarray | None, name: str, joined: Any = None
 ) -> DecimalColumn:
-    """``str`` rows (``None`` is null), joined once and parsed."""
-    texts: Sequence[str] = ["" if v is None else v for v in seq] if has_null else seq  # type: ignore[assignment]
-    if joined is None:
-        joined = "\n".join(texts)
-    try:
-        data = joined.encode("ascii")
-    except UnicodeEncodeError as exc:
-        ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) + 1)
-        row = int(np.searchsorted(ends, exc.start, side="right"))
-        raise text_error(row, texts[row], INVALID, name) from None
-    return parse_joined(data, texts, valid_of(seq, has_null), name)
-
-
-def parse_bytes(seq: Sequence[bytes | None], has_null: bool, name: str) -> DecimalColumn:
-    """``bytes`` rows (``None`` is null)."""
-    texts: Sequence[bytes] = [b"" if v is None else bytes(v) for v in seq]
-    return parse_joined(b"\n".join(texts), texts, valid_of(seq, has_null), name)
-
-
-def parse_joined(
-    data: bytes, texts: Sequence[str] | Sequence[bytes], valid: np.ndarray | None, name: str
-) -> DecimalColumn:
-    """Parse rows joined by one ``\\n`` each in ``data`` (``texts`` are the rows)."""
+    """Rows of ``str`` or of ``bytes`` (a null row empty), joined by newlines once (or as
+    ``joined`` already) and parsed."""
     n = len(texts)
+    if n and isinstance(texts[0], bytes):
+        data = b"\n".join(texts)  # type: ignore[arg-type]
+    else:
+        try:
+            data = ("\n".join(texts) if joined is None else joined).encode("ascii")  # type: ignore[arg-type]
+        except UnicodeEncodeError as exc:
+            ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=n) + 1)
+            row = int(np.searchsorted(ends, exc.start, side="right"))
+            raise text_error(row, texts[row], INVALID, name) from None
     arr = np.frombuffer(data, dtype=np.uint8)
     offsets = np.empty(n + 1, dtype=np.int64)
     offsets[0] = 0

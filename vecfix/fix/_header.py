@@ -1,11 +1,6 @@
-"""The standard header every builder writes, and FIX timestamps.
-
-:class:`Header` holds what stays the same from one batch to the next (BeginString,
-SenderCompID, TargetCompID) and hands out MsgSeqNum ranges, so that a publisher calling a
-builder once per batch never repeats or skips a number. :func:`sending_time` turns
-strings or datetimes (Python, NumPy, pandas, Arrow, polars) into FIX ``UTCTimestamp``
-text; :func:`frame` writes the header and trailer around the bodies a builder measured.
-"""
+"""The standard header every builder writes (:class:`Header`, :func:`frame`) and FIX
+timestamps (:func:`sending_time`: strings or datetimes of Python, NumPy, pandas, Arrow or
+polars as ``UTCTimestamp`` text)."""
 
 from __future__ import annotations
 
@@ -17,16 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from .._limits import INT64_MAX as _INT64_MAX
+from .._limits import INT64_MAX
 from .._result import Formatted
 from ..columns.column import Identity
 from ..columns.rules import show_value
 from ._buffers import Messages
-from ._columns import _fix, identifier, text_column
+from ._columns import _fix, checked_int, identifier, text_column
 
 _PRECISIONS = {"s": 0, "ms": 3, "us": 6}
 _US_PER_DAY = 86_400_000_000
-_UNIT_US = {"D": None, "h": None, "m": None, "s": None, "ms": None, "us": 1, "ns": 1000}
 
 
 class Header:
@@ -73,7 +67,7 @@ class Header:
         self._sender = identifier("sender", sender)
         self._target = identifier("target", target)
         self._begin = identifier("begin_string", begin_string)
-        self._next = _seq_number(next_seq)
+        self._next = checked_int("next_seq", next_seq, 1, INT64_MAX, ">= 1 and within int64")
         self.precision = _precision(precision)
         self._lock = threading.Lock()
 
@@ -105,16 +99,13 @@ class Header:
         ValueError
             If ``count`` is negative or the numbers would pass ``2**63 - 1``.
         """
-        if isinstance(count, (bool, np.bool_)) or not isinstance(count, (int, np.integer)):
-            raise TypeError(f"count must be an int, got {type(count).__name__}")
-        if count < 0:
-            raise ValueError(f"count must be >= 0, got {count}")
+        count = checked_int("count", count, 0)
         with self._lock:
             first = self._next
-            if first + count - 1 > _INT64_MAX:
+            if first + count - 1 > INT64_MAX:
                 raise ValueError(f"{count} messages from MsgSeqNum {first} would pass 2**63 - 1")
-            self._next = first + int(count)
-        return range(first, first + int(count))
+            self._next = first + count
+        return range(first, first + count)
 
     def __repr__(self) -> str:
         return (
@@ -129,14 +120,6 @@ class Header:
         head = b"\x0135=" + msg_type + b"\x0149=" + self._sender + b"\x0156=" + self._target
         head += b"\x0134="
         return np.frombuffer(begin, np.uint8), np.frombuffer(head, np.uint8)
-
-
-def _seq_number(value: object) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"next_seq must be an int, got {type(value).__name__} {show_value(value)}")
-    if not 1 <= value <= _INT64_MAX:
-        raise ValueError(f"next_seq must be >= 1 and within int64, got {value}")
-    return int(value)
 
 
 def _precision(value: object) -> str:
@@ -417,18 +400,18 @@ def _check_text(name: str, col: Formatted, time_only: bool) -> Formatted:
     return col
 
 
-def times_for(
-    name: str, values: Any, precision: str, n: int, what: str, *, time_only: bool = False
-) -> tuple[Formatted, int]:
-    """Timestamps for ``n`` rows: one for all (step 0) or one per row (step 1)."""
+def times_for(values: Any, header: Header, n: int) -> tuple[Formatted, int]:
+    """SendingTime for ``n`` messages (default: now): one for all (step 0) or one per
+    message (step 1)."""
     if values is None:
         values = _dt.datetime.now(_dt.timezone.utc)
-    col = timestamps(name, values, precision, time_only=time_only)
+    col = timestamps("sending_time", values, header.precision, time_only=False)
     scalar = isinstance(values, (str, bytes, _dt.datetime, np.datetime64))
     if not scalar and len(col) != n:
-        raise ValueError(f"{name} has {len(col)} values for {n} {what}")
+        raise ValueError(f"sending_time has {len(col)} values for {n} messages")
     if col.valid is not None and not col.valid.all():
-        raise ValueError(f"{name}[{int(np.argmin(col.valid))}] is null; every row needs one")
+        r = int(np.argmin(col.valid))
+        raise ValueError(f"sending_time[{r}] is null; every row needs one")
     return col, 0 if scalar else 1
 
 
@@ -443,23 +426,23 @@ def frame(
     write_bodies: Callable[[np.ndarray, np.ndarray, np.ndarray], int],
     header: Header,
     first_seq: int,
-    times: Formatted,
-    tstep: int,
+    times: tuple[Formatted, int],
 ) -> Messages:
-    """Size and fill every message around its type body, MsgSeqNum from ``first_seq``."""
+    """Size and fill every message around its type body, MsgSeqNum from ``first_seq``;
+    ``times``: SendingTime as :func:`times_for` gives it."""
     n = body_lengths.size
     begin, head = header._prefixes(msg_type)
-    time_lengths = times.lengths.astype(np.int64)
-    msg_len = np.empty(n, dtype=np.int64)
-    bodies = np.empty(n, dtype=np.int64)
+    (stamps, tstep), msg_len, bodies = times, np.empty(n, np.int64), np.empty(n, np.int64)
+    time_lengths = stamps.lengths.astype(np.int64)
     _fix().frame_lengths(
         body_lengths, begin.size, head.size, first_seq, time_lengths, tstep, msg_len, bodies
     )
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(msg_len, out=offsets[1:])
     buf = np.empty(int(offsets[-1]), dtype=np.uint8)
-    matrix = times.matrix if times.matrix.shape[1] else np.zeros((len(times), 1), np.uint8)
-    _fix().write_heads(buf, offsets, bodies, begin, head, first_seq, matrix, time_lengths, tstep)
+    _fix().write_heads(
+        buf, offsets, bodies, begin, head, first_seq, stamps.matrix, time_lengths, tstep
+    )
     ends = offsets[1:] - 7
     bad = int(write_bodies(buf, ends - body_lengths, ends))
     if bad >= 0:  # pragma: no cover - a measure/fill disagreement is a bug in vecfix

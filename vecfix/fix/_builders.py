@@ -68,11 +68,6 @@ def ndigits(v: np.ndarray) -> np.ndarray:
     return 1 + sum((v >= 10**k).astype(np.int64) for k in range(1, 19))
 
 
-# ---------------------------------------------------------------------------------------
-# fields
-# ---------------------------------------------------------------------------------------
-
-
 def fields(
     tag: int,
     column: Formatted | ColumnLike,
@@ -88,34 +83,30 @@ def fields(
     tag : int
         The FIX tag, ``1..MAX_TAG``.
     column : Formatted or a column of str or bytes
-        The values: a :class:`vecfix.Formatted` (or any object with a ``matrix`` and
-        ``lengths`` laid out like one; its ``valid`` attribute, if any, marks present rows)
-        or text (a sequence, a NumPy ``S``/``U`` array, an Arrow, pandas or polars string
-        column), where ``None`` or a null marks a null row.
+        The values: a :class:`vecfix.Formatted` (or an object with a ``matrix`` and
+        ``lengths`` laid out like one, and maybe a ``valid`` mask) or text (a sequence, a
+        NumPy ``S``/``U`` array, an Arrow, pandas or polars string column), where ``None``
+        or a null marks a null row.
     valid : array_like of bool, optional
-        ``True`` where the row is present; null rows produce no field. Combined (and) with
-        the column's own nulls.
+        ``True`` where the row is present (and the column's own nulls): null rows produce
+        no field.
     out : numpy.ndarray, optional
-        A writeable 1-D ``uint8`` buffer to write into (append style) instead of a new one.
-        Requires ``offsets``.
+        A writeable 1-D ``uint8`` buffer to write into instead of a new one; needs
+        ``offsets``: where each row's field starts in ``out`` (fields must not overlap).
     offsets : array_like of int, optional
-        With ``out``: where each row's field starts in ``out``. Fields must not overlap.
+        With ``out``: where each row's field starts.
 
     Returns
     -------
     FieldBuffer or numpy.ndarray
-        Without ``out``, a :class:`FieldBuffer` holding all fields contiguously. With
-        ``out``, the ``int64`` offsets just past each written field (``offsets`` itself for
-        null rows), ready for the next call.
+        A :class:`FieldBuffer` holding all fields contiguously; with ``out``, the
+        ``int64`` offsets just past each written field (``offsets`` for null rows).
 
     Raises
     ------
-    TypeError
-        If ``tag`` is not an int, ``valid`` not boolean, or ``out``/``offsets`` have the
-        wrong type.
-    ValueError
-        If ``tag`` is out of range, a present value is empty or contains SOH, a field
-        would fall outside ``out`` or overlap another. Nothing is written then.
+    TypeError, ValueError
+        For a bad tag, ``valid``, ``out`` or ``offsets``, a present value that is empty or
+        holds SOH, a field outside ``out`` or over another. Nothing is written then.
 
     Examples
     --------
@@ -193,11 +184,6 @@ def _check_fits(out: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
         )
 
 
-# ---------------------------------------------------------------------------------------
-# Snapshots (35=W)
-# ---------------------------------------------------------------------------------------
-
-
 def snapshots(
     symbols: ColumnLike,
     entry_counts: ColumnLike,
@@ -214,44 +200,39 @@ def snapshots(
 ) -> Messages:
     """Build one MarketDataSnapshotFullRefresh (``35=W``) per symbol.
 
-    Message ``i`` is ``8|9|35=W|49|56|34|52|55=symbols[i]|268=K|`` followed by its
-    ``K = entry_counts[i]`` entries, each ``269=TYPE|270=PRICE|271=SIZE|``, then ``10``.
-    Entries are the flat columns ``entry_types``, ``prices`` and ``sizes``, taken in order:
-    message 0 owns the first ``entry_counts[0]`` rows, and so on. A null price or size
-    leaves its ``270`` or ``271`` out of the entry.
+    Message ``i`` is ``8|9|35=W|49|56|34|52|55=symbols[i]|268=K|``, its ``K =
+    entry_counts[i]`` entries ``269=TYPE|270=PRICE|271=SIZE|``, then ``10``. Entries are
+    the rows of ``entry_types``, ``prices`` and ``sizes`` in order: message 0 owns the
+    first ``entry_counts[0]``, and so on. A null price or size leaves its field out.
 
     Parameters
     ----------
     symbols : column of str
-        Symbol (``55``) per message: printable ASCII, not empty, no ``=``. A NumPy
-        ``S``/``U`` array, an Arrow, pandas or polars string (or categorical) column, or a
-        sequence of ``str``.
+        Symbol (``55``) per message: printable ASCII, not empty, no ``=``; a sequence, a
+        NumPy ``S``/``U`` array, an Arrow, pandas or polars string or categorical column.
     entry_counts : array_like of int
-        Number of entries (``268``) per message, ``>= 0``; their sum is the entry count.
+        Entries (``268``) per message, ``>= 0``.
     entry_types : array_like
         MDEntryType (``269``) per entry: ints 0..9 or one-character strings (``"0"`` bid,
-        ``"1"`` offer, ``"2"`` trade, ...). A scalar applies to every entry.
+        ``"1"`` offer, ``"2"`` trade, ...); a scalar applies to every entry.
     prices, sizes : column of int or decimals, or Formatted
-        MDEntryPx (``270``) and MDEntrySize (``271``) per entry: integer coefficients,
-        decimals (``Decimal``, decimal text, Arrow, pandas or polars decimals), formatted
-        by :func:`vecfix.format_fixed` (nulls from ``None``, Arrow, pandas or polars nulls
-        and the format's ``null`` leave the field out), or an already formatted
-        :class:`vecfix.Formatted`.
+        MDEntryPx (``270``) and MDEntrySize (``271``) per entry: integer coefficients or
+        decimals (``Decimal``, decimal text, Arrow, pandas or polars decimals) formatted
+        by :func:`vecfix.format_fixed` (its nulls and the format's ``null`` leave the field
+        out), or an already formatted :class:`vecfix.Formatted`.
     price, size : vecfix.NumberFormat, optional
-        How ``prices`` and ``sizes`` are printed: exponent, scale and null sentinels, one
-        for the column or arrays of one a row. Integer prices need both
-        (``price=vecfix.NumberFormat(-9, 2)`` for CME PRICE9 with 2 decimals); integer
-        sizes need nothing when they count whole units (exponent 0, scale 0); decimals
-        are printed as written unless a scale is given; a ``Formatted`` takes none. The
-        rules in full: :mod:`vecfix.fix._numbers`.
+        How ``prices`` and ``sizes`` are printed (exponent, scale, null sentinels; one for
+        the column or arrays of one a row). Integer prices need one
+        (``NumberFormat(-9, 2)`` for CME PRICE9 at 2 decimals), whole-number sizes none;
+        decimals print as written unless a scale is given; a ``Formatted`` takes none.
+        The rules in full: :mod:`vecfix.fix._numbers`.
     price_valid, size_valid : array_like of bool, optional
         ``True`` where the price (size) is present; what a masked row holds is not read.
     header : Header
-        Required: sender, target, begin string and the next MsgSeqNum (``34``), shared
-        across calls (see :class:`Header`).
+        Sender, target, begin string and the next MsgSeqNum (``34``), shared across calls.
     sending_time : str, datetime or a column of either, optional
-        SendingTime (``52``), one for all messages or one per message: text
-        ``YYYYMMDD-HH:MM:SS[.sss]`` or datetimes (see :func:`sending_time`). Default: now.
+        SendingTime (``52``) for all messages or one per message: ``YYYYMMDD-HH:MM:SS[.sss]``
+        text or datetimes (see :func:`sending_time`). Default: now.
 
     Returns
     -------
@@ -260,12 +241,10 @@ def snapshots(
 
     Raises
     ------
-    TypeError
-        If an input has the wrong type (the message names it).
-    ValueError
-        If column lengths disagree with ``entry_counts``, a symbol or header value contains
-        SOH or ``=``, a timestamp is malformed, a price cannot be printed (see
-        :class:`vecfix.RowTooLongError`), and so on. Nothing is returned half-built.
+    TypeError, ValueError
+        For an input of the wrong type or length, a symbol or header value holding SOH or
+        ``=``, a malformed timestamp, a price that cannot be printed...: the message names
+        the argument and the row. Nothing is half-built, no MsgSeqNum taken.
 
     Examples
     --------
@@ -303,11 +282,6 @@ def snapshots(
     return frame(b"W", body, write, head, head.reserve(len(syms)).start, times)
 
 
-# ---------------------------------------------------------------------------------------
-# Quotes (35=S)
-# ---------------------------------------------------------------------------------------
-
-
 def quotes(
     symbols: ColumnLike,
     bid_px: Formatted | ColumnLike,
@@ -327,39 +301,36 @@ def quotes(
 ) -> Messages:
     """Build one Quote (``35=S``) per row.
 
-    Message ``i`` is ``8|9|35=S|49|56|34|52|117=quote_ids[i]|55=symbols[i]|`` then
-    ``132`` BidPx, ``133`` OfferPx, ``134`` BidSize, ``135`` OfferSize (each left out
-    when null), then ``10``. To publish many quotes in few messages, use
-    :func:`mass_quotes`.
+    Message ``i`` is ``8|9|35=S|49|56|34|52|117=quote_ids[i]|55=symbols[i]|``, the present
+    ``132`` BidPx, ``133`` OfferPx, ``134`` BidSize and ``135`` OfferSize, then ``10``. For
+    many quotes in few messages, see :func:`mass_quotes`.
 
     Parameters
     ----------
     symbols : column of str
         Symbol (``55``) per quote: printable ASCII, not empty, no ``=``.
     bid_px, offer_px, bid_size, offer_size : column of int or decimals, or Formatted
-        One value per quote, formatted by :func:`vecfix.format_fixed` (a null, e.g. a
-        one-sided quote, leaves the field out; a quote needs a bid or an offer price), or
-        an already formatted :class:`vecfix.Formatted`.
+        One value per quote, read as ``prices`` in :func:`snapshots`. A null (a one-sided
+        quote) leaves its field out; a quote needs a bid or an offer price.
     quote_ids : column of str or int
-        QuoteID (``117``) per quote, same rules as symbols.
+        QuoteID (``117``) per quote, as symbols.
     price, size : vecfix.NumberFormat, optional
-        How the prices (``bid_px``, ``offer_px``) and the sizes are printed, as for
-        :func:`snapshots`: integer prices need ``price=``; whole-number sizes need nothing.
+        How the prices (``bid_px``, ``offer_px``) and the sizes are printed, as in
+        :func:`snapshots`.
     bid_px_valid, offer_px_valid, bid_size_valid, offer_size_valid : array_like of bool
         ``True`` where the value is present.
     header, sending_time
-        The standard header (required) and SendingTime, as for :func:`snapshots`.
+        The standard header (required) and SendingTime, as in :func:`snapshots`.
 
     Returns
     -------
     Messages
-        All quotes in one buffer, with offsets.
+        One message per quote, in one buffer.
 
     Raises
     ------
     TypeError, ValueError
-        As for :func:`snapshots`: bad types, lengths that disagree, identifiers with SOH
-        or ``=``, malformed timestamps, values that cannot be printed.
+        As :func:`snapshots` does, and for a quote with neither a bid nor an offer price.
 
     Examples
     --------

@@ -143,11 +143,6 @@ def check_header(header: object) -> Header:
     )
 
 
-# ---------------------------------------------------------------------------------------
-# Timestamps
-# ---------------------------------------------------------------------------------------
-
-
 def sending_time(values: Any, precision: str = "ms") -> Formatted:
     """FIX ``UTCTimestamp`` text (``YYYYMMDD-HH:MM:SS[.sss[sss]]``) for SendingTime (``52``).
 
@@ -201,7 +196,7 @@ def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Fo
         one = _one_time(moment, precision, time_only)  # the common call: now, or one moment
         if one is not None:
             return one
-        return _format_us(name, np.array([moment], np.int64), precision, time_only)
+        return _format_us(name, np.array([moment], np.int64), None, precision, time_only)
     if isinstance(values, np.datetime64):
         values = np.array([values])
     if isinstance(values, _dt.date):  # a date, not a datetime: no time of day to send
@@ -217,12 +212,9 @@ def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Fo
             us = np.array(
                 [0 if v is None else _utc_us(name, v, i) for i, v in enumerate(items)], np.int64
             )
-            out = _format_us(name, us, precision, time_only)
-            return Formatted(out.matrix, out.lengths, ~nulls if nulls.any() else None)
+            return _format_us(name, us, ~nulls if nulls.any() else None, precision, time_only)
         return _check_text(name, text_column(name, values if items is None else items), time_only)
-    us, valid = micros
-    out = _format_us(name, us, precision, time_only)
-    return Formatted(out.matrix, out.lengths, valid)
+    return _format_us(name, *micros, precision, time_only)
 
 
 def _utc_us(name: str, value: _dt.datetime, row: int) -> int:
@@ -252,8 +244,11 @@ def _one_time(us: int, precision: str, time_only: bool) -> Formatted | None:
     digits = _PRECISIONS[precision]
     if digits:
         text += f".{when.microsecond // 10 ** (6 - digits):0{digits}d}"
-    row = np.frombuffer(text.encode("ascii"), dtype=np.uint8).reshape(1, -1).copy()
-    return Formatted(row, np.array([len(text)], dtype=np.int32))
+    return _one_row(text.encode("ascii"))
+
+
+def _one_row(text: bytes) -> Formatted:
+    return Formatted(np.frombuffer(text, np.uint8).reshape(1, -1).copy(), np.int32([len(text)]))
 
 
 def _datetime_micros(name: str, values: Any) -> tuple[np.ndarray, np.ndarray | None] | None:
@@ -292,7 +287,9 @@ def _datetime_micros(name: str, values: Any) -> tuple[np.ndarray, np.ndarray | N
     return us, (~nat if nat.any() else None)
 
 
-def _format_us(name: str, us: np.ndarray, precision: str, time_only: bool) -> Formatted:
+def _format_us(
+    name: str, us: np.ndarray, valid: np.ndarray | None, precision: str, time_only: bool
+) -> Formatted:
     """``YYYYMMDD-HH:MM:SS[.fff[fff]]`` (or the time alone) for microseconds since 1970."""
     digits = _PRECISIONS[precision]
     days = np.floor_divide(us, _US_PER_DAY)
@@ -323,7 +320,7 @@ def _format_us(name: str, us: np.ndarray, precision: str, time_only: bool) -> Fo
         for k in range(w):
             matrix[:, col + k] = 48 + part // 10 ** (w - 1 - k) % 10
         col += w
-    return Formatted(matrix, np.full(us.size, width, dtype=np.int32))
+    return Formatted(matrix, np.full(us.size, width, dtype=np.int32), valid)
 
 
 _DATE_DIGITS = (*range(8), 9, 10, 12, 13, 15, 16)
@@ -357,8 +354,7 @@ def _one_text(value: str | bytes, time_only: bool) -> Formatted | None:
         leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
         if not 1 <= month <= 12 or not 1 <= day <= _MONTH_DAYS[month - 1] + (leap and month == 2):
             return None
-    row = np.frombuffer(raw, dtype=np.uint8).reshape(1, -1).copy()
-    return Formatted(row, np.array([len(raw)], dtype=np.int32))
+    return _one_row(raw)
 
 
 def _check_text(name: str, col: Formatted, time_only: bool) -> Formatted:
@@ -415,11 +411,6 @@ def times_for(values: Any, header: Header, n: int) -> tuple[Formatted, int]:
     return col, 0 if scalar else 1
 
 
-# ---------------------------------------------------------------------------------------
-# Framing
-# ---------------------------------------------------------------------------------------
-
-
 def frame(
     msg_type: bytes,
     body_lengths: np.ndarray,
@@ -432,7 +423,8 @@ def frame(
     ``times``: SendingTime as :func:`times_for` gives it."""
     n = body_lengths.size
     begin, head = header._prefixes(msg_type)
-    (stamps, tstep), msg_len, bodies = times, np.empty(n, np.int64), np.empty(n, np.int64)
+    stamps, tstep = times
+    msg_len, bodies = np.empty(n, np.int64), np.empty(n, np.int64)
     time_lengths = stamps.lengths.astype(np.int64)
     _fix().frame_lengths(
         body_lengths, begin.size, head.size, first_seq, time_lengths, tstep, msg_len, bodies

@@ -102,11 +102,6 @@ def _sums(lengths: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return total[starts[1:]] - total[starts[:-1]]
 
 
-# ---------------------------------------------------------------------------------------
-# MassQuote (35=i)
-# ---------------------------------------------------------------------------------------
-
-
 def mass_quotes(
     symbols: ColumnLike,
     bid_px: Formatted | ColumnLike,
@@ -116,9 +111,9 @@ def mass_quotes(
     *,
     quote_set_ids: ColumnLike = None,
     max_entries: int = 100,
+    response_level: int | None = None,
     quote_entry_ids: ColumnLike = None,
     quote_ids: ColumnLike = None,
-    response_level: int | None = None,
     price: NumberFormat | None = None,
     size: NumberFormat | None = None,
     header: Header,
@@ -130,58 +125,46 @@ def mass_quotes(
     messages of at most ``max_entries`` entries: a set joins the current message if it
     fits, else it starts the next one; a set larger than ``max_entries`` is cut across
     messages, each part carrying the set's total in ``304`` and LastFragment ``893=N``
-    (``893=Y`` on its last part). Each message is::
+    (``893=Y`` on its last part). Each message is, in FIX 4.4's order::
 
         8|9|35=i|49|56|34|52|117=QuoteID|[301=level|]296=NoQuoteSets|
           302=QuoteSetID|304=TotNoQuoteEntries|[893=Y/N|]295=NoQuoteEntries|
             299=QuoteEntryID|55=Symbol|132=BidPx|133=OfferPx|134=BidSize|135=OfferSize|
         10
 
-    in FIX 4.4's order. A null price or size leaves its field out; an entry with neither
-    a bid nor an offer price is an error.
-
     Parameters
     ----------
     symbols : column of str
-        Symbol (``55``) per entry (a NumPy, Arrow, pandas or polars string column, or a
-        sequence of ``str``): printable ASCII, no ``=``.
+        Symbol (``55``) per entry, as in :func:`snapshots`.
     bid_px, offer_px, bid_size, offer_size : column of int or decimals, or Formatted
         BidPx (``132``), OfferPx (``133``), BidSize (``134``), OfferSize (``135``) per
-        entry, formatted by :func:`vecfix.format_fixed` (nulls leave the field out), or
-        already :class:`vecfix.Formatted`.
+        entry, as in :func:`quotes`: a null leaves its field out, an entry needs a price.
     quote_set_ids : column of str or int, optional
-        QuoteSetID (``302``) per entry: consecutive entries with the same ID form one
-        quote set, so the rows of a set must be next to each other (an ID that comes back
-        after another set's rows is refused: sort or group the rows by set first; from
-        set sizes, ``np.repeat(ids, counts)``). Default: sets of ``max_entries``
-        consecutive rows (one set per message), numbered ``1``, ``2``, ...
+        QuoteSetID (``302``) per entry: consecutive entries with the same ID form one set
+        (an ID that comes back after another set's rows is refused: group the rows by set
+        first; from set sizes, ``np.repeat(ids, counts)``). Default: sets of
+        ``max_entries`` consecutive rows, numbered ``1``, ``2``, ...
     max_entries : int, default 100
         Most quote entries in one message (the sum of its ``295`` counts).
-    quote_entry_ids : column of str or int, optional
-        QuoteEntryID (``299``) per entry. Default: the entry's position in its set
-        (``1``, ``2``, ...).
-    quote_ids : str or column of str, optional
-        QuoteID (``117``): a prefix followed by each message's MsgSeqNum (the default
-        prefix is empty: the QuoteID is the MsgSeqNum), or one ID per message.
     response_level : int, optional
         QuoteResponseLevel (``301``), written in every message when given.
-    price, size : vecfix.NumberFormat, optional
-        How the prices (``bid_px``, ``offer_px``) and the sizes are printed, as for
-        :func:`snapshots`: integer prices need ``price=``; whole-number sizes need nothing.
-    header, sending_time
-        The standard header (required) and SendingTime, as for :func:`snapshots`.
+    quote_entry_ids : column of str or int, optional
+        QuoteEntryID (``299``) per entry. Default: the entry's position in its set, from 1.
+    quote_ids : str or column of str, optional
+        QuoteID (``117``): one per message, or a prefix (default: none) to each message's
+        MsgSeqNum.
+    price, size, header, sending_time
+        As in :func:`snapshots`.
 
     Returns
     -------
     Messages
-        All messages in one buffer, with offsets.
+        The MassQuote messages, back to back in one buffer.
 
     Raises
     ------
     TypeError, ValueError
-        For bad types, lengths that disagree, an empty quote set, an entry without a
-        price, identifiers with SOH or ``=``, malformed timestamps, values that cannot be
-        printed (the message names the argument and the row).
+        As :func:`quotes` does, and for a quote set that is empty or comes back.
 
     Examples
     --------
@@ -262,11 +245,6 @@ def mass_quotes(
     return frame(b"i", body, write, head, seqs.start, times)
 
 
-# ---------------------------------------------------------------------------------------
-# MarketDataIncrementalRefresh (35=X)
-# ---------------------------------------------------------------------------------------
-
-
 def incremental(
     actions: Any,
     entry_types: Any,
@@ -295,21 +273,18 @@ def incremental(
 
     By default the whole batch is one message; ``entry_counts`` makes one message per
     group of rows and ``max_entries`` caps the entries of a message (longer groups go on
-    in the next message). A null price, size, time or position leaves its field out (a
+    in the next one). A null price, size, time or position leaves its field out (a
     delete, ``279=2``, often carries no price).
 
     Parameters
     ----------
-    actions : int, str or column of them
-        MDUpdateAction (``279``) per entry: ``0`` new, ``1`` change, ``2`` delete (ints
-        0..9 or one-character strings); a scalar applies to every entry.
-    entry_types : int, str or column of them
-        MDEntryType (``269``) per entry (``0`` bid, ``1`` offer, ``2`` trade, ...).
+    actions, entry_types : int, str or column of them
+        MDUpdateAction (``279``: ``0`` new, ``1`` change, ``2`` delete) and MDEntryType
+        (``269``) per entry: ints 0..9 or one-character strings; a scalar applies to all.
     symbols : column of str
-        Symbol (``55``) per entry: printable ASCII, no ``=``.
+        Symbol (``55``) per entry, as in :func:`snapshots`.
     prices, sizes : column of int or decimals, or Formatted
-        MDEntryPx (``270``) and MDEntrySize (``271``) per entry, formatted by
-        :func:`vecfix.format_fixed`, or already :class:`vecfix.Formatted`.
+        MDEntryPx (``270``) and MDEntrySize (``271``) per entry, as in :func:`snapshots`.
     entry_counts : array_like of int, optional
         Entries per message, each ``>= 1``, summing to the number of rows.
     max_entries : int, optional
@@ -320,23 +295,19 @@ def incremental(
     position_nos : column of int, optional
         MDEntryPositionNo (``290``) per entry, ``>= 1`` (nulls leave it out).
     md_req_id : str, optional
-        MDReqID (``262``) written in every message.
-    price, size : vecfix.NumberFormat, optional
-        How prices and sizes are printed, as for :func:`snapshots`: integer prices need
-        ``price=``; whole-number sizes need nothing.
-    header, sending_time
-        The standard header (required) and SendingTime, as for :func:`snapshots`.
+        MDReqID (``262``), written in every message.
+    price, size, header, sending_time
+        The formats, the standard header and SendingTime, as in :func:`snapshots`.
 
     Returns
     -------
     Messages
-        All messages in one buffer, with offsets.
+        The refreshes in one buffer.
 
     Raises
     ------
     TypeError, ValueError
-        For bad types, lengths that disagree, empty groups, bad codes, identifiers with
-        SOH or ``=``, malformed timestamps, values that cannot be printed.
+        As :func:`snapshots` does, and for an empty group or a bad code.
 
     Examples
     --------

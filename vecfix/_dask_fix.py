@@ -223,18 +223,15 @@ def write_fix_snapshots(
     Partition ``k`` becomes ``out_dir/part-{k:05d}.fix``: one MarketDataSnapshotFullRefresh
     (:func:`vecfix.fix.snapshots`) per distinct symbol of the partition, in order of its
     first row, its ``268`` entries that symbol's rows in row order (a symbol that spans
-    partitions gets one message in each). An empty partition writes an empty file.
+    partitions gets one message in each); an empty partition, an empty file. MsgSeqNum
+    (``34``) runs on across the files from the header's next number, counted by a first
+    pass over each partition's symbols when this function is called (even with
+    ``compute=False``; ``ddf.persist()`` first avoids reading the data twice).
 
-    MsgSeqNum (``34``) runs on across files in partition order from the header's next
-    number: the files concatenated in name order are one gap-free sequence. To number
-    them, a first pass counts each partition's symbols when this function is called (even
-    with ``compute=False``), reading only the ``symbol`` column where Dask allows;
-    ``ddf.persist()`` first avoids reading the data twice.
-
-    Each file is written under a temporary name and renamed over the final one
-    (``os.replace``), so a task that Dask retries after a worker died rewrites the same
-    bytes under the same name: no file is lost, half-written or duplicated. Temporary
-    files left by dead attempts are removed at the end.
+    Each file is written under a temporary name and renamed over its own (``os.replace``):
+    a task that Dask retries after a worker died rewrites the same bytes under the same
+    name: no file is lost, half-written or duplicated (dead attempts' temporary files are
+    removed at the end).
 
     Parameters
     ----------
@@ -278,12 +275,10 @@ def write_fix_snapshots(
     ------
     FileExistsError
         If ``out_dir`` holds ``part-*.fix`` files and ``overwrite`` is false.
-    KeyError, TypeError
-        For a missing column, a ``header`` that is not a :class:`vecfix.fix.Header`, a
-        format that does not fit its column's dtype (an integer price without one).
-    ValueError
-        When a partition runs: a null symbol or entry type (named with partition and
-        index), or anything :func:`vecfix.fix.snapshots` refuses.
+    KeyError, TypeError, ValueError
+        For a missing column, a bad ``header``, a format that does not fit its column's
+        dtype; when a partition runs, a null symbol or entry type (named with partition
+        and index label) or anything :func:`vecfix.fix.snapshots` refuses.
 
     Examples
     --------
@@ -310,7 +305,10 @@ def write_fix_snapshots(
     for name, col in columns.items():
         _column(meta, name, col)
     fields = _Fields(
-        *columns.values(),
+        symbol,
+        entry_type,
+        price,
+        size,
         _fix_number("price_format", "price", price, price_format, meta),
         _fix_number("size_format", "size", size, size_format, meta),
     )

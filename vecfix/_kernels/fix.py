@@ -144,24 +144,6 @@ def write_fields(buf, starts, tag, matrix, lengths, valid):
             _put_row(buf, _put_array(buf, starts[r], tag), matrix, r, lengths[r])
 
 
-@kernel("i64[]r i64[]r")
-def check_disjoint(starts, ends):
-    """For ranges sorted by start: index of the first range overlapping the previous one,
-    -1 if none, -2 if ``starts`` is not sorted (empty ranges are skipped)."""
-    last_end = 0
-    last_start = 0
-    for r in range(starts.shape[0]):
-        if ends[r] == starts[r]:
-            continue
-        if starts[r] < last_start:
-            return -2
-        if starts[r] < last_end:
-            return r
-        last_start = starts[r]
-        last_end = ends[r]
-    return -1
-
-
 @kernel("i64[]r i64 i64 i64 i64[]r i64 i64[] i64[]")
 def frame_lengths(
     body_lengths, begin_len, head_len, seq_start, time_lengths, tstep, out_len, out_body

@@ -23,13 +23,13 @@ from ._columns import (
     check_aligned,
     checked_int,
     codes,
-    field_lengths,
     has_formatted_shape,
     parts,
     require_a_price,
     require_all,
     text_column,
     valid_mask,
+    with_fields,
 )
 from ._header import Header, check_header, frame, times_for
 from ._numbers import check_formats, formatted_column, quote_columns, read_numbers
@@ -172,12 +172,11 @@ def _check_fits(out: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
             f"row {r}'s field needs out[{int(starts[r])}:{int(ends[r])}] but out has"
             f" {out.size} bytes; nothing was written"
         )
-    r = int(_fix().check_disjoint(starts, ends))
-    if r == -2:  # not in order: check in sorted order
-        order = np.argsort(starts, kind="stable")
-        r = int(_fix().check_disjoint(starts[order], ends[order]))
-        r = int(order[r]) if r >= 0 else r
-    if r >= 0:
+    order = np.flatnonzero(ends > starts)  # (an empty field overlaps nothing)
+    order = order[np.argsort(starts[order], kind="stable")]
+    clash = np.flatnonzero(starts[order[1:]] < ends[order[:-1]])  # in order, the next one
+    if clash.size:
+        r = int(order[clash[0] + 1])
         raise ValueError(
             f"row {r}'s field at out[{int(starts[r])}:{int(ends[r])}] overlaps another"
             " row's field; nothing was written"
@@ -358,9 +357,7 @@ def quotes(
     cols = read_numbers(price, size, given, n, "quote")
     require_a_price(cols[0], cols[1], "quote")
     times = times_for(sending_time, head, n)
-    body = 9 + ids.lengths.astype(np.int64) + syms.lengths  # 117=ID|55=SYM|
-    for col in cols:
-        body += field_lengths(col, 3)
+    body = with_fields(9 + ids.lengths + syms.lengths, cols)  # 117=ID|55=SYM|
 
     def write(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> int:
         return _fix().write_quote_bodies(

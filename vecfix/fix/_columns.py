@@ -10,6 +10,7 @@ anything is written.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -56,11 +57,13 @@ def parts(col: Formatted) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return col.matrix, col.lengths, all_valid(col)
 
 
-def field_lengths(col: Formatted, tag_len: int) -> np.ndarray:
-    """Bytes of ``TAG=VALUE|`` per row (0 where the row is null), int64."""
-    out = col.lengths.astype(np.int64) + (tag_len + 2)
-    if col.valid is not None:
-        out[~col.valid] = 0
+def with_fields(base: np.ndarray, cols: Sequence[Formatted | None]) -> np.ndarray:
+    """``base`` plus, per row, the bytes of ``TAG=VALUE|`` (a 3-digit tag) of each value
+    present in ``cols`` (``None``: a column not given), int64."""
+    out = base.astype(np.int64)
+    for col in cols:
+        if col is not None:
+            np.add(out, col.lengths + 5, out=out, where=True if col.valid is None else col.valid)
     return out
 
 
@@ -139,7 +142,7 @@ def _read_text(name: str, values: ColumnLike) -> Formatted:
     if module == "polars":
         if type(values).__name__ == "DataFrame":
             raise TypeError(f"{name} must be one column, got a polars DataFrame")
-        return _from_arrow(name, values.to_arrow())
+        return _from_arrow(name, values.to_arrow())  # type: ignore[union-attr]
     try:
         items = list(values)  # type: ignore[arg-type]  # not iterable: TypeError below
     except TypeError:

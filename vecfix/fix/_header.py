@@ -20,7 +20,6 @@ from ._buffers import Messages
 from ._columns import _fix, checked_int, identifier, text_column
 
 _PRECISIONS = {"s": 0, "ms": 3, "us": 6}
-_US_PER_DAY = 86_400_000_000
 
 
 class Header:
@@ -248,7 +247,8 @@ def _one_time(us: int, precision: str, time_only: bool) -> Formatted | None:
 
 
 def _one_row(text: bytes) -> Formatted:
-    return Formatted(np.frombuffer(text, np.uint8).reshape(1, -1).copy(), np.int32([len(text)]))
+    row = np.frombuffer(text, np.uint8).reshape(1, -1).copy()
+    return Formatted(row, np.array([len(text)], np.int32))
 
 
 def _datetime_micros(name: str, values: Any) -> tuple[np.ndarray, np.ndarray | None] | None:
@@ -275,52 +275,28 @@ def _datetime_micros(name: str, values: Any) -> tuple[np.ndarray, np.ndarray | N
         return None
     if values.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {values.shape}")
-    unit, count = np.datetime_data(values.dtype)
-    raw = values.view(np.int64)
-    nat = raw == np.iinfo(np.int64).min
-    if unit in ("ns", "ps", "fs", "as"):
-        per_us = {"ns": 1000, "ps": 10**6, "fs": 10**9, "as": 10**12}[unit] // count
-        us = np.floor_divide(raw, per_us) if per_us > 1 else raw * (count // 1000)
-    else:
-        us = values.astype("datetime64[us]").view(np.int64)
-    us = np.where(nat, 0, us)
+    nat = np.isnat(values)
+    us = np.where(nat, 0, values.astype("datetime64[us]").view(np.int64))  # (floored)
     return us, (~nat if nat.any() else None)
 
 
 def _format_us(
     name: str, us: np.ndarray, valid: np.ndarray | None, precision: str, time_only: bool
 ) -> Formatted:
-    """``YYYYMMDD-HH:MM:SS[.fff[fff]]`` (or the time alone) for microseconds since 1970."""
-    digits = _PRECISIONS[precision]
-    days = np.floor_divide(us, _US_PER_DAY)
-    in_day = us - days * _US_PER_DAY
-    date = days.astype("datetime64[D]")
-    years = date.astype("datetime64[Y]")
-    year = years.astype(np.int64) + 1970
-    if year.size and (year.min() < 1 or year.max() > 9999):
-        r = int(np.flatnonzero((year < 1) | (year > 9999))[0])
-        raise ValueError(f"{name}[{r}]: year {int(year[r])} is outside 0001..9999")
-    month = (date.astype("datetime64[M]") - years.astype("datetime64[M]")).astype(np.int64) + 1
-    day = (date - date.astype("datetime64[M]").astype("datetime64[D]")).astype(np.int64) + 1
-    secs, frac = np.divmod(in_day, 1_000_000)
-    parts: list[tuple[np.ndarray | bytes, int]] = []
-    if not time_only:
-        parts += [(year, 4), (month, 2), (day, 2), (b"-", 0)]
-    parts += [(secs // 3600, 2), (b":", 0), (secs // 60 % 60, 2), (b":", 0), (secs % 60, 2)]
-    if digits:
-        parts += [(b".", 0), (frac // 10 ** (6 - digits), digits)]
-    width = sum(len(p) if isinstance(p, bytes) else w for p, w in parts)
-    matrix = np.empty((us.size, width), dtype=np.uint8)
-    col = 0
-    for part, w in parts:
-        if isinstance(part, bytes):
-            matrix[:, col] = part[0]
-            col += 1
-            continue
-        for k in range(w):
-            matrix[:, col + k] = 48 + part // 10 ** (w - 1 - k) % 10
-        col += w
-    return Formatted(matrix, np.full(us.size, width, dtype=np.int32), valid)
+    """``YYYYMMDD-HH:MM:SS[.fff[fff]]`` (or the time alone) for microseconds since 1970,
+    from NumPy's ISO text (``YYYY-MM-DDTHH:MM:SS[.fff[fff]]``)."""
+    moments = us.astype("datetime64[us]").astype(f"datetime64[{precision}]")  # (floored)
+    year = moments.astype("datetime64[Y]").astype(np.int64) + 1970
+    bad = np.flatnonzero((year < 1) | (year > 9999))
+    if bad.size:
+        raise ValueError(f"{name}[{bad[0]}]: year {int(year[bad[0]])} is outside 0001..9999")
+    width = 19 + (_PRECISIONS[precision] and _PRECISIONS[precision] + 1)
+    iso = np.datetime_as_string(moments).astype(f"S{width}").view(np.uint8).reshape(-1, width)
+    keep = range(11, width) if time_only else [0, 1, 2, 3, 5, 6, 8, 9, *range(10, width)]
+    matrix = np.ascontiguousarray(iso[:, keep])
+    if not time_only:  # YYYYMMDD, the "T" made "-", then the time
+        matrix[:, 8] = ord("-")
+    return Formatted(matrix, np.full(us.size, matrix.shape[1], dtype=np.int32), valid)
 
 
 _DATE_DIGITS = (*range(8), 9, 10, 12, 13, 15, 16)

@@ -67,31 +67,6 @@ def example_of(role: str) -> str:
     return "NumberFormat(-9, 2) for CME PRICE9 with 2 decimals"
 
 
-def check_format(role: str, fmt: object, columns: dict[str, object]) -> NumberFormat | None:
-    """The builder's ``price=`` or ``size=`` (``role``), checked before anything is read:
-    a :class:`NumberFormat` or ``None``, with values rather than column names, and used by
-    at least one of ``columns`` (the columns it formats) that is not already formatted."""
-    if fmt is None:
-        return None
-    if not isinstance(fmt, NumberFormat):
-        raise TypeError(
-            f"{role} must be a vecfix.NumberFormat, got {type(fmt).__name__} {show_value(fmt)}:"
-            f" e.g. {role}=vecfix.{example_of(role)}"
-        )
-    for part in ("exponent", "scale"):
-        value = getattr(fmt, part)
-        if isinstance(value, str):
-            raise TypeError(
-                f"{role}.{part} = {show_value(value)} names a column, but the FIX builders take"
-                " columns, not names\nPass the values themselves (one a row)"
-            )
-    if columns and all(has_formatted_shape(v) for v in columns.values()):
-        names = " and ".join(columns)
-        verb = "is" if len(columns) == 1 else "are"
-        raise TypeError(f"{names} {verb} already formatted (vecfix.Formatted): leave {role}= out")
-    return fmt
-
-
 def _valid_name(name: str) -> str:
     return f"{name.removesuffix('s')}_valid"
 
@@ -99,22 +74,39 @@ def _valid_name(name: str) -> str:
 def check_formats(
     price: object, size: object, given: tuple[Given, ...], others: dict[str, object]
 ) -> tuple[NumberFormat | None, NumberFormat | None]:
-    """A builder's ``price=`` and ``size=`` checked (:func:`check_format`) against the
-    columns ``given``, and those, their masks, ``others`` (the builder's other columns of
-    the same rows) and the formats' per-row values checked for aligned pandas indexes."""
-    fmts = [
-        check_format(role, fmt, {name: v for name, r, v, _ in given if r == role})
-        for role, fmt in (("price", price), ("size", size))
-    ]
+    """A builder's ``price=`` and ``size=``, checked before anything is read: a
+    :class:`NumberFormat` or ``None``, with values rather than column names, used by a
+    column ``given`` that is not already formatted; and the pandas indexes of the columns
+    ``given``, their masks, ``others`` (the builder's other columns of the same rows) and
+    the formats' per-row values, aligned."""
     columns = {**others, **{name: v for name, _, v, _ in given}}
     columns |= {_valid_name(name): valid for name, _, _, valid in given}
-    for role, fmt in zip(("price", "size"), fmts, strict=True):
+    for role, fmt in (("price", price), ("size", size)):
+        if fmt is None:
+            continue
+        if not isinstance(fmt, NumberFormat):
+            raise TypeError(
+                f"{role} must be a vecfix.NumberFormat, got {type(fmt).__name__}"
+                f" {show_value(fmt)}: e.g. {role}=vecfix.{example_of(role)}"
+            )
         for part in ("exponent", "scale"):
-            value = getattr(fmt, part, None)
+            value = getattr(fmt, part)
+            if isinstance(value, str):
+                raise TypeError(
+                    f"{role}.{part} = {show_value(value)} names a column, but the FIX builders"
+                    " take columns, not names\nPass the values themselves (one a row)"
+                )
             if value is not None and not is_int(value):
                 columns[f"{role}.{part}"] = value
+        names = [name for name, r, v, _ in given if r == role]
+        if all(has_formatted_shape(columns[name]) for name in names):
+            verb = "is" if len(names) == 1 else "are"
+            raise TypeError(
+                f"{' and '.join(names)} {verb} already formatted (vecfix.Formatted):"
+                f" leave {role}= out"
+            )
     check_aligned(columns)
-    return fmts[0], fmts[1]
+    return price, size  # type: ignore[return-value]
 
 
 def read_numbers(

@@ -24,11 +24,11 @@ from ._columns import (
     check_rows,
     checked_int,
     codes,
-    field_lengths,
     identifier,
     parts,
     require_a_price,
     text_column,
+    with_fields,
 )
 from ._header import Header, check_header, frame, times_for, timestamps
 from ._numbers import WHOLE, check_formats, number_column, quote_columns, read_numbers
@@ -221,11 +221,9 @@ def mass_quotes(
     seqs = head.reserve(m)
     if isinstance(qids, bytes):
         qids = _prefixed(qids, seqs)
-    entry_bytes = 9 + syms.lengths.astype(np.int64)  # 299=|55=SYM|
+    entry_bytes = with_fields(9 + syms.lengths, cols)  # 299=|55=SYM|
     if len(entry_ids):
         entry_bytes += entry_ids.lengths
-    for col in cols:
-        entry_bytes += field_lengths(col, 3)
     frag_bytes = _sums(entry_bytes, frag_entries) + 15 + ndigits(frag_len)
     if not len(entry_ids):  # the digits of positions p0..p1 - 1 in the set
         p0 = frag_entries[:-1] - set_starts[frag_set]
@@ -358,10 +356,7 @@ def incremental(
     m = starts.size - 1
     prefix = b"" if md_req_id is None else b"262=" + identifier("md_req_id", md_req_id) + b"\x01"
     times = times_for(sending_time, head, m)
-    entry_bytes = 16 + syms.lengths.astype(np.int64)  # 279=A|269=T|55=SYM|
-    for col in (px, sz, stamps, pos):
-        if col is not None:
-            entry_bytes += field_lengths(col, 3)
+    entry_bytes = with_fields(16 + syms.lengths, [px, sz, stamps, pos])  # 279=|269=|55=|
     body = _sums(entry_bytes, starts) + len(prefix) + 5 + ndigits(np.diff(starts))
     none = Formatted(np.zeros((n, 1), np.uint8), np.zeros(n, np.int32), np.zeros(n, np.bool_))
     cols = [px, sz, none if stamps is None else stamps, none if pos is None else pos]

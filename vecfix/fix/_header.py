@@ -25,11 +25,10 @@ _PRECISIONS = {"s": 0, "ms": 3, "us": 6}
 class Header:
     """The standard header shared by every builder, with MsgSeqNum continuing across calls.
 
-    Pass one ``Header`` to :func:`snapshots`, :func:`quotes`, :func:`mass_quotes` and
-    :func:`incremental` (``header=``): each call takes the next ``len(messages)``
-    sequence numbers (``34``) from it, so consecutive batches are numbered without a gap
-    or a repeat. Numbers are taken only once a call has validated its inputs: a call that
-    raises takes none. Taking numbers is thread-safe.
+    Each builder given a ``Header`` (``header=``) takes the next ``len(messages)``
+    sequence numbers (``34``) from it, once its inputs are checked (a call that raises
+    takes none), so consecutive batches are numbered without a gap or a repeat. Taking
+    numbers is thread-safe.
 
     Parameters
     ----------
@@ -148,27 +147,24 @@ def sending_time(values: Any, precision: str = "ms") -> Formatted:
     Parameters
     ----------
     values : str, datetime or a column of them
-        A timezone-aware :class:`datetime.datetime` (a naive one is refused: its zone is
-        unknown), a :class:`numpy.datetime64`, or a column of datetimes: NumPy
-        ``datetime64`` (any unit, taken as UTC), pandas (naive taken as UTC, aware
-        converted), Arrow timestamps, polars ``Datetime``. Strings are checked and kept as
-        they are (``YYYYMMDD-HH:MM:SS`` with 0, 3 or 6 decimals).
+        A timezone-aware :class:`datetime.datetime` (not a naive one: its zone is
+        unknown), a :class:`numpy.datetime64`, or a column of datetimes: NumPy (any unit,
+        taken as UTC), pandas (naive taken as UTC, aware converted), Arrow, polars. Text
+        is checked and kept (``YYYYMMDD-HH:MM:SS`` with 0, 3 or 6 decimals).
     precision : {"ms", "us", "s"}, default "ms"
         Fractional digits written for datetimes (truncated, not rounded, as clocks are).
 
     Returns
     -------
     Formatted
-        One row of text per value; nulls (``NaT``, ``None``) are null rows. A pandas or
-        polars column's name (and a pandas index) are kept for ``to_pandas()`` /
-        ``to_polars()``.
+        One row of text per value (nulls, ``NaT`` or ``None``, are null rows), with a
+        pandas or polars column's name and index for ``to_pandas()`` / ``to_polars()``.
 
     Raises
     ------
-    TypeError
-        For a naive Python datetime or a value that is neither text nor a datetime.
-    ValueError
-        For malformed text (naming the row) or a year outside 0001..9999.
+    TypeError, ValueError
+        For a naive Python datetime, a value that is neither text nor a datetime,
+        malformed text (naming the row) or a year outside 0001..9999.
 
     Examples
     --------
@@ -400,16 +396,13 @@ def frame(
     n = body_lengths.size
     begin, head = header._prefixes(msg_type)
     stamps, tstep = times
-    msg_len, bodies = np.empty(n, np.int64), np.empty(n, np.int64)
-    time_lengths = stamps.lengths.astype(np.int64)
+    offsets, bodies = np.empty(n + 1, np.int64), np.empty(n, np.int64)
     _fix().frame_lengths(
-        body_lengths, begin.size, head.size, first_seq, time_lengths, tstep, msg_len, bodies
+        body_lengths, begin.size, head.size, first_seq, stamps.lengths, tstep, offsets, bodies
     )
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(msg_len, out=offsets[1:])
     buf = np.empty(int(offsets[-1]), dtype=np.uint8)
     _fix().write_heads(
-        buf, offsets, bodies, begin, head, first_seq, stamps.matrix, time_lengths, tstep
+        buf, offsets, bodies, begin, head, first_seq, stamps.matrix, stamps.lengths, tstep
     )
     ends = offsets[1:] - 7
     bad = int(write_bodies(buf, ends - body_lengths, ends))

@@ -307,15 +307,9 @@ def _hide_masked(values: ColumnLike, mask: np.ndarray) -> ColumnLike:
     col: Any = values
     if mask.all():
         return col
-    if isinstance(col, np.ndarray):
-        kind = col.dtype.kind
-        if kind in "iu":
-            return np.where(mask, col, col.dtype.type(0))
-        if kind in "SU":
-            return np.where(mask, col, col.dtype.type("0"))
-        if kind == "O":
-            return np.where(mask, col, np.array(None))
-        return col  # (floats, bools: refused whatever they hold)
+    if isinstance(col, np.ndarray):  # (floats, bools: refused whatever they hold)
+        fill = {"i": 0, "u": 0, "S": b"0", "U": "0", "O": None}
+        return np.where(mask, col, fill[col.dtype.kind]) if col.dtype.kind in fill else col
     if isinstance(col, (list, tuple)):
         return [v if ok else None for v, ok in zip(col, mask.tolist(), strict=True)]
     module = type(col).__module__.partition(".")[0]

@@ -308,7 +308,7 @@ def _hide_masked(values: ColumnLike, mask: np.ndarray) -> ColumnLike:
     if mask.all():
         return col
     if isinstance(col, np.ndarray):  # (floats, bools: refused whatever they hold)
-        fill = {"i": 0, "u": 0, "S": b"0", "U": "0", "O": None}
+        fill: dict[str, Any] = {"i": 0, "u": 0, "S": b"0", "U": "0", "O": None}
         return np.where(mask, col, fill[col.dtype.kind]) if col.dtype.kind in fill else col
     if isinstance(col, (list, tuple)):
         return [v if ok else None for v, ok in zip(col, mask.tolist(), strict=True)]

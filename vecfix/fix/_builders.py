@@ -26,7 +26,6 @@ from ._columns import (
     has_formatted_shape,
     parts,
     require_a_price,
-    require_all,
     text_column,
     valid_mask,
     with_fields,
@@ -350,10 +349,9 @@ def quotes(
     price, size = check_formats(price, size, given, {"symbols": symbols, "quote_ids": quote_ids})
     syms = text_column("symbols", symbols, what="quote")
     n = len(syms)
-    ids = text_column("quote_ids", quote_ids)
+    ids = text_column("quote_ids", quote_ids, what="quote")
     if len(ids) != n:
         raise ValueError(f"quote_ids has {len(ids)} values for {n} symbols")
-    require_all("quote_ids", ids, "every quote needs one")
     cols = read_numbers(price, size, given, n, "quote")
     require_a_price(cols[0], cols[1], "quote")
     times = times_for(sending_time, head, n)

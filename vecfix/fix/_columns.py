@@ -72,12 +72,6 @@ def check_rows(name: str, col: Formatted, n: int, what: str) -> None:
         raise ValueError(f"{name} has {len(col)} rows, expected {n}: one per {what}")
 
 
-def require_all(name: str, col: Formatted, what: str) -> None:
-    """Refuse null rows in a column every message or entry needs."""
-    if col.valid is not None and not col.valid.all():
-        raise ValueError(f"{name}[{int(np.argmin(col.valid))}] is null; {what}")
-
-
 def require_a_price(bid: Formatted, offer: Formatted, what: str) -> None:
     """Refuse a row (a quote, a quote entry) with neither a bid nor an offer price."""
     priced = all_valid(bid) | all_valid(offer)
@@ -122,8 +116,8 @@ def text_column(
     check_bytes(name, col, identifier)
     if rows >= 0:
         check_rows(name, col, rows, what)
-    if what:
-        require_all(name, col, f"every {what} needs one")
+    if what and col.valid is not None and not col.valid.all():
+        raise ValueError(f"{name}[{int(np.argmin(col.valid))}] is null; every {what} needs one")
     return col
 
 

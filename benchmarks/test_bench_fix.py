@@ -26,7 +26,7 @@ columns inside the timed call):
 The two Python ways run on the first :data:`BASELINE_ENTRIES` entries (they take seconds
 per hundred thousand); each way's output is checked byte for byte against vecfix's for the
 same rows. ``extra_info["rows"]`` holds the fields written, so ``report.py``'s ns/value
-reads as ns/field.
+reads as ns/field. The groups are one table, :data:`GROUPS`, for the tests and :func:`main`.
 
 Run with pytest-benchmark (off in the normal test run)::
 
@@ -41,9 +41,12 @@ from __future__ import annotations
 
 import decimal
 import os
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -51,19 +54,12 @@ import pytest
 import vecfix
 import vecfix.fix as fix
 
-SNAPSHOTS = int(os.environ.get("VECFIX_BENCH_SNAPSHOTS", "100000"))
-QUOTES = int(os.environ.get("VECFIX_BENCH_QUOTES", "2000000"))
-BASELINE_ENTRIES = 100_000
-SMOKE_ENTRIES = 2_000
-ENTRIES = 10
-PER_MESSAGE = 100
 WHEN = "20240102-14:30:00.000"
 PRICES = {"price": vecfix.NumberFormat(-9, 2)}  # PRICE9; sizes: whole numbers, no format
-
-
-# ---------------------------------------------------------------------------------------
-# Data
-# ---------------------------------------------------------------------------------------
+SNAPSHOTS = int(os.environ.get("VECFIX_BENCH_SNAPSHOTS", "100000"))
+QUOTES = int(os.environ.get("VECFIX_BENCH_QUOTES", "2000000"))
+ENTRIES, PER_MESSAGE = 10, 100  # entries a snapshot; a MassQuote's or a refresh's
+BASELINE_ENTRIES, SMOKE_ENTRIES = 100_000, 2_000  # the Python ways'; every way's when not timed
 
 
 @dataclass
@@ -76,15 +72,23 @@ class Batch:
 
     def build(self) -> fix.Messages:
         return fix.snapshots(
-            self.symbols,
-            self.counts,
-            self.types,
-            self.prices,
-            self.sizes,
-            **PRICES,
-            header=fix.Header("VECFIX", "CLIENT"),
-            sending_time=WHEN,
+            self.symbols, self.counts, self.types, self.prices, self.sizes, **PRICES,
+            header=fix.Header("VECFIX", "CLIENT"), sending_time=WHEN,
+        )  # fmt: skip
+
+    def head(self, entries: int) -> Batch:
+        """The first messages, ``entries`` entries in all (whole messages)."""
+        n = entries // ENTRIES
+        e = int(self.counts[:n].sum())
+        return Batch(
+            self.symbols[:n],
+            self.counts[:n],
+            *(a[:e] for a in (self.types, self.prices, self.sizes)),
         )
+
+    @property
+    def height(self) -> int:
+        return int(self.counts.sum())
 
 
 def make_batch(n: int = SNAPSHOTS, k: int = ENTRIES, seed: int = 0) -> Batch:
@@ -164,73 +168,69 @@ def _frame(seq: int, msg_type: str, body: str) -> bytes:
     return msg + b"10=%03d\x01" % (sum(msg) % 256)
 
 
-def _rows(df, columns: list[str]) -> list[tuple]:
-    return list(zip(*(df[c].to_list() for c in columns), strict=True))
+def _rows(columns: list[str], prices: tuple[int, ...] = ()) -> Callable[..., list[tuple]]:
+    """The rows of a frame's ``columns`` as Python values, the ``prices`` (positions)
+    already formatted as text (simplefix is timed on framing alone)."""
+
+    def rows(df) -> list[tuple]:
+        out = zip(*(df[c].to_list() for c in columns), strict=True)
+        return [tuple(_px(v) if i in prices else v for i, v in enumerate(r)) for r in out]
+
+    return rows
+
+
+def _messages(rows: list[tuple]):
+    """The rows in messages of :data:`PER_MESSAGE`, with their MsgSeqNum."""
+    return (
+        (m + 1, rows[at : at + PER_MESSAGE])
+        for m, at in enumerate(range(0, len(rows), PER_MESSAGE))
+    )
 
 
 def fstring_mass_quotes(rows: list[tuple]) -> list[bytes]:
     """``rows``: (symbol, bid, offer, bid size, offer size) with ints and None."""
     out = []
-    for m, start in enumerate(range(0, len(rows), PER_MESSAGE)):
-        part = rows[start : start + PER_MESSAGE]
-        body = [f"117={m + 1}\x01296=1\x01302={m + 1}\x01304={len(part)}\x01295={len(part)}\x01"]
+    for seq, part in _messages(rows):
+        body = [f"117={seq}\x01296=1\x01302={seq}\x01304={len(part)}\x01295={len(part)}\x01"]
         for k, (sym, bid, offer, bsz, osz) in enumerate(part, start=1):
             body.append(f"299={k}\x0155={sym}\x01")
-            for tag, v in ((132, _px(bid)), (133, _px(offer))):
+            for tag, v in ((132, _px(bid)), (133, _px(offer)), (134, bsz), (135, osz)):
                 if v is not None:
                     body.append(f"{tag}={v}\x01")
-            for tag, v in ((134, bsz), (135, osz)):
-                if v is not None:
-                    body.append(f"{tag}={v}\x01")
-        out.append(_frame(m + 1, "i", "".join(body)))
+        out.append(_frame(seq, "i", "".join(body)))
     return out
 
 
 def fstring_incremental(rows: list[tuple]) -> list[bytes]:
     """``rows``: (action, side, symbol, price, size)."""
     out = []
-    for m, start in enumerate(range(0, len(rows), PER_MESSAGE)):
-        part = rows[start : start + PER_MESSAGE]
+    for seq, part in _messages(rows):
         body = [f"268={len(part)}\x01"]
         for action, side, sym, px, sz in part:
             body.append(f"279={action}\x01269={side}\x0155={sym}\x01270={_px(px)}\x01271={sz}\x01")
-        out.append(_frame(m + 1, "X", "".join(body)))
+        out.append(_frame(seq, "X", "".join(body)))
     return out
 
 
-def _simplefix_message(seq: int, msg_type: str):
+def _simplefix_message(seq: int, msg_type: str, *pairs: tuple[int, object]):
     import simplefix
 
     m = simplefix.FixMessage()
-    m.append_pair(8, "FIX.4.4")
-    m.append_pair(35, msg_type)
-    m.append_pair(49, "VECFIX")
-    m.append_pair(56, "CLIENT")
-    m.append_pair(34, seq)
-    m.append_pair(52, WHEN)
+    for tag, value in ((8, "FIX.4.4"), (35, msg_type), (49, "VECFIX"), (56, "CLIENT"),
+                       (34, seq), (52, WHEN), *pairs):  # fmt: skip
+        if value is not None:
+            m.append_pair(tag, value)
     return m
-
-
-def as_text(rows: list[tuple], price_columns: tuple[int, ...]) -> list[tuple]:
-    """The rows with prices already formatted (simplefix is timed on framing alone)."""
-    return [tuple(_px(v) if i in price_columns else v for i, v in enumerate(row)) for row in rows]
 
 
 def simplefix_mass_quotes(rows: list[tuple]) -> list[bytes]:
     """``rows``: (symbol, bid text, offer text, bid size, offer size)."""
     out = []
-    for m, start in enumerate(range(0, len(rows), PER_MESSAGE)):
-        part = rows[start : start + PER_MESSAGE]
-        msg = _simplefix_message(m + 1, "i")
-        msg.append_pair(117, m + 1)
-        msg.append_pair(296, 1)
-        msg.append_pair(302, m + 1)
-        msg.append_pair(304, len(part))
-        msg.append_pair(295, len(part))
+    for seq, part in _messages(rows):
+        n = len(part)
+        msg = _simplefix_message(seq, "i", (117, seq), (296, 1), (302, seq), (304, n), (295, n))
         for k, row in enumerate(part, start=1):
-            msg.append_pair(299, k)
-            msg.append_pair(55, row[0])
-            for tag, v in zip((132, 133, 134, 135), row[1:], strict=True):
+            for tag, v in zip((299, 55, 132, 133, 134, 135), (k, *row), strict=True):
                 if v is not None:
                     msg.append_pair(tag, v)
         out.append(msg.encode())
@@ -240,53 +240,75 @@ def simplefix_mass_quotes(rows: list[tuple]) -> list[bytes]:
 def simplefix_incremental(rows: list[tuple]) -> list[bytes]:
     """``rows``: (action, side, symbol, price text, size)."""
     out = []
-    for m, start in enumerate(range(0, len(rows), PER_MESSAGE)):
-        part = rows[start : start + PER_MESSAGE]
-        msg = _simplefix_message(m + 1, "X")
-        msg.append_pair(268, len(part))
-        for action, side, sym, px, sz in part:
-            msg.append_pair(279, action)
-            msg.append_pair(269, side)
-            msg.append_pair(55, sym)
-            msg.append_pair(270, px)
-            msg.append_pair(271, sz)
+    for seq, part in _messages(rows):
+        msg = _simplefix_message(seq, "X", (268, len(part)))
+        for row in part:
+            for tag, v in zip((279, 269, 55, 270, 271), row, strict=True):
+                msg.append_pair(tag, v)
         out.append(msg.encode())
+    return out
+
+
+def snapshot_rows(batch: Batch) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """The batch as text: (symbol, [(type, price, size) per entry]) per message."""
+    px = vecfix.format_fixed(batch.prices, -9, 2).to_list()
+    sz = [str(v) for v in batch.sizes.tolist()]
+    types = [str(v) for v in batch.types.tolist()]
+    out, e = [], 0
+    for sym, k in zip(batch.symbols.tolist(), batch.counts.tolist(), strict=True):
+        out.append(
+            (sym.decode(), list(zip(types[e : e + k], px[e : e + k], sz[e : e + k], strict=True)))
+        )
+        e += k
     return out
 
 
 def simplefix_snapshots(rows: list[tuple[str, list[tuple[str, str, str]]]]) -> list[bytes]:
     out = []
     for seq, (sym, entries) in enumerate(rows, start=1):
-        m = _simplefix_message(seq, "W")
-        m.append_pair(55, sym)
-        m.append_pair(268, len(entries))
+        m = _simplefix_message(seq, "W", (55, sym), (268, len(entries)))
         for t, px, sz in entries:
-            m.append_pair(269, t)
-            m.append_pair(270, px)
-            m.append_pair(271, sz)
+            for tag, v in ((269, t), (270, px), (271, sz)):
+                m.append_pair(tag, v)
         out.append(m.encode())
     return out
 
 
-def snapshot_rows(batch: Batch) -> list[tuple[str, list[tuple[str, str, str]]]]:
-    """The same data as text, prepared outside the timed region."""
-    px = vecfix.format_fixed(batch.prices, -9, 2).to_list()
-    sz = [str(v) for v in batch.sizes.tolist()]
-    types = [str(v) for v in batch.types.tolist()]
-    out, e = [], 0
-    for sym, k in zip(batch.symbols.tolist(), batch.counts.tolist(), strict=True):
-        entries = list(zip(types[e : e + k], px[e : e + k], sz[e : e + k], strict=True))
-        out.append((sym.decode(), entries))
-        e += k
-    return out
+@dataclass
+class Group:
+    """One group: vecfix's label, its build and its data (a fixture), and the other ways,
+    ``{label: (way, its input from the data)}``."""
+
+    label: str
+    build: Callable
+    data: str
+    others: dict[str, tuple[Callable, Callable]]
+
+
+SIMPLEFIX, FSTRING = "simplefix append_pair + encode", "decimal + f-strings, per value"
+MQ_COLUMNS = ["symbol", "bid", "offer", "bid_size", "offer_size"]
+X_COLUMNS = ["action", "side", "symbol", "bid", "bid_size"]
+GROUPS = {
+    "fix-massquote": Group(
+        "vecfix.fix.mass_quotes from polars", vecfix_mass_quotes, "quotes_df",
+        {SIMPLEFIX: (simplefix_mass_quotes, _rows(MQ_COLUMNS, (1, 2))),
+         FSTRING: (fstring_mass_quotes, _rows(MQ_COLUMNS))},
+    ),
+    "fix-incremental": Group(
+        "vecfix.fix.incremental from polars", vecfix_incremental, "quotes_df",
+        {SIMPLEFIX: (simplefix_incremental, _rows(X_COLUMNS, (3,))),
+         FSTRING: (fstring_incremental, _rows(X_COLUMNS))},
+    ),
+    "fix-snapshots": Group(
+        "vecfix.fix.snapshots", Batch.build, "batch",
+        {SIMPLEFIX: (simplefix_snapshots, snapshot_rows)},
+    ),
+}  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------
 # pytest-benchmark
 # ---------------------------------------------------------------------------------------
-
-MQ_COLUMNS = ["symbol", "bid", "offer", "bid_size", "offer_size"]
-X_COLUMNS = ["action", "side", "symbol", "bid", "bid_size"]
 
 
 @pytest.fixture(scope="module")
@@ -318,92 +340,29 @@ def _record(benchmark, label: str, fields: int, messages: int, baseline: bool, s
         )
 
 
-def _subset(df, n: int = BASELINE_ENTRIES):
-    return df.head(min(n, df.height))
+@pytest.mark.parametrize("group", GROUPS)
+def test_bench_vecfix(benchmark, request, group):
+    g = GROUPS[group]
+    data = request.getfixturevalue(g.data)
+    g.build(data)  # compile (or load) and warm outside the timing
+    benchmark.group = group
+    msgs = benchmark(g.build, data)
+    _record(benchmark, g.label, _fields(msgs.buffer), len(msgs), True)
+    benchmark.extra_info["entries"] = data.height
 
 
-@pytest.mark.benchmark(group="fix-massquote")
-def test_bench_vecfix_mass_quotes(benchmark, quotes_df):
-    vecfix_mass_quotes(quotes_df[:10])  # compile outside the timing
-    msgs = benchmark(vecfix_mass_quotes, quotes_df)
-    _record(benchmark, "vecfix.fix.mass_quotes from polars", _fields(msgs.buffer), len(msgs), True)
-
-
-@pytest.mark.benchmark(group="fix-massquote")
-def test_bench_simplefix_mass_quotes(benchmark, quotes_df):
-    pytest.importorskip("simplefix")
-    sub = _subset(quotes_df)
-    rows = as_text(_rows(sub, MQ_COLUMNS), (1, 2))
-    out = benchmark.pedantic(simplefix_mass_quotes, args=(rows,), rounds=1, iterations=1)
-    same = b"".join(out) == vecfix_mass_quotes(sub).to_bytes()
-    assert same
-    _record(
-        benchmark, "simplefix append_pair + encode", _fields(b"".join(out)), len(out), False, same
-    )
-
-
-@pytest.mark.benchmark(group="fix-massquote")
-def test_bench_fstring_mass_quotes(benchmark, quotes_df):
-    sub = _subset(quotes_df)
-    rows = _rows(sub, MQ_COLUMNS)
-    out = benchmark.pedantic(fstring_mass_quotes, args=(rows,), rounds=1, iterations=1)
-    same = b"".join(out) == vecfix_mass_quotes(sub).to_bytes()
-    assert same
-    _record(
-        benchmark, "decimal + f-strings, per value", _fields(b"".join(out)), len(out), False, same
-    )
-
-
-@pytest.mark.benchmark(group="fix-incremental")
-def test_bench_vecfix_incremental(benchmark, quotes_df):
-    vecfix_incremental(quotes_df[:10])
-    msgs = benchmark(vecfix_incremental, quotes_df)
-    _record(benchmark, "vecfix.fix.incremental from polars", _fields(msgs.buffer), len(msgs), True)
-    benchmark.extra_info["entries"] = quotes_df.height
-
-
-@pytest.mark.benchmark(group="fix-incremental")
-def test_bench_simplefix_incremental(benchmark, quotes_df):
-    pytest.importorskip("simplefix")
-    sub = _subset(quotes_df)
-    rows = as_text(_rows(sub, X_COLUMNS), (3,))
-    out = benchmark.pedantic(simplefix_incremental, args=(rows,), rounds=1, iterations=1)
-    same = b"".join(out) == vecfix_incremental(sub).to_bytes()
-    assert same
-    _record(
-        benchmark, "simplefix append_pair + encode", _fields(b"".join(out)), len(out), False, same
-    )
-
-
-@pytest.mark.benchmark(group="fix-incremental")
-def test_bench_fstring_incremental(benchmark, quotes_df):
-    sub = _subset(quotes_df)
-    rows = _rows(sub, X_COLUMNS)
-    out = benchmark.pedantic(fstring_incremental, args=(rows,), rounds=1, iterations=1)
-    same = b"".join(out) == vecfix_incremental(sub).to_bytes()
-    assert same
-    _record(
-        benchmark, "decimal + f-strings, per value", _fields(b"".join(out)), len(out), False, same
-    )
-
-
-@pytest.mark.benchmark(group="fix-snapshots")
-def test_bench_vecfix_snapshots(benchmark, batch):
-    batch.build()  # compile outside the timing
-    msgs = benchmark(batch.build)
-    _record(benchmark, "vecfix.fix.snapshots", _fields(msgs.buffer), len(msgs), True)
-
-
-@pytest.mark.benchmark(group="fix-snapshots")
-def test_bench_simplefix_snapshots(benchmark, batch):
-    pytest.importorskip("simplefix")
-    rows = snapshot_rows(batch)
-    out = benchmark.pedantic(simplefix_snapshots, args=(rows,), rounds=1, iterations=1)
-    same = b"".join(out) == batch.build().to_bytes()
+@pytest.mark.parametrize(("group", "other"), [(g, w) for g in GROUPS for w in GROUPS[g].others])
+def test_bench_other(benchmark, request, group, other):
+    if other == SIMPLEFIX:
+        pytest.importorskip("simplefix")
+    g = GROUPS[group]
+    sub = request.getfixturevalue(g.data).head(BASELINE_ENTRIES)
+    fn, rows = g.others[other]
+    benchmark.group = group
+    out = benchmark.pedantic(fn, args=(rows(sub),), rounds=1, iterations=1)
+    same = b"".join(out) == g.build(sub).to_bytes()
     assert same  # the same messages, byte for byte
-    _record(
-        benchmark, "simplefix append_pair + encode", _fields(b"".join(out)), len(out), False, same
-    )
+    _record(benchmark, other, _fields(b"".join(out)), len(out), False, same)
 
 
 # ---------------------------------------------------------------------------------------
@@ -432,41 +391,35 @@ def fstring_one_quote(seq: int = 1, quote: tuple = ONE_QUOTE) -> bytes:
 
 def simplefix_one_quote(quote: tuple, seq: int = 1) -> bytes:
     """``quote`` with its prices already text (simplefix is timed on framing alone)."""
-    msg = _simplefix_message(seq, "S")
-    msg.append_pair(117, "Q1")
-    for tag, value in zip((55, 132, 133, 134, 135), quote, strict=True):
-        msg.append_pair(tag, value)
-    return msg.encode()
+    pairs = zip((55, 132, 133, 134, 135), quote, strict=True)
+    return _simplefix_message(seq, "S", (117, "Q1"), *pairs).encode()
 
 
-def _first_quote() -> bytes:
-    return vecfix_one_quote(fix.Header("VECFIX", "CLIENT")).to_bytes()
+ONE_TEXT = (ONE_QUOTE[0], _px(ONE_QUOTE[1]), _px(ONE_QUOTE[2]), *ONE_QUOTE[3:])
+ONE_WAYS = {  # label: the call to time, made afresh (vecfix's with a new Header)
+    "vecfix.fix.quotes, one quote (lists of one)": lambda: partial(
+        vecfix_one_quote, fix.Header("VECFIX", "CLIENT")
+    ),
+    "decimal + f-strings, one quote": lambda: fstring_one_quote,
+    "simplefix append_pair + encode, one quote": lambda: partial(simplefix_one_quote, ONE_TEXT),
+}
 
 
-@pytest.mark.benchmark(group="fix-one")
-def test_bench_vecfix_one_quote(benchmark):
-    assert _first_quote() == fstring_one_quote()
-    header = fix.Header("VECFIX", "CLIENT")
-    msgs = benchmark(vecfix_one_quote, header)
-    _record(benchmark, "vecfix.fix.quotes, one quote (lists of one)", _fields(msgs.buffer), 1, True)
-
-
-@pytest.mark.benchmark(group="fix-one")
-def test_bench_fstring_one_quote(benchmark):
-    out = benchmark(fstring_one_quote)
-    same = out == _first_quote()
-    assert same
-    _record(benchmark, "decimal + f-strings, one quote", _fields(out), 1, False, same)
+def _bytes(out: fix.Messages | bytes) -> bytes:
+    return out.to_bytes() if isinstance(out, fix.Messages) else out
 
 
 @pytest.mark.benchmark(group="fix-one")
-def test_bench_simplefix_one_quote(benchmark):
-    pytest.importorskip("simplefix")
-    quote = (ONE_QUOTE[0], _px(ONE_QUOTE[1]), _px(ONE_QUOTE[2]), *ONE_QUOTE[3:])
-    out = benchmark(simplefix_one_quote, quote)
-    same = out == _first_quote()
-    assert same
-    _record(benchmark, "simplefix append_pair + encode, one quote", _fields(out), 1, False, same)
+@pytest.mark.parametrize("one", ONE_WAYS)
+def test_bench_one_quote(benchmark, one):
+    if "simplefix" in one:
+        pytest.importorskip("simplefix")
+    first = _bytes(next(iter(ONE_WAYS.values()))()())  # vecfix's first message
+    same = _bytes(ONE_WAYS[one]()()) == first
+    assert same  # the same message, byte for byte
+    out = _bytes(benchmark(ONE_WAYS[one]()))
+    baseline = one.startswith("vecfix")
+    _record(benchmark, one, _fields(out), 1, baseline, None if baseline else same)
 
 
 # ---------------------------------------------------------------------------------------
@@ -474,55 +427,32 @@ def test_bench_simplefix_one_quote(benchmark):
 # ---------------------------------------------------------------------------------------
 
 
-def _median(fn: Callable[[], object], rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        start = time.thread_time()
-        fn()
-        times.append(time.thread_time() - start)
-    return float(np.median(times))
-
-
 def main() -> None:
     """Every way's median thread time, ns/field and ratio to vecfix, group by group."""
-    df = quote_frame(QUOTES)
-    sub = _subset(df)
-    batch = make_batch()
-    snap_sub = make_batch(BASELINE_ENTRIES // ENTRIES)
-    groups = [
-        (
-            "35=i MassQuote", df, sub, vecfix_mass_quotes,
-            [("simplefix", simplefix_mass_quotes, as_text(_rows(sub, MQ_COLUMNS), (1, 2))),
-             ("decimal + f-strings", fstring_mass_quotes, _rows(sub, MQ_COLUMNS))],
-        ),
-        (
-            "35=X incremental", df, sub, vecfix_incremental,
-            [("simplefix", simplefix_incremental, as_text(_rows(sub, X_COLUMNS), (3,))),
-             ("decimal + f-strings", fstring_incremental, _rows(sub, X_COLUMNS))],
-        ),
-        (
-            "35=W snapshots", batch, snap_sub, Batch.build,
-            [("simplefix", simplefix_snapshots, snapshot_rows(snap_sub))],
-        ),
-    ]  # fmt: skip
-    for title, data, small, build, others in groups:
-        msgs = build(data)
-        t = _median(lambda b=build, d=data: b(d), 7)
+    sys.path.insert(0, str(Path(__file__).parent))
+    from shapes import time_call  # median thread time of calls
+
+    data = {"quotes_df": quote_frame(QUOTES), "batch": make_batch()}
+    for group, g in GROUPS.items():
+        full = data[g.data]
+        small = full.head(BASELINE_ENTRIES)
+        msgs = g.build(full)
+        t = time_call(lambda b=g.build, d=full: b(d), 7)
         fields = _fields(msgs.buffer)
-        entries = getattr(data, "height", None) or int(data.counts.sum())
-        print(f"\n{title}: {entries:,} entries, {len(msgs):,} messages, {fields:,} fields")
+        print(f"\n{group}: {full.height:,} entries, {len(msgs):,} messages, {fields:,} fields")
         base = t / fields * 1e9
-        print(f"  {'vecfix':22} {t * 1e3:9.1f} ms  {base:7.1f} ns/field   1.0x"
-              f"  {entries / t / 1e6:6.2f} M entries/s")  # fmt: skip
-        want = build(small).to_bytes()
-        for name, fn, rows in others:
+        print(f"  {'vecfix':32} {t * 1e3:9.1f} ms  {base:7.1f} ns/field   1.0x"
+              f"  {full.height / t / 1e6:6.2f} M entries/s")  # fmt: skip
+        want = g.build(small).to_bytes()
+        for name, (fn, rows) in g.others.items():
+            inputs = rows(small)
             start = time.thread_time()
-            out = fn(rows)
+            out = fn(inputs)
             spent = time.thread_time() - start
             n_fields = _fields(b"".join(out))
             ns = spent / n_fields * 1e9
             same = "same bytes" if b"".join(out) == want else "DIFFERENT BYTES"
-            print(f"  {name:22} {spent * 1e3:9.1f} ms  {ns:7.1f} ns/field {ns / base:6.0f}x"
+            print(f"  {name:32} {spent * 1e3:9.1f} ms  {ns:7.1f} ns/field {ns / base:6.0f}x"
                   f"  ({n_fields:,} fields, {same})")  # fmt: skip
 
 

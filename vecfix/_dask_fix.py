@@ -52,31 +52,13 @@ class _Fields(NamedTuple):
     size_format: NumberFormat | None
 
 
-def _fix_number(
-    arg: str, role: str, column: str, fmt: object, meta: pd.DataFrame
-) -> NumberFormat | None:
-    """``price_format`` or ``size_format`` checked against the dtype of ``column`` (and of
-    the columns it names for per-row exponents or scales) before any partition is read,
-    by the rules of :mod:`vecfix.fix` (decided per partition for ``object`` columns)."""
-    if fmt is not None and not isinstance(fmt, NumberFormat):
-        raise TypeError(
-            f"{arg} must be a vecfix.NumberFormat, got {type(fmt).__name__} {show_value(fmt)}"
-        )
-    for named in _names(fmt):
-        if kind_of(_column(meta, arg, named).dtype) not in ("integers", "empty"):
-            raise TypeError(f"{arg}: the column {named!r} of per-row values must hold integers")
-    sample = meta[column]
-    try:
-        kind = kind_of(sample.dtype)
-    except TypeError as exc:
-        raise TypeError(f"{role}: column {column!r} has dtype {sample.dtype}: {exc}") from None
-    if kind != "empty":
-        source = f"the column {column!r} of dtype {sample.dtype}"
-        try:
-            decide(kind, role, arg, fmt, getattr(fmt, "null", None), source)
-        except TypeError as exc:
-            raise TypeError(f"{role}: {builder_words(str(exc), arg)}") from None
-    return fmt
+def _names(fmt: NumberFormat | None) -> list[str]:
+    """The columns ``fmt`` names for its per-row exponents or scales."""
+    return [
+        v
+        for v in (getattr(fmt, "exponent", None), getattr(fmt, "scale", None))
+        if isinstance(v, str)
+    ]
 
 
 def _column(meta: pd.DataFrame, name: str, column: str) -> pd.Series:
@@ -88,22 +70,31 @@ def _column(meta: pd.DataFrame, name: str, column: str) -> pd.Series:
     return meta[column]
 
 
-def _per_row(fmt: NumberFormat | None, rows: pd.DataFrame) -> NumberFormat | None:
-    """``fmt`` with the columns it names replaced by their rows."""
-    if fmt is None or not fmt.per_row:
-        return fmt
-    exponent, scale = (rows[v] if isinstance(v, str) else v for v in (fmt.exponent, fmt.scale))
-    return NumberFormat(exponent, scale, fmt.null)
-
-
-def _names(fmt: NumberFormat | None) -> list[str]:
-    """The columns ``fmt`` names for its per-row exponents or scales."""
-    parts = (None, None) if fmt is None else (fmt.exponent, fmt.scale)
-    return [v for v in parts if isinstance(v, str)]
-
-
-def _symbol_counts(part: pd.DataFrame, symbol: str) -> pd.Series:
-    return pd.Series([part[symbol].nunique(dropna=False)], dtype=np.int64)
+def _fix_number(
+    arg: str, role: str, column: str, fmt: object, meta: pd.DataFrame
+) -> NumberFormat | None:
+    """``price_format`` or ``size_format`` checked against the dtypes of ``column`` and of
+    the columns it names before any partition is read, by the rules of :mod:`vecfix.fix`
+    (decided per partition for ``object`` columns)."""
+    if fmt is not None and not isinstance(fmt, NumberFormat):
+        raise TypeError(
+            f"{arg} must be a vecfix.NumberFormat, got {type(fmt).__name__} {show_value(fmt)}"
+        )
+    for named in _names(fmt):
+        if kind_of(_column(meta, arg, named).dtype) not in ("integers", "empty"):
+            raise TypeError(f"{arg}: the column {named!r} of per-row values must hold integers")
+    dtype = meta[column].dtype
+    try:
+        kind = kind_of(dtype)
+    except TypeError as exc:
+        raise TypeError(f"{role}: column {column!r} has dtype {dtype}: {exc}") from None
+    if kind != "empty":
+        source = f"the column {column!r} of dtype {dtype}"
+        try:
+            decide(kind, role, arg, fmt, getattr(fmt, "null", None), source)
+        except TypeError as exc:
+            raise TypeError(f"{role}: {builder_words(str(exc), arg)}") from None
+    return fmt
 
 
 def _symbol_count(part: pd.DataFrame, symbol: str) -> int:
@@ -111,25 +102,19 @@ def _symbol_count(part: pd.DataFrame, symbol: str) -> int:
 
 
 def _message_counts(ddf: dd.DataFrame, parts: list[Any], symbol: str, kw: dict) -> np.ndarray:
-    """Distinct symbols per partition of ``parts``, reading as little as Dask allows.
-
-    The cheap way reads only the symbol column, but Dask may then fuse small Parquet
-    partitions into fewer tasks; if it did, count on the partitions themselves.
-    """
+    """Distinct symbols per partition of ``parts``, reading only the symbol column if Dask
+    keeps its partitions (it may fuse small Parquet partitions), else the partitions."""
     (cheap,) = dask.compute(
-        ddf[[symbol]].map_partitions(_symbol_counts, symbol, meta=pd.Series([], dtype=np.int64)),
+        ddf[[symbol]].map_partitions(
+            lambda part: pd.Series([_symbol_count(part, symbol)], dtype=np.int64),
+            meta=pd.Series([], dtype=np.int64),
+        ),
         **kw,
     )
     if len(cheap) == len(parts):
         return cheap.to_numpy(dtype=np.int64)
     count = dask.delayed(_symbol_count, pure=True)
     return np.array(dask.compute(*[count(p, symbol) for p in parts], **kw), dtype=np.int64)
-
-
-def _entry_types(series: pd.Series) -> np.ndarray:
-    if kind_of(series.dtype) == "integers":
-        return series.to_numpy(dtype=np.int64)
-    return series.astype(object).to_numpy().astype("U")
 
 
 def _write_part(
@@ -165,12 +150,13 @@ def _write_part(
         ("price_format", "price", fields.price, fields.price_format),
         ("size_format", "size", fields.size, fields.size_format),
     ):
-        try:
-            formatted.append(
-                number_column(
-                    f"column {column!r}", role, rows[column], _per_row(fmt, rows), arg=arg
-                )
+        if fmt is not None and fmt.per_row:  # the columns it names, by their rows
+            exponent, scale = (
+                rows[v] if isinstance(v, str) else v for v in (fmt.exponent, fmt.scale)
             )
+            fmt = NumberFormat(exponent, scale, fmt.null)
+        try:
+            formatted.append(number_column(f"column {column!r}", role, rows[column], fmt, arg=arg))
         except RowError as exc:  # its row counted in the partition, its index label said
             if exc.row is None:
                 raise type(exc)(f"{where}: {exc}") from None
@@ -181,13 +167,17 @@ def _write_part(
             raise type(exc)(exc.detail, argument=exc.argument, row=row, lead=lead) from None
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"{where}: {exc}") from None
+    types = rows[fields.entry_type]
+    if kind_of(types.dtype) == "integers":
+        types = types.to_numpy(dtype=np.int64)
+    else:
+        types = types.astype(object).to_numpy().astype("U")
     sender, target, begin, precision, when = header
     head = Header(sender, target, begin_string=begin, next_seq=first_seq, precision=precision)
     try:
         msgs = snapshots(
-            [str(s) for s in symbols], counts, _entry_types(rows[fields.entry_type]),
-            *formatted, header=head, sending_time=when,
-        )  # fmt: skip
+            [str(s) for s in symbols], counts, types, *formatted, header=head, sending_time=when
+        )
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{where}: {exc}") from None
     final = os.path.join(out_dir, _PART_NAME.format(number))
@@ -231,76 +221,64 @@ def write_fix_snapshots(
     """Write each partition's rows as FIX ``35=W`` snapshots to its own file.
 
     Partition ``k`` becomes ``out_dir/part-{k:05d}.fix``: one MarketDataSnapshotFullRefresh
-    (built by :func:`vecfix.fix.snapshots`) per distinct symbol of the partition, in order
-    of the symbol's first row, whose ``268`` entries are that symbol's rows in row order.
-    A symbol that spans partitions gets one message per partition (repartition by symbol
-    first if you need one message per symbol). An empty partition writes an empty file.
+    (:func:`vecfix.fix.snapshots`) per distinct symbol of the partition, in order of its
+    first row, its ``268`` entries that symbol's rows in row order (a symbol that spans
+    partitions gets one message in each); an empty partition, an empty file. MsgSeqNum
+    (``34``) runs on across the files from the header's next number, counted by a first
+    pass over each partition's symbols when this function is called (even with
+    ``compute=False``; ``ddf.persist()`` first avoids reading the data twice).
 
-    MsgSeqNum (``34``) runs on across files in partition order, from the header's next
-    number, so the files concatenated in name order are one gap-free sequence. To number
-    them, a first pass counts the symbols of each partition when this function is called (even with
-    ``compute=False``). It reads only the ``symbol`` column where Dask keeps the same
-    partitions for that column alone, else whole partitions; ``ddf.persist()`` first
-    avoids reading the data twice when it fits in the cluster's memory.
-
-    Each file is written to a temporary name in ``out_dir`` and renamed over the final
-    name (``os.replace``), so a task that Dask retries after a worker died rewrites the
-    same bytes under the same name: no file is lost, half-written or duplicated. Temporary
-    files left by dead attempts are removed at the end.
+    Each file is written under a temporary name and renamed over its own (``os.replace``):
+    a task that Dask retries after a worker died rewrites the same bytes under the same
+    name: no file is lost, half-written or duplicated (dead attempts' temporary files are
+    removed at the end).
 
     Parameters
     ----------
     ddf : dask.dataframe.DataFrame
         One market data entry per row.
     out_dir : str or os.PathLike
-        A local directory, seen at the same path by every worker (a shared mount, or a
+        A local directory that every worker sees at the same path (a shared mount, or a
         local cluster). Created if missing.
     symbol : str
         Column of symbols (``55``): printable ASCII text, not null.
     entry_type : str
-        Column of MDEntryType (``269``): ints 0..9 or one-character strings, not null. For
-        one type for all rows add a constant column first: ``ddf.assign(t="2")``.
+        Column of MDEntryType (``269``): ints 0..9 or one-character strings, not null (for
+        one type for all rows, add a constant column: ``ddf.assign(t="2")``).
     price, size : str
         Columns of MDEntryPx (``270``) and MDEntrySize (``271``): integer coefficients or
-        decimals, as for :func:`format_columns`. A null price or size (or a sentinel of
-        the format's ``null``) omits that field from its entry.
+        decimals; a null (or the format's ``null``) leaves the field out.
     price_format, size_format : vecfix.NumberFormat, optional
-        How they are printed, by the rules of :func:`vecfix.fix.snapshots`: integer
-        prices need ``price_format=vecfix.NumberFormat(exponent, scale)``; whole-number
-        sizes need nothing; decimals print as written unless a scale is given. An
-        exponent or scale may name a column of the frame (one value a row).
+        How they are printed, as ``price=`` and ``size=`` of :func:`vecfix.fix.snapshots`
+        (integer prices need one, whole-number sizes none); an exponent or a scale may
+        name a column of the frame (one value a row).
     header : vecfix.fix.Header
-        SenderCompID (``49``), TargetCompID (``56``), BeginString (``8``) and the first
-        MsgSeqNum (``34``): the files take ``header.next_seq`` onwards, and the header
-        moves on past them when this function is called (even with ``compute=False``).
+        Sender, target, begin string and the first MsgSeqNum: the files take
+        ``header.next_seq`` onwards, and the header moves on past them at once.
     sending_time : str
         SendingTime (``52``), one ``YYYYMMDD-HH:MM:SS[.sss]`` for all messages.
     overwrite : bool, default False
-        If ``out_dir`` already holds ``part-*.fix`` files: ``False`` raises, ``True``
-        deletes them first.
+        What to do with ``part-*.fix`` files already in ``out_dir``: ``False`` raises,
+        ``True`` deletes them first.
     compute : bool, default True
         ``False`` returns a :class:`dask.delayed.Delayed` that writes the files when
         computed (e.g. ``client.compute(...)``) and yields the same list.
     scheduler : optional
-        Passed to :func:`dask.compute` (e.g. a ``distributed.Client``); default: Dask's
-        current scheduler.
+        Passed to :func:`dask.compute` (e.g. a ``distributed.Client``).
 
     Returns
     -------
     list of WrittenPart or dask.delayed.Delayed
-        One entry per partition, in partition order: path, messages, entries, bytes and
-        first MsgSeqNum.
+        One per partition, in order: path, messages, entries, bytes and first MsgSeqNum.
 
     Raises
     ------
     FileExistsError
         If ``out_dir`` holds ``part-*.fix`` files and ``overwrite`` is false.
-    KeyError, TypeError
-        If a column is missing, ``header`` is not a :class:`vecfix.fix.Header`, or a
-        format does not fit its column's dtype (an integer price without one).
-    ValueError
-        When a partition runs: a null symbol or entry type (named with partition and
-        index), or anything :func:`vecfix.fix.snapshots` refuses.
+    KeyError, TypeError, ValueError
+        For a missing column, a bad ``header``, a format that does not fit its column's
+        dtype; when a partition runs, a null symbol or entry type (named with partition
+        and index label) or anything :func:`vecfix.fix.snapshots` refuses.
 
     Examples
     --------
@@ -323,8 +301,8 @@ def write_fix_snapshots(
     """
     head = check_header(header)
     meta = ddf._meta
-    for name, col in (("symbol", symbol), ("entry_type", entry_type), ("price", price),
-                      ("size", size)):  # fmt: skip
+    columns = {"symbol": symbol, "entry_type": entry_type, "price": price, "size": size}
+    for name, col in columns.items():
         _column(meta, name, col)
     fields = _Fields(
         symbol,

@@ -18,7 +18,5 @@ BIG = 1  # valid text whose coefficient is beyond int64: the caller parses it ex
 INVALID = 2  # not decimal text
 EXPONENT_RANGE = 3  # valid text whose exponent is outside int32
 
-#: FIX's field separator, and the tags of a Quote's fields in the order
-#: :func:`vecfix._kernels.fix.write_quote_bodies` takes them (132..135 last, in order).
+#: FIX's field separator.
 SOH = 1
-QUOTE_TAGS = (117, 55, 132, 133, 134, 135)

@@ -1,38 +1,37 @@
-"""The message builders: :func:`fields`, :func:`snapshots` (35=W) and :func:`quotes` (35=S).
+"""The message builders :func:`fields`, :func:`snapshots` (35=W) and :func:`quotes` (35=S),
+and what the builders share.
 
-Each builder validates every input first (nothing is written, no sequence number taken,
-before that), measures each message's body, and hands the bodies' writer to
+Each builder checks every input first (nothing is written, no sequence number taken,
+before that), measures each message's body and hands the bodies' writer to
 :func:`~vecfix.fix._header.frame`, which writes the standard header and trailer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .._kernels import QUOTE_TAGS
 from .._limits import INT32_MAX
 from .._number_format import NumberFormat
 from .._result import Formatted
 from ..columns import ColumnLike
-from ..columns.rules import show_value
 from ._buffers import FieldBuffer, Messages
 from ._columns import (
     _fix,
     all_valid,
     check_aligned,
-    check_rows,
+    checked_int,
     codes,
     has_formatted_shape,
+    parts,
     require_a_price,
-    require_all,
     text_column,
     valid_mask,
+    with_fields,
 )
 from ._header import Header, check_header, frame, times_for
-from ._numbers import check_format, formatted_column, number_column, per_row
+from ._numbers import check_formats, formatted_column, quote_columns, read_numbers
 
 MAX_TAG: int = INT32_MAX
 """Largest tag number accepted (FIX tags are positive integers; engines hold them in int32)."""
@@ -47,49 +46,25 @@ def _asarray(values: object) -> np.ndarray:
     return arr.astype(np.int64) if arr.size == 0 and arr.dtype.kind == "f" else arr
 
 
-def _stack(cols: Sequence[Formatted]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Columns one under the other, padded to a common width: matrix, lengths, valid."""
-    width = max(1, *(c.matrix.shape[1] for c in cols))
-    matrix = np.empty((sum(len(c) for c in cols), width), dtype=np.uint8)
-    r = 0
-    for c in cols:
-        matrix[r : r + len(c), : c.matrix.shape[1]] = c.matrix
-        r += len(c)
-    lengths = np.concatenate([c.lengths for c in cols]).astype(np.int32)
-    return matrix, lengths, np.concatenate([all_valid(c) for c in cols])
+def group_starts(name: str, counts: ColumnLike, n: int, what: str, *, empty: bool) -> np.ndarray:
+    """Cumulative row boundaries of groups given by their sizes (``>= 0``, or ``>= 1``
+    unless ``empty``); ``n`` groups (any number if ``n < 0``), each one per ``what``."""
+    arr = _asarray(counts)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integers, got dtype {arr.dtype}")
+    if arr.ndim != 1 or (n >= 0 and arr.shape != (n,)):
+        raise ValueError(f"{name} has shape {arr.shape}, expected ({n},): one per {what}")
+    low = 0 if empty else 1
+    if arr.size and arr.min() < low:
+        i = int(np.argmax(arr < low))
+        words = "is negative" if arr[i] < 0 else f"is empty: every {what} needs an entry"
+        raise ValueError(f"{name}[{i}] = {int(arr[i])} {words}")
+    return np.concatenate([[0], np.cumsum(arr)]).astype(np.int64)
 
 
-def _check_tag(tag: object) -> int:
-    if isinstance(tag, (bool, np.bool_)) or not isinstance(tag, (int, np.integer)):
-        raise TypeError(f"tag must be an int, got {type(tag).__name__} {show_value(tag)}")
-    if not 1 <= tag <= MAX_TAG:
-        raise ValueError(f"tag must be between 1 and {MAX_TAG}, got {tag}")
-    return int(tag)
-
-
-def _tag_table(tags: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """``b"TAG="`` for every tag, as a byte matrix and lengths."""
-    rendered = [f"{t}=".encode() for t in tags]
-    table = np.array(rendered, dtype=f"S{max(map(len, rendered))}")
-    matrix = table.view(np.uint8).reshape(len(rendered), table.dtype.itemsize)
-    return matrix, np.array([len(t) for t in rendered], dtype=np.int64)
-
-
-_QUOTE_TAGS = _tag_table(QUOTE_TAGS)
-
-
-def matrix_of(col: Formatted) -> np.ndarray:
-    """``col.matrix``, at least one byte wide (a kernel indexes a row's first byte)."""
-    return col.matrix if col.matrix.shape[1] else np.zeros((len(col), 1), np.uint8)
-
-
-def lengths_of(col: Formatted) -> np.ndarray:
-    return np.ascontiguousarray(col.lengths, dtype=np.int32)
-
-
-# ---------------------------------------------------------------------------------------
-# fields
-# ---------------------------------------------------------------------------------------
+def ndigits(v: np.ndarray) -> np.ndarray:
+    """Decimal digits of each ``v >= 0`` (int64)."""
+    return 1 + sum((v >= 10**k).astype(np.int64) for k in range(1, 19))
 
 
 def fields(
@@ -107,34 +82,30 @@ def fields(
     tag : int
         The FIX tag, ``1..MAX_TAG``.
     column : Formatted or a column of str or bytes
-        The values: a :class:`vecfix.Formatted` (or any object with a ``matrix`` and
-        ``lengths`` laid out like one; its ``valid`` attribute, if any, marks present rows)
-        or text (a sequence, a NumPy ``S``/``U`` array, an Arrow, pandas or polars string
-        column), where ``None`` or a null marks a null row.
+        The values: a :class:`vecfix.Formatted` (or an object with a ``matrix`` and
+        ``lengths`` laid out like one, and maybe a ``valid`` mask) or text (a sequence, a
+        NumPy ``S``/``U`` array, an Arrow, pandas or polars string column), where ``None``
+        or a null marks a null row.
     valid : array_like of bool, optional
-        ``True`` where the row is present; null rows produce no field. Combined (and) with
-        the column's own nulls.
+        ``True`` where the row is present (and the column's own nulls): null rows produce
+        no field.
     out : numpy.ndarray, optional
-        A writeable 1-D ``uint8`` buffer to write into (append style) instead of a new one.
-        Requires ``offsets``.
+        A writeable 1-D ``uint8`` buffer to write into instead of a new one; needs
+        ``offsets``: where each row's field starts in ``out`` (fields must not overlap).
     offsets : array_like of int, optional
-        With ``out``: where each row's field starts in ``out``. Fields must not overlap.
+        With ``out``: where each row's field starts.
 
     Returns
     -------
     FieldBuffer or numpy.ndarray
-        Without ``out``, a :class:`FieldBuffer` holding all fields contiguously. With
-        ``out``, the ``int64`` offsets just past each written field (``offsets`` itself for
-        null rows), ready for the next call.
+        A :class:`FieldBuffer` holding all fields contiguously; with ``out``, the
+        ``int64`` offsets just past each written field (``offsets`` for null rows).
 
     Raises
     ------
-    TypeError
-        If ``tag`` is not an int, ``valid`` not boolean, or ``out``/``offsets`` have the
-        wrong type.
-    ValueError
-        If ``tag`` is out of range, a present value is empty or contains SOH, a field
-        would fall outside ``out`` or overlap another. Nothing is written then.
+    TypeError, ValueError
+        For a bad tag, ``valid``, ``out`` or ``offsets``, a present value that is empty or
+        holds SOH, a field outside ``out`` or over another. Nothing is written then.
 
     Examples
     --------
@@ -151,7 +122,7 @@ def fields(
     >>> ends.tolist(), buf[:ends[0]].tobytes()
     ([18, 38], b'55=ES\\x01270=5000.25\\x01')
     """
-    tag_bytes = np.frombuffer(f"{_check_tag(tag)}=".encode(), np.uint8)
+    tag_bytes = np.frombuffer(b"%d=" % checked_int("tag", tag, 1, MAX_TAG), np.uint8)
     if has_formatted_shape(column):
         col = formatted_column("column", column, valid)
     else:
@@ -159,23 +130,18 @@ def fields(
         if valid is not None:
             mask = valid_mask("valid", valid, len(col))
             col = Formatted(col.matrix, col.lengths, all_valid(col) & mask)
-    n = len(col)
-    present = all_valid(col)
-    lengths = lengths_of(col)
-    sizes = np.where(present, tag_bytes.size + lengths.astype(np.int64) + 1, 0)
-    matrix = matrix_of(col)
+    sizes = np.where(all_valid(col), tag_bytes.size + col.lengths.astype(np.int64) + 1, 0)
     if out is None:
         if offsets is not None:
             raise TypeError("offsets is only used together with out")
-        starts = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(sizes, out=starts[1:])
+        starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
         buf = np.empty(int(starts[-1]), dtype=np.uint8)
-        _fix().write_fields(buf, starts, tag_bytes, matrix, lengths, present)
+        _fix().write_fields(buf, starts, tag_bytes, *parts(col))
         return FieldBuffer(buf, starts)
-    starts = _caller_offsets(out, offsets, n)
+    starts = _caller_offsets(out, offsets, len(col))
     ends = starts + sizes
     _check_fits(out, starts, ends)
-    _fix().write_fields(out, starts, tag_bytes, matrix, lengths, present)
+    _fix().write_fields(out, starts, tag_bytes, *parts(col))
     return ends
 
 
@@ -198,8 +164,6 @@ def _caller_offsets(out: object, offsets: ColumnLike, n: int) -> np.ndarray:
 
 def _check_fits(out: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
     """Every field inside ``out`` and no two overlapping, or an error before any write."""
-    if not starts.size:
-        return
     over = np.flatnonzero(ends > out.size)
     if over.size:
         r = int(over[0])
@@ -207,61 +171,15 @@ def _check_fits(out: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
             f"row {r}'s field needs out[{int(starts[r])}:{int(ends[r])}] but out has"
             f" {out.size} bytes; nothing was written"
         )
-    r = int(_fix().check_disjoint(starts, ends))
-    if r == -2:  # not in order: check in sorted order
-        order = np.argsort(starts, kind="stable")
-        r = int(_fix().check_disjoint(starts[order], ends[order]))
-        r = int(order[r]) if r >= 0 else r
-    if r >= 0:
+    order = np.flatnonzero(ends > starts)  # (an empty field overlaps nothing)
+    order = order[np.argsort(starts[order], kind="stable")]
+    clash = np.flatnonzero(starts[order[1:]] < ends[order[:-1]])  # in order, the next one
+    if clash.size:
+        r = int(order[clash[0] + 1])
         raise ValueError(
             f"row {r}'s field at out[{int(starts[r])}:{int(ends[r])}] overlaps another"
             " row's field; nothing was written"
         )
-
-
-# ---------------------------------------------------------------------------------------
-# Shared by the message builders
-# ---------------------------------------------------------------------------------------
-
-
-def group_starts(name: str, counts: ColumnLike, n: int, what: str, *, empty: bool) -> np.ndarray:
-    """Cumulative row boundaries of groups given by their sizes (``>= 0``, or ``>= 1``
-    when ``empty`` is False); ``n`` groups (any number if ``n < 0``); ``what`` names
-    what each size belongs to, for the errors."""
-    arr = _asarray(counts)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must be integers, got dtype {arr.dtype}")
-    if arr.ndim != 1 or (n >= 0 and arr.shape != (n,)):
-        raise ValueError(f"{name} has shape {arr.shape}, expected ({n},): one per {what}")
-    low = 0 if empty else 1
-    if arr.size and arr.min() < low:
-        i = int(np.argmax(arr < low))
-        words = "is negative" if arr[i] < 0 else f"is empty: every {what} needs an entry"
-        raise ValueError(f"{name}[{i}] = {int(arr[i])} {words}")
-    starts = np.zeros(arr.size + 1, dtype=np.int64)
-    np.cumsum(arr, out=starts[1:])
-    return starts
-
-
-def ndigits(v: np.ndarray) -> np.ndarray:
-    """Decimal digits of each ``v >= 0`` (int64)."""
-    d = np.ones(v.shape, dtype=np.int64)
-    for k in range(1, 19):
-        d += v >= 10**k
-    return d
-
-
-def field_lengths(col: Formatted, tag_len: int) -> np.ndarray:
-    """Bytes of ``TAG=VALUE|`` per row (0 where the row is null), int64."""
-    out = col.lengths.astype(np.int64) + (tag_len + 2)
-    if col.valid is not None:
-        out[~col.valid] = 0
-    return out
-
-
-# ---------------------------------------------------------------------------------------
-# Snapshots (35=W)
-# ---------------------------------------------------------------------------------------
 
 
 def snapshots(
@@ -280,44 +198,39 @@ def snapshots(
 ) -> Messages:
     """Build one MarketDataSnapshotFullRefresh (``35=W``) per symbol.
 
-    Message ``i`` is ``8|9|35=W|49|56|34|52|55=symbols[i]|268=K|`` followed by its
-    ``K = entry_counts[i]`` entries, each ``269=TYPE|270=PRICE|271=SIZE|``, then ``10``.
-    Entries are the flat columns ``entry_types``, ``prices`` and ``sizes``, taken in order:
-    message 0 owns the first ``entry_counts[0]`` rows, and so on. A null price or size
-    leaves its ``270`` or ``271`` out of the entry.
+    Message ``i`` is ``8|9|35=W|49|56|34|52|55=symbols[i]|268=K|``, its ``K =
+    entry_counts[i]`` entries ``269=TYPE|270=PRICE|271=SIZE|``, then ``10``. Entries are
+    the rows of ``entry_types``, ``prices`` and ``sizes`` in order: message 0 owns the
+    first ``entry_counts[0]``, and so on. A null price or size leaves its field out.
 
     Parameters
     ----------
     symbols : column of str
-        Symbol (``55``) per message: printable ASCII, not empty, no ``=``. A NumPy
-        ``S``/``U`` array, an Arrow, pandas or polars string (or categorical) column, or a
-        sequence of ``str``.
+        Symbol (``55``) per message: printable ASCII, not empty, no ``=``; a sequence, a
+        NumPy ``S``/``U`` array, an Arrow, pandas or polars string or categorical column.
     entry_counts : array_like of int
-        Number of entries (``268``) per message, ``>= 0``; their sum is the entry count.
+        Entries (``268``) per message, ``>= 0``.
     entry_types : array_like
         MDEntryType (``269``) per entry: ints 0..9 or one-character strings (``"0"`` bid,
-        ``"1"`` offer, ``"2"`` trade, ...). A scalar applies to every entry.
+        ``"1"`` offer, ``"2"`` trade, ...); a scalar applies to every entry.
     prices, sizes : column of int or decimals, or Formatted
-        MDEntryPx (``270``) and MDEntrySize (``271``) per entry: integer coefficients,
-        decimals (``Decimal``, decimal text, Arrow, pandas or polars decimals), formatted
-        by :func:`vecfix.format_fixed` (nulls from ``None``, Arrow, pandas or polars nulls
-        and the format's ``null`` leave the field out), or an already formatted
-        :class:`vecfix.Formatted`.
+        MDEntryPx (``270``) and MDEntrySize (``271``) per entry: integer coefficients or
+        decimals (``Decimal``, decimal text, Arrow, pandas or polars decimals) formatted
+        by :func:`vecfix.format_fixed` (its nulls and the format's ``null`` leave the field
+        out), or an already formatted :class:`vecfix.Formatted`.
     price, size : vecfix.NumberFormat, optional
-        How ``prices`` and ``sizes`` are printed: exponent, scale and null sentinels, one
-        for the column or arrays of one a row. Integer prices need both
-        (``price=vecfix.NumberFormat(-9, 2)`` for CME PRICE9 with 2 decimals); integer
-        sizes need nothing when they count whole units (exponent 0, scale 0); decimals
-        are printed as written unless a scale is given; a ``Formatted`` takes none. The
-        rules in full: :mod:`vecfix.fix._numbers`.
+        How ``prices`` and ``sizes`` are printed (exponent, scale, null sentinels; one for
+        the column or arrays of one a row). Integer prices need one
+        (``NumberFormat(-9, 2)`` for CME PRICE9 at 2 decimals), whole-number sizes none;
+        decimals print as written unless a scale is given; a ``Formatted`` takes none.
+        The rules in full: :mod:`vecfix.fix._numbers`.
     price_valid, size_valid : array_like of bool, optional
         ``True`` where the price (size) is present; what a masked row holds is not read.
     header : Header
-        Required: sender, target, begin string and the next MsgSeqNum (``34``), shared
-        across calls (see :class:`Header`).
+        Sender, target, begin string and the next MsgSeqNum (``34``), shared across calls.
     sending_time : str, datetime or a column of either, optional
-        SendingTime (``52``), one for all messages or one per message: text
-        ``YYYYMMDD-HH:MM:SS[.sss]`` or datetimes (see :func:`sending_time`). Default: now.
+        SendingTime (``52``) for all messages or one per message: ``YYYYMMDD-HH:MM:SS[.sss]``
+        text or datetimes (see :func:`sending_time`). Default: now.
 
     Returns
     -------
@@ -326,12 +239,10 @@ def snapshots(
 
     Raises
     ------
-    TypeError
-        If an input has the wrong type (the message names it).
-    ValueError
-        If column lengths disagree with ``entry_counts``, a symbol or header value contains
-        SOH or ``=``, a timestamp is malformed, a price cannot be printed (see
-        :class:`vecfix.RowTooLongError`), and so on. Nothing is returned half-built.
+    TypeError, ValueError
+        For an input of the wrong type or length, a symbol or header value holding SOH or
+        ``=``, a malformed timestamp, a price that cannot be printed...: the message names
+        the argument and the row. Nothing is half-built, no MsgSeqNum taken.
 
     Examples
     --------
@@ -347,43 +258,26 @@ def snapshots(
     8=FIX.4.4|9=95|35=W|49=MD|56=C|34=8|52=20240102-14:30:00.001|55=MSFT|268=2|269=0|270=402.12|271=5|269=1|271=7|10=235|
     """
     head = check_header(header)
-    price = check_format("price", price, {"prices": prices})
-    size = check_format("size", size, {"sizes": sizes})
+    given = (("prices", "price", prices, price_valid), ("sizes", "size", sizes, size_valid))
     check_aligned({"symbols": symbols, "entry_counts": entry_counts})
-    check_aligned({"entry_types": entry_types, "prices": prices, "sizes": sizes,
-                   "price_valid": price_valid, "size_valid": size_valid,
-                   **per_row(price=price, size=size)})  # fmt: skip
-    syms = text_column("symbols", symbols)
-    require_all("symbols", syms, "every message needs one")
-    n = len(syms)
-    entry_starts = group_starts("entry_counts", entry_counts, n, "symbol", empty=True)
-    n_entries = int(entry_starts[-1])
-    what = f"entry (entry_counts sums to {n_entries})"
-    types = codes("entry_types", entry_types, n_entries, what)
-    px = number_column("prices", "price", prices, price, valid=price_valid,
-                       valid_name="price_valid")  # fmt: skip
-    check_rows("prices", px, n_entries, what)
-    sz = number_column("sizes", "size", sizes, size, valid=size_valid, valid_name="size_valid")
-    check_rows("sizes", sz, n_entries, what)
-    times, tstep = times_for("sending_time", sending_time, head.precision, n, "messages")
-    body = np.empty(n, dtype=np.int64)
-    px_ok, sz_ok = all_valid(px), all_valid(sz)
-    sym_len, px_len, sz_len = lengths_of(syms), lengths_of(px), lengths_of(sz)
-    _fix().snapshot_lengths(sym_len, entry_starts, px_len, px_ok, sz_len, sz_ok, body)
+    price, size = check_formats(price, size, given, {"entry_types": entry_types})
+    syms = text_column("symbols", symbols, what="message")
+    entry_starts = group_starts("entry_counts", entry_counts, len(syms), "symbol", empty=True)
+    what = f"entry (entry_counts sums to {int(entry_starts[-1])})"
+    types = codes("entry_types", entry_types, int(entry_starts[-1]), what)
+    px, sz = read_numbers(price, size, given, int(entry_starts[-1]), what)
+    times = times_for(sending_time, head, len(syms))
+    (px_rows, px_len, px_ok), (sz_rows, sz_len, sz_ok) = parts(px), parts(sz)
+    body = np.empty(len(syms), dtype=np.int64)
+    _fix().snapshot_lengths(syms.lengths, entry_starts, px_len, px_ok, sz_len, sz_ok, body)
 
     def write(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> int:
         return _fix().write_snapshot_bodies(
-            buf, starts, ends, matrix_of(syms), sym_len, entry_starts,
-            types, matrix_of(px), px_len, px_ok, matrix_of(sz), sz_len, sz_ok,
+            buf, starts, ends, syms.matrix, syms.lengths, entry_starts, types,
+            px_rows, px_len, px_ok, sz_rows, sz_len, sz_ok,
         )  # fmt: skip
 
-    first = head.reserve(n).start
-    return frame(b"W", body, write, head, first, times, tstep)
-
-
-# ---------------------------------------------------------------------------------------
-# Quotes (35=S)
-# ---------------------------------------------------------------------------------------
+    return frame(b"W", body, write, head, head.reserve(len(syms)).start, times)
 
 
 def quotes(
@@ -405,39 +299,36 @@ def quotes(
 ) -> Messages:
     """Build one Quote (``35=S``) per row.
 
-    Message ``i`` is ``8|9|35=S|49|56|34|52|117=quote_ids[i]|55=symbols[i]|`` then
-    ``132`` BidPx, ``133`` OfferPx, ``134`` BidSize, ``135`` OfferSize (each left out
-    when null), then ``10``. To publish many quotes in few messages, use
-    :func:`mass_quotes`.
+    Message ``i`` is ``8|9|35=S|49|56|34|52|117=quote_ids[i]|55=symbols[i]|``, the present
+    ``132`` BidPx, ``133`` OfferPx, ``134`` BidSize and ``135`` OfferSize, then ``10``. For
+    many quotes in few messages, see :func:`mass_quotes`.
 
     Parameters
     ----------
     symbols : column of str
         Symbol (``55``) per quote: printable ASCII, not empty, no ``=``.
     bid_px, offer_px, bid_size, offer_size : column of int or decimals, or Formatted
-        One value per quote, formatted by :func:`vecfix.format_fixed` (a null, e.g. a
-        one-sided quote, leaves the field out; a quote needs a bid or an offer price), or
-        an already formatted :class:`vecfix.Formatted`.
+        One value per quote, read as ``prices`` in :func:`snapshots`. A null (a one-sided
+        quote) leaves its field out; a quote needs a bid or an offer price.
     quote_ids : column of str or int
-        QuoteID (``117``) per quote, same rules as symbols.
+        QuoteID (``117``) per quote, as symbols.
     price, size : vecfix.NumberFormat, optional
-        How the prices (``bid_px``, ``offer_px``) and the sizes are printed, as for
-        :func:`snapshots`: integer prices need ``price=``; whole-number sizes need nothing.
+        How the prices (``bid_px``, ``offer_px``) and the sizes are printed, as in
+        :func:`snapshots`.
     bid_px_valid, offer_px_valid, bid_size_valid, offer_size_valid : array_like of bool
         ``True`` where the value is present.
     header, sending_time
-        The standard header (required) and SendingTime, as for :func:`snapshots`.
+        The standard header (required) and SendingTime, as in :func:`snapshots`.
 
     Returns
     -------
     Messages
-        All quotes in one buffer, with offsets.
+        One message per quote, in one buffer.
 
     Raises
     ------
     TypeError, ValueError
-        As for :func:`snapshots`: bad types, lengths that disagree, identifiers with SOH
-        or ``=``, malformed timestamps, values that cannot be printed.
+        As :func:`snapshots` does, and for a quote with neither a bid nor an offer price.
 
     Examples
     --------
@@ -451,46 +342,25 @@ def quotes(
     8=FIX.4.4|9=82|35=S|49=S|56=T|34=1|52=20240102-03:04:05|117=Q1|55=EURUSD|132=1.08215|134=1000000|10=252|
     """
     head = check_header(header)
-    price = check_format("price", price, {"bid_px": bid_px, "offer_px": offer_px})
-    size = check_format("size", size, {"bid_size": bid_size, "offer_size": offer_size})
-    check_aligned({
-        "symbols": symbols, "quote_ids": quote_ids, "bid_px": bid_px, "offer_px": offer_px,
-        "bid_size": bid_size, "offer_size": offer_size, "bid_px_valid": bid_px_valid,
-        "offer_px_valid": offer_px_valid, "bid_size_valid": bid_size_valid,
-        "offer_size_valid": offer_size_valid, **per_row(price=price, size=size),
-    })  # fmt: skip
-    syms = text_column("symbols", symbols)
+    given = quote_columns(
+        (bid_px, offer_px, bid_size, offer_size),
+        (bid_px_valid, offer_px_valid, bid_size_valid, offer_size_valid),
+    )
+    price, size = check_formats(price, size, given, {"symbols": symbols, "quote_ids": quote_ids})
+    syms = text_column("symbols", symbols, what="quote")
     n = len(syms)
-    ids = text_column("quote_ids", quote_ids)
+    ids = text_column("quote_ids", quote_ids, what="quote")
     if len(ids) != n:
         raise ValueError(f"quote_ids has {len(ids)} values for {n} symbols")
-    require_all("symbols", syms, "every quote needs one")
-    require_all("quote_ids", ids, "every quote needs one")
-    given = (
-        ("bid_px", "price", bid_px, bid_px_valid),
-        ("offer_px", "price", offer_px, offer_px_valid),
-        ("bid_size", "size", bid_size, bid_size_valid),
-        ("offer_size", "size", offer_size, offer_size_valid),
-    )
-    cols = []
-    for name, role, values, valid in given:
-        fmt = price if role == "price" else size
-        col = number_column(name, role, values, fmt, valid=valid, valid_name=f"{name}_valid")
-        check_rows(name, col, n, "quote")
-        cols.append(col)
+    cols = read_numbers(price, size, given, n, "quote")
     require_a_price(cols[0], cols[1], "quote")
-    times, tstep = times_for("sending_time", sending_time, head.precision, n, "messages")
-    matrix, lengths, valid = _stack(cols)
-    body = np.empty(n, dtype=np.int64)
-    tags, tag_lengths = _QUOTE_TAGS
-    id_len, sym_len = lengths_of(ids), lengths_of(syms)
-    _fix().quote_lengths(tag_lengths, id_len, sym_len, lengths, valid, body)
+    times = times_for(sending_time, head, n)
+    body = with_fields(9 + ids.lengths + syms.lengths, cols)  # 117=ID|55=SYM|
 
     def write(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> int:
         return _fix().write_quote_bodies(
-            buf, starts, ends, tags, tag_lengths, matrix_of(ids), id_len, matrix_of(syms),
-            sym_len, matrix, lengths, valid,
+            buf, starts, ends, ids.matrix, ids.lengths, syms.matrix, syms.lengths,
+            *(a for col in cols for a in parts(col)),
         )  # fmt: skip
 
-    first = head.reserve(n).start
-    return frame(b"S", body, write, head, first, times, tstep)
+    return frame(b"S", body, write, head, head.reserve(n).start, times)

@@ -1,7 +1,5 @@
-"""Columns for the FIX builders, as :class:`vecfix.Formatted` byte matrices.
-
-Every column a builder writes becomes rows of bytes (``matrix[r, :lengths[r]]``) with a
-presence mask, validated before anything is written:
+"""Columns for the FIX builders, as :class:`vecfix.Formatted` byte matrices, checked before
+anything is written.
 
 * :func:`text_column` reads symbols and IDs from NumPy ``S``/``U`` arrays, Arrow string,
   binary and dictionary arrays, pandas and polars string or categorical columns, integer
@@ -12,6 +10,7 @@ presence mask, validated before anything is written:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,14 +21,9 @@ from .._kernels import SOH
 from .._result import Formatted
 from ..columns import ColumnLike, Identity
 from ..columns._arrow import arrow_valid, fixed_width
-from ..columns.rules import show_value
+from ..columns.rules import is_int, show_value
 
-_EQUALS = ord("=")
 _ALNUM = np.frombuffer(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", np.uint8)
-
-# ---------------------------------------------------------------------------------------
-# Validation
-# ---------------------------------------------------------------------------------------
 
 
 def _fix() -> Any:
@@ -37,14 +31,49 @@ def _fix() -> Any:
     return _engine.import_kernels("fix")
 
 
+def _module(values: object) -> str:
+    return type(values).__module__.partition(".")[0]
+
+
+def checked_int(
+    name: str, value: object, low: int, high: int | None = None, bounds: str | None = None
+) -> int:
+    """``value``: an int (not a bool) from ``low`` to ``high`` (``bounds`` says so)."""
+    if not is_int(value):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {show_value(value)}")
+    if value < low or (high is not None and value > high):  # type: ignore[operator]
+        bounds = bounds or (f">= {low}" if high is None else f"between {low} and {high}")
+        raise ValueError(f"{name} must be {bounds}, got {value}")
+    return int(value)  # type: ignore[call-overload]
+
+
 def all_valid(col: Formatted) -> np.ndarray:
     """The presence mask of ``col`` as a full bool array (``valid`` may be ``None``)."""
     return np.ones(len(col), dtype=np.bool_) if col.valid is None else col.valid
 
 
+def parts(col: Formatted) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A column as the kernels take it: matrix, lengths and presence mask."""
+    return col.matrix, col.lengths, all_valid(col)
+
+
+def with_fields(base: np.ndarray, cols: Sequence[Formatted | None]) -> np.ndarray:
+    """``base`` plus, per row, the bytes of ``TAG=VALUE|`` (a 3-digit tag) of each value
+    present in ``cols`` (``None``: a column not given), int64."""
+    out = base.astype(np.int64)
+    for col in cols:
+        if col is not None:
+            np.add(out, col.lengths + 5, out=out, where=True if col.valid is None else col.valid)
+    return out
+
+
+def check_rows(name: str, col: Formatted, n: int, what: str) -> None:
+    if len(col) != n:
+        raise ValueError(f"{name} has {len(col)} rows, expected {n}: one per {what}")
+
+
 def require_a_price(bid: Formatted, offer: Formatted, what: str) -> None:
-    """Refuse a row (a quote, a quote entry) with neither a bid nor an offer price: it
-    quotes nothing (leave the row out to send no quote)."""
+    """Refuse a row (a quote, a quote entry) with neither a bid nor an offer price."""
     priced = all_valid(bid) | all_valid(offer)
     if not priced.all():
         r = int(np.argmin(priced))
@@ -54,7 +83,12 @@ def require_a_price(bid: Formatted, offer: Formatted, what: str) -> None:
         )
 
 
-def _describe_bad(name: str, col: Formatted, r: int, identifier: bool) -> ValueError:
+def check_bytes(name: str, col: Formatted, identifier: bool) -> None:
+    """Refuse empty rows and SOH anywhere; identifiers must be printable ASCII without '='."""
+    lo, hi, forbidden = (0x20, 0x7E, ord("=")) if identifier else (0, 255, SOH)
+    r = int(_fix().first_bad_byte(col.matrix, col.lengths, all_valid(col), lo, hi, forbidden))
+    if r < 0:
+        return
     text = col.matrix[r, : col.lengths[r]].tobytes()
     if not text:
         why = "is empty (FIX forbids empty values: mark the row null instead)"
@@ -64,51 +98,26 @@ def _describe_bad(name: str, col: Formatted, r: int, identifier: bool) -> ValueE
         why = "contains '=', which a FIX parser would take for a tag separator"
     else:
         why = "contains a byte outside printable ASCII"
-    return ValueError(f"{name}[{r}] = {show_value(text)} {why}")
+    raise ValueError(f"{name}[{r}] = {show_value(text)} {why}")
 
 
-def check_bytes(name: str, col: Formatted, identifier: bool) -> None:
-    """Refuse empty rows and SOH anywhere; identifiers must be printable ASCII without '='."""
-    lo, hi, forbidden = (0x20, 0x7E, _EQUALS) if identifier else (0, 255, SOH)
-    r = _fix().first_bad_byte(col.matrix, col.lengths, all_valid(col), lo, hi, forbidden)
-    if r >= 0:
-        raise _describe_bad(name, col, int(r), identifier)
-
-
-def require_all(name: str, col: Formatted, what: str) -> None:
-    """Refuse null rows in a column every message or entry needs."""
-    if col.valid is not None and not col.valid.all():
-        raise ValueError(f"{name}[{int(np.argmin(col.valid))}] is null; {what}")
-
-
-def check_rows(name: str, col: Formatted, n: int, what: str) -> None:
-    if len(col) != n:
-        raise ValueError(f"{name} has {len(col)} rows, expected {n}: one per {what}")
-
-
-# ---------------------------------------------------------------------------------------
-# Text
-# ---------------------------------------------------------------------------------------
-
-
-def _module(values: object) -> str:
-    return type(values).__module__.partition(".")[0]
-
-
-def text_column(name: str, values: ColumnLike, *, identifier: bool = True) -> Formatted:
-    """Strings, bytes or integers as rows of ASCII bytes, checked for FIX.
-
-    Identifiers (symbols, IDs, header values) must be printable ASCII without ``=``; any
-    value must be non-empty and free of SOH. Nulls (``None``, Arrow/pandas/polars nulls)
-    give rows with ``valid`` False. No Python object is made per row except for plain
-    sequences and object arrays, whose rows are Python objects already.
-    """
+def text_column(
+    name: str, values: ColumnLike, *, identifier: bool = True, rows: int = -1, what: str = ""
+) -> Formatted:
+    """Strings, bytes or integers as rows of ASCII bytes, checked for FIX: identifiers
+    (symbols, IDs) printable ASCII without ``=``, any value non-empty and free of SOH;
+    nulls give rows with ``valid`` False. With ``what``, every row is required (one per
+    ``what``), and ``rows`` of them if ``rows >= 0``."""
     if isinstance(values, (str, bytes)):
         raise TypeError(
             f"{name} must be a sequence of strings, not a single {type(values).__name__}"
         )
     col = _read_text(name, values)
     check_bytes(name, col, identifier)
+    if rows >= 0:
+        check_rows(name, col, rows, what)
+    if what and col.valid is not None and not col.valid.all():
+        raise ValueError(f"{name}[{int(np.argmin(col.valid))}] is null; every {what} needs one")
     return col
 
 
@@ -125,7 +134,9 @@ def _read_text(name: str, values: ColumnLike) -> Formatted:
     if module == "pandas":
         return _from_pandas(name, values)
     if module == "polars":
-        return _from_polars(name, values)
+        if type(values).__name__ == "DataFrame":
+            raise TypeError(f"{name} must be one column, got a polars DataFrame")
+        return _from_arrow(name, values.to_arrow())  # type: ignore[union-attr]
     try:
         items = list(values)  # type: ignore[arg-type]  # not iterable: TypeError below
     except TypeError:
@@ -138,8 +149,7 @@ def _read_text(name: str, values: ColumnLike) -> Formatted:
 def _from_numpy(name: str, arr: np.ndarray) -> Formatted:
     kind = arr.dtype.kind
     if kind == "S":
-        width = arr.dtype.itemsize
-        matrix = np.ascontiguousarray(arr).view(np.uint8).reshape(arr.size, width)
+        matrix = np.ascontiguousarray(arr).view(np.uint8).reshape(arr.size, arr.dtype.itemsize)
         return Formatted(matrix, np.char.str_len(arr).astype(np.int32))
     if kind == "U":
         codes = np.ascontiguousarray(arr).view(np.uint32).reshape(arr.size, arr.dtype.itemsize // 4)
@@ -174,7 +184,7 @@ def _from_objects(name: str, items: list[Any]) -> Formatted:
                 raise ValueError(f"{name}[{i}] = {show_value(v)} is not ASCII") from None
         elif isinstance(v, (bytes, bytearray)):
             encoded.append(bytes(v))
-        elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        elif is_int(v):
             encoded.append(str(int(v)).encode())
         else:
             raise TypeError(
@@ -183,46 +193,50 @@ def _from_objects(name: str, items: list[Any]) -> Formatted:
     valid = np.fromiter((v is not None for v in items), dtype=np.bool_, count=len(items))
     lengths = np.fromiter(map(len, encoded), dtype=np.int32, count=len(encoded))
     width = max(1, int(lengths.max(initial=0)))
-    arr = np.array(encoded, dtype=f"S{width}").reshape(len(encoded))
-    matrix = arr.view(np.uint8).reshape(arr.size, width)
-    return Formatted(matrix, lengths, None if valid.all() else valid)
+    matrix = np.array(encoded, dtype=f"S{width}").reshape(len(encoded)).view(np.uint8)
+    return Formatted(matrix.reshape(len(encoded), width), lengths, None if valid.all() else valid)
 
 
 def _from_arrow(name: str, values: Any) -> Formatted:
     import pyarrow as pa
 
+    t = pa.types
     if isinstance(values, pa.ChunkedArray):
         if values.num_chunks == 1:
             values = values.chunk(0)
-        elif pa.types.is_dictionary(values.type):
+        elif t.is_dictionary(values.type):
             values = values.unify_dictionaries().combine_chunks()
         else:
             values = values.combine_chunks()
     if not isinstance(values, pa.Array):
         raise TypeError(f"{name} must be an Arrow array of strings, got {type(values).__name__}")
-    t = values.type
-    if pa.types.is_dictionary(t):
-        return _from_dictionary(name, values)
-    if pa.types.is_integer(t):
+    if t.is_dictionary(values.type):  # (pandas and polars categoricals too)
+        words = _read_text(name, values.dictionary)  # read once, gathered by code
+        valid = arrow_valid(values.indices)
+        codes = fixed_width(values.indices).astype(np.intp)
+        if valid is not None:
+            codes[~valid] = 0
+        if len(words) == 0:  # every row is null
+            return Formatted(
+                np.zeros((len(codes), 1), np.uint8), np.zeros(len(codes), np.int32), valid
+            )
+        if words.valid is not None:
+            valid = words.valid[codes] if valid is None else valid & words.valid[codes]
+        return Formatted(words.matrix[codes], words.lengths[codes], valid)
+    if t.is_integer(values.type):
         return _integers(name, values)
-    if pa.types.is_string_view(t) or pa.types.is_binary_view(t):
+    if t.is_string_view(values.type) or t.is_binary_view(values.type):
         values = values.cast(pa.large_binary())
-        t = values.type
-    if not (
-        pa.types.is_string(t)
-        or pa.types.is_large_string(t)
-        or pa.types.is_binary(t)
-        or pa.types.is_large_binary(t)
-    ):
-        raise TypeError(f"{name} must hold strings, bytes or integers, got Arrow type {t}")
+    large = t.is_large_string(values.type) or t.is_large_binary(values.type)
+    if not (large or t.is_string(values.type) or t.is_binary(values.type)):
+        raise TypeError(
+            f"{name} must hold strings, bytes or integers, got Arrow type {values.type}"
+        )
     n = len(values)
     _, off_buf, data_buf = values.buffers()
-    large = pa.types.is_large_string(t) or pa.types.is_large_binary(t)
     offsets = np.frombuffer(off_buf, dtype=np.int64 if large else np.int32)
     offsets = offsets[values.offset : values.offset + n + 1]
-    data = (
-        np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(1, np.uint8)
-    )
+    data = np.zeros(1, np.uint8) if data_buf is None else np.frombuffer(data_buf, dtype=np.uint8)
     lengths = np.diff(offsets).astype(np.int32)
     width = max(1, int(lengths.max(initial=0)))
     matrix = np.zeros((n, width), dtype=np.uint8)
@@ -235,33 +249,12 @@ def _from_arrow(name: str, values: Any) -> Formatted:
     return Formatted(matrix, lengths, valid)
 
 
-def _from_dictionary(name: str, values: Any) -> Formatted:
-    """Dictionary-encoded text (Arrow dictionary, pandas categorical, polars categorical):
-    the dictionary is read once and its rows gathered by code."""
-    words = _read_text(name, values.dictionary)
-    indices = values.indices
-    valid = arrow_valid(indices)
-    codes = fixed_width(indices).astype(np.intp)
-    if valid is not None:
-        codes[~valid] = 0
-    if len(words) == 0:  # every row is null
-        return Formatted(np.zeros((len(codes), 1), np.uint8), np.zeros(len(codes), np.int32), valid)
-    matrix = words.matrix[codes]
-    lengths = words.lengths[codes]
-    inner = None if words.valid is None else words.valid[codes]
-    if inner is not None:
-        valid = inner if valid is None else valid & inner
-    return Formatted(matrix, lengths, valid)
-
-
 def _from_pandas(name: str, values: Any) -> Formatted:
     import pandas as pd
 
     dtype = getattr(values, "dtype", None)
     if dtype is not None and pd.api.types.is_bool_dtype(dtype):
         raise TypeError(f"{name} must hold strings, bytes or integers, got dtype {dtype}")
-    if dtype is not None and pd.api.types.is_integer_dtype(dtype):
-        return _integers(name, values)
     try:
         import pyarrow as pa
     except ImportError:  # pragma: no cover - pandas >= 3 needs pyarrow for strings
@@ -271,19 +264,6 @@ def _from_pandas(name: str, values: Any) -> Formatted:
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
         return _from_objects(name, list(values))  # names the bad row
     return _from_arrow(name, arr)
-
-
-def _from_polars(name: str, values: Any) -> Formatted:
-    import polars as pl
-
-    if isinstance(values, pl.DataFrame):
-        raise TypeError(f"{name} must be one column, got a polars DataFrame")
-    dtype = getattr(values, "dtype", None)
-    if dtype is not None and dtype.is_integer():
-        return _integers(name, values)
-    if dtype == pl.Boolean:
-        raise TypeError(f"{name} must hold strings, bytes or integers, got dtype {dtype}")
-    return _from_arrow(name, values.to_arrow())
 
 
 def identifier(name: str, value: object) -> bytes:
@@ -301,11 +281,6 @@ def identifier(name: str, value: object) -> bytes:
     return col.matrix[0, : col.lengths[0]].tobytes()
 
 
-# ---------------------------------------------------------------------------------------
-# Numbers
-# ---------------------------------------------------------------------------------------
-
-
 def has_formatted_shape(values: object) -> bool:
     return hasattr(values, "matrix") and hasattr(values, "lengths")
 
@@ -321,24 +296,16 @@ def valid_mask(name: str, valid: ColumnLike, n: int) -> np.ndarray:
 
 
 def check_aligned(columns: dict[str, object]) -> None:
-    """Refuse pandas Series among ``columns`` (one builder's columns of one kind of row:
-    its entries, or its instruments) whose indexes differ (:func:`check_same_index`, as
-    :func:`vecfix.format_fixed` asks of exponents and scales). The builders pair rows by
-    position; a filtered frame's column beside an unfiltered one would put another row's
-    value in an entry, in messages framed right."""
-    first: tuple[str, Identity] | None = None
+    """Refuse pandas Series among ``columns`` (one kind of row: entries, or instruments)
+    whose indexes differ, as :func:`vecfix.format_fixed` does: the builders pair rows by
+    position, and another row's value in an entry would go out in a well-framed message."""
+    owner = None
     for name, values in columns.items():
-        if first is not None:
-            check_same_index(first[1], values, name, first[0])
-        else:
+        if owner is None:
             identity = Identity.of(values)
-            if identity is not None and identity.index is not None:
-                first = (name, identity)
-
-
-# ---------------------------------------------------------------------------------------
-# One-character codes
-# ---------------------------------------------------------------------------------------
+            owner = None if identity is None or identity.index is None else (name, identity)
+        else:
+            check_same_index(owner[1], values, name, owner[0])
 
 
 def codes(name: str, values: ColumnLike, n: int, what: str) -> np.ndarray:
@@ -348,7 +315,7 @@ def codes(name: str, values: ColumnLike, n: int, what: str) -> np.ndarray:
         values = np.broadcast_to(np.asarray(values), (n,))
     if isinstance(values, np.ndarray) and values.ndim == 0:
         values = np.broadcast_to(values, (n,))
-    if isinstance(values, (list, tuple)) and values and isinstance(values[0], (int, np.integer)):
+    if isinstance(values, (list, tuple)) and values and is_int(values[0]):
         values = np.asarray(values)
     values = _plain_integers(values)
     if isinstance(values, np.ndarray) and values.dtype.kind in "iu":
@@ -365,17 +332,12 @@ def codes(name: str, values: ColumnLike, n: int, what: str) -> np.ndarray:
     col = _read_text(name, values)
     if len(col) != n:
         raise ValueError(f"{name} has shape ({len(col)},), expected ({n},): one per {what}")
-    if col.matrix.shape[1] == 0:
-        col = Formatted(np.zeros((n, 1), np.uint8), col.lengths, col.valid)
-    first = col.matrix[:, 0]
+    first = col.matrix[:, 0] if col.matrix.shape[1] else np.zeros(n, np.uint8)
     ok = (col.lengths == 1) & np.isin(first, _ALNUM) & all_valid(col)
     if not ok.all():
         i = int(np.argmin(ok))
-        shown = (
-            None
-            if not all_valid(col)[i]
-            else col.matrix[i, : col.lengths[i]].tobytes().decode("ascii", "replace")
-        )
+        text = col.matrix[i, : col.lengths[i]].tobytes().decode("ascii", "replace")
+        shown = text if all_valid(col)[i] else None
         raise ValueError(f"{name}[{i}] = {show_value(shown)} must be a single letter or digit")
     return np.ascontiguousarray(first)
 

@@ -1,11 +1,6 @@
-"""The standard header every builder writes, and FIX timestamps.
-
-:class:`Header` holds what stays the same from one batch to the next (BeginString,
-SenderCompID, TargetCompID) and hands out MsgSeqNum ranges, so that a publisher calling a
-builder once per batch never repeats or skips a number. :func:`sending_time` turns
-strings or datetimes (Python, NumPy, pandas, Arrow, polars) into FIX ``UTCTimestamp``
-text; :func:`frame` writes the header and trailer around the bodies a builder measured.
-"""
+"""The standard header every builder writes (:class:`Header`, :func:`frame`) and FIX
+timestamps (:func:`sending_time`: strings or datetimes of Python, NumPy, pandas, Arrow or
+polars as ``UTCTimestamp`` text)."""
 
 from __future__ import annotations
 
@@ -17,26 +12,24 @@ from typing import Any
 
 import numpy as np
 
-from .._limits import INT64_MAX as _INT64_MAX
+from .._limits import INT64_MAX
 from .._result import Formatted
 from ..columns.column import Identity
 from ..columns.rules import show_value
 from ._buffers import Messages
-from ._columns import _fix, identifier, text_column
+from ._columns import _fix, checked_int, identifier, text_column
 
 _PRECISIONS = {"s": 0, "ms": 3, "us": 6}
-_US_PER_DAY = 86_400_000_000
-_UNIT_US = {"D": None, "h": None, "m": None, "s": None, "ms": None, "us": 1, "ns": 1000}
+_TIMESPEC = {"s": "seconds", "ms": "milliseconds", "us": "microseconds"}
 
 
 class Header:
     """The standard header shared by every builder, with MsgSeqNum continuing across calls.
 
-    Pass one ``Header`` to :func:`snapshots`, :func:`quotes`, :func:`mass_quotes` and
-    :func:`incremental` (``header=``): each call takes the next ``len(messages)``
-    sequence numbers (``34``) from it, so consecutive batches are numbered without a gap
-    or a repeat. Numbers are taken only once a call has validated its inputs: a call that
-    raises takes none. Taking numbers is thread-safe.
+    Each builder given a ``Header`` (``header=``) takes the next ``len(messages)``
+    sequence numbers (``34``) from it, once its inputs are checked (a call that raises
+    takes none), so consecutive batches are numbered without a gap or a repeat. Taking
+    numbers is thread-safe.
 
     Parameters
     ----------
@@ -73,7 +66,7 @@ class Header:
         self._sender = identifier("sender", sender)
         self._target = identifier("target", target)
         self._begin = identifier("begin_string", begin_string)
-        self._next = _seq_number(next_seq)
+        self._next = checked_int("next_seq", next_seq, 1, INT64_MAX, ">= 1 and within int64")
         self.precision = _precision(precision)
         self._lock = threading.Lock()
 
@@ -105,16 +98,13 @@ class Header:
         ValueError
             If ``count`` is negative or the numbers would pass ``2**63 - 1``.
         """
-        if isinstance(count, (bool, np.bool_)) or not isinstance(count, (int, np.integer)):
-            raise TypeError(f"count must be an int, got {type(count).__name__}")
-        if count < 0:
-            raise ValueError(f"count must be >= 0, got {count}")
+        count = checked_int("count", count, 0)
         with self._lock:
             first = self._next
-            if first + count - 1 > _INT64_MAX:
+            if first + count - 1 > INT64_MAX:
                 raise ValueError(f"{count} messages from MsgSeqNum {first} would pass 2**63 - 1")
-            self._next = first + int(count)
-        return range(first, first + int(count))
+            self._next = first + count
+        return range(first, first + count)
 
     def __repr__(self) -> str:
         return (
@@ -129,14 +119,6 @@ class Header:
         head = b"\x0135=" + msg_type + b"\x0149=" + self._sender + b"\x0156=" + self._target
         head += b"\x0134="
         return np.frombuffer(begin, np.uint8), np.frombuffer(head, np.uint8)
-
-
-def _seq_number(value: object) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"next_seq must be an int, got {type(value).__name__} {show_value(value)}")
-    if not 1 <= value <= _INT64_MAX:
-        raise ValueError(f"next_seq must be >= 1 and within int64, got {value}")
-    return int(value)
 
 
 def _precision(value: object) -> str:
@@ -160,38 +142,30 @@ def check_header(header: object) -> Header:
     )
 
 
-# ---------------------------------------------------------------------------------------
-# Timestamps
-# ---------------------------------------------------------------------------------------
-
-
 def sending_time(values: Any, precision: str = "ms") -> Formatted:
     """FIX ``UTCTimestamp`` text (``YYYYMMDD-HH:MM:SS[.sss[sss]]``) for SendingTime (``52``).
 
     Parameters
     ----------
     values : str, datetime or a column of them
-        A timezone-aware :class:`datetime.datetime` (a naive one is refused: its zone is
-        unknown), a :class:`numpy.datetime64`, or a column of datetimes: NumPy
-        ``datetime64`` (any unit, taken as UTC), pandas (naive taken as UTC, aware
-        converted), Arrow timestamps, polars ``Datetime``. Strings are checked and kept as
-        they are (``YYYYMMDD-HH:MM:SS`` with 0, 3 or 6 decimals).
+        A timezone-aware :class:`datetime.datetime` (not a naive one: its zone is
+        unknown), a :class:`numpy.datetime64`, or a column of datetimes: NumPy (any unit,
+        taken as UTC), pandas (naive taken as UTC, aware converted), Arrow, polars. Text
+        is checked and kept (``YYYYMMDD-HH:MM:SS`` with 0, 3 or 6 decimals).
     precision : {"ms", "us", "s"}, default "ms"
         Fractional digits written for datetimes (truncated, not rounded, as clocks are).
 
     Returns
     -------
     Formatted
-        One row of text per value; nulls (``NaT``, ``None``) are null rows. A pandas or
-        polars column's name (and a pandas index) are kept for ``to_pandas()`` /
-        ``to_polars()``.
+        One row of text per value (nulls, ``NaT`` or ``None``, are null rows), with a
+        pandas or polars column's name and index for ``to_pandas()`` / ``to_polars()``.
 
     Raises
     ------
-    TypeError
-        For a naive Python datetime or a value that is neither text nor a datetime.
-    ValueError
-        For malformed text (naming the row) or a year outside 0001..9999.
+    TypeError, ValueError
+        For a naive Python datetime, a value that is neither text nor a datetime,
+        malformed text (naming the row) or a year outside 0001..9999.
 
     Examples
     --------
@@ -218,7 +192,7 @@ def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Fo
         one = _one_time(moment, precision, time_only)  # the common call: now, or one moment
         if one is not None:
             return one
-        return _format_us(name, np.array([moment], np.int64), precision, time_only)
+        return _format_us(name, np.array([moment], np.int64), None, precision, time_only)
     if isinstance(values, np.datetime64):
         values = np.array([values])
     if isinstance(values, _dt.date):  # a date, not a datetime: no time of day to send
@@ -234,12 +208,9 @@ def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Fo
             us = np.array(
                 [0 if v is None else _utc_us(name, v, i) for i, v in enumerate(items)], np.int64
             )
-            out = _format_us(name, us, precision, time_only)
-            return Formatted(out.matrix, out.lengths, ~nulls if nulls.any() else None)
+            return _format_us(name, us, ~nulls if nulls.any() else None, precision, time_only)
         return _check_text(name, text_column(name, values if items is None else items), time_only)
-    us, valid = micros
-    out = _format_us(name, us, precision, time_only)
-    return Formatted(out.matrix, out.lengths, valid)
+    return _format_us(name, *micros, precision, time_only)
 
 
 def _utc_us(name: str, value: _dt.datetime, row: int) -> int:
@@ -256,21 +227,19 @@ _EPOCH = _dt.datetime(1970, 1, 1)
 
 
 def _one_time(us: int, precision: str, time_only: bool) -> Formatted | None:
-    """:func:`_format_us` of one moment (microseconds since 1970, UTC) in plain Python,
-    a tenth of its array passes' time; None outside the years 1..9999 (the array passes
-    then say so)."""
+    """:func:`_format_us` of one moment (microseconds since 1970, UTC) in plain Python, a
+    fourth of its time; None outside the years 1..9999 (the array passes then say so)."""
     try:
-        when = _EPOCH + _dt.timedelta(microseconds=us)
+        iso = (_EPOCH + _dt.timedelta(microseconds=us)).isoformat(timespec=_TIMESPEC[precision])
     except OverflowError:
         return None
-    text = f"{when.hour:02d}:{when.minute:02d}:{when.second:02d}"
-    if not time_only:
-        text = f"{when.year:04d}{when.month:02d}{when.day:02d}-{text}"
-    digits = _PRECISIONS[precision]
-    if digits:
-        text += f".{when.microsecond // 10 ** (6 - digits):0{digits}d}"
-    row = np.frombuffer(text.encode("ascii"), dtype=np.uint8).reshape(1, -1).copy()
-    return Formatted(row, np.array([len(text)], dtype=np.int32))
+    text = iso[11:] if time_only else f"{iso[:4]}{iso[5:7]}{iso[8:10]}-{iso[11:]}"
+    return _one_row(text.encode("ascii"))
+
+
+def _one_row(text: bytes) -> Formatted:
+    row = np.frombuffer(text, np.uint8).reshape(1, -1).copy()
+    return Formatted(row, np.array([len(text)], np.int32))
 
 
 def _datetime_micros(name: str, values: Any) -> tuple[np.ndarray, np.ndarray | None] | None:
@@ -297,50 +266,28 @@ def _datetime_micros(name: str, values: Any) -> tuple[np.ndarray, np.ndarray | N
         return None
     if values.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {values.shape}")
-    unit, count = np.datetime_data(values.dtype)
-    raw = values.view(np.int64)
-    nat = raw == np.iinfo(np.int64).min
-    if unit in ("ns", "ps", "fs", "as"):
-        per_us = {"ns": 1000, "ps": 10**6, "fs": 10**9, "as": 10**12}[unit] // count
-        us = np.floor_divide(raw, per_us) if per_us > 1 else raw * (count // 1000)
-    else:
-        us = values.astype("datetime64[us]").view(np.int64)
-    us = np.where(nat, 0, us)
+    nat = np.isnat(values)
+    us = np.where(nat, 0, values.astype("datetime64[us]").view(np.int64))  # (floored)
     return us, (~nat if nat.any() else None)
 
 
-def _format_us(name: str, us: np.ndarray, precision: str, time_only: bool) -> Formatted:
-    """``YYYYMMDD-HH:MM:SS[.fff[fff]]`` (or the time alone) for microseconds since 1970."""
-    digits = _PRECISIONS[precision]
-    days = np.floor_divide(us, _US_PER_DAY)
-    in_day = us - days * _US_PER_DAY
-    date = days.astype("datetime64[D]")
-    years = date.astype("datetime64[Y]")
-    year = years.astype(np.int64) + 1970
-    if year.size and (year.min() < 1 or year.max() > 9999):
-        r = int(np.flatnonzero((year < 1) | (year > 9999))[0])
-        raise ValueError(f"{name}[{r}]: year {int(year[r])} is outside 0001..9999")
-    month = (date.astype("datetime64[M]") - years.astype("datetime64[M]")).astype(np.int64) + 1
-    day = (date - date.astype("datetime64[M]").astype("datetime64[D]")).astype(np.int64) + 1
-    secs, frac = np.divmod(in_day, 1_000_000)
-    parts: list[tuple[np.ndarray | bytes, int]] = []
-    if not time_only:
-        parts += [(year, 4), (month, 2), (day, 2), (b"-", 0)]
-    parts += [(secs // 3600, 2), (b":", 0), (secs // 60 % 60, 2), (b":", 0), (secs % 60, 2)]
-    if digits:
-        parts += [(b".", 0), (frac // 10 ** (6 - digits), digits)]
-    width = sum(len(p) if isinstance(p, bytes) else w for p, w in parts)
-    matrix = np.empty((us.size, width), dtype=np.uint8)
-    col = 0
-    for part, w in parts:
-        if isinstance(part, bytes):
-            matrix[:, col] = part[0]
-            col += 1
-            continue
-        for k in range(w):
-            matrix[:, col + k] = 48 + part // 10 ** (w - 1 - k) % 10
-        col += w
-    return Formatted(matrix, np.full(us.size, width, dtype=np.int32))
+def _format_us(
+    name: str, us: np.ndarray, valid: np.ndarray | None, precision: str, time_only: bool
+) -> Formatted:
+    """``YYYYMMDD-HH:MM:SS[.fff[fff]]`` (or the time alone) for microseconds since 1970,
+    from NumPy's ISO text (``YYYY-MM-DDTHH:MM:SS[.fff[fff]]``)."""
+    moments = us.astype("datetime64[us]").astype(f"datetime64[{precision}]")  # (floored)
+    year = moments.astype("datetime64[Y]").astype(np.int64) + 1970
+    bad = np.flatnonzero((year < 1) | (year > 9999))
+    if bad.size:
+        raise ValueError(f"{name}[{bad[0]}]: year {int(year[bad[0]])} is outside 0001..9999")
+    width = 19 + (_PRECISIONS[precision] and _PRECISIONS[precision] + 1)
+    iso = np.datetime_as_string(moments).astype(f"S{width}").view(np.uint8).reshape(-1, width)
+    keep = range(11, width) if time_only else [0, 1, 2, 3, 5, 6, 8, 9, *range(10, width)]
+    matrix = np.ascontiguousarray(iso[:, keep])
+    if not time_only:  # YYYYMMDD, the "T" made "-", then the time
+        matrix[:, 8] = ord("-")
+    return Formatted(matrix, np.full(us.size, matrix.shape[1], dtype=np.int32), valid)
 
 
 _DATE_DIGITS = (*range(8), 9, 10, 12, 13, 15, 16)
@@ -374,8 +321,7 @@ def _one_text(value: str | bytes, time_only: bool) -> Formatted | None:
         leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
         if not 1 <= month <= 12 or not 1 <= day <= _MONTH_DAYS[month - 1] + (leap and month == 2):
             return None
-    row = np.frombuffer(raw, dtype=np.uint8).reshape(1, -1).copy()
-    return Formatted(row, np.array([len(raw)], dtype=np.int32))
+    return _one_row(raw)
 
 
 def _check_text(name: str, col: Formatted, time_only: bool) -> Formatted:
@@ -417,24 +363,19 @@ def _check_text(name: str, col: Formatted, time_only: bool) -> Formatted:
     return col
 
 
-def times_for(
-    name: str, values: Any, precision: str, n: int, what: str, *, time_only: bool = False
-) -> tuple[Formatted, int]:
-    """Timestamps for ``n`` rows: one for all (step 0) or one per row (step 1)."""
+def times_for(values: Any, header: Header, n: int) -> tuple[Formatted, int]:
+    """SendingTime for ``n`` messages (default: now): one for all (step 0) or one per
+    message (step 1)."""
     if values is None:
         values = _dt.datetime.now(_dt.timezone.utc)
-    col = timestamps(name, values, precision, time_only=time_only)
+    col = timestamps("sending_time", values, header.precision, time_only=False)
     scalar = isinstance(values, (str, bytes, _dt.datetime, np.datetime64))
     if not scalar and len(col) != n:
-        raise ValueError(f"{name} has {len(col)} values for {n} {what}")
+        raise ValueError(f"sending_time has {len(col)} values for {n} messages")
     if col.valid is not None and not col.valid.all():
-        raise ValueError(f"{name}[{int(np.argmin(col.valid))}] is null; every row needs one")
+        r = int(np.argmin(col.valid))
+        raise ValueError(f"sending_time[{r}] is null; every row needs one")
     return col, 0 if scalar else 1
-
-
-# ---------------------------------------------------------------------------------------
-# Framing
-# ---------------------------------------------------------------------------------------
 
 
 def frame(
@@ -443,23 +384,21 @@ def frame(
     write_bodies: Callable[[np.ndarray, np.ndarray, np.ndarray], int],
     header: Header,
     first_seq: int,
-    times: Formatted,
-    tstep: int,
+    times: tuple[Formatted, int],
 ) -> Messages:
-    """Size and fill every message around its type body, MsgSeqNum from ``first_seq``."""
+    """Size and fill every message around its type body, MsgSeqNum from ``first_seq``;
+    ``times``: SendingTime as :func:`times_for` gives it."""
     n = body_lengths.size
     begin, head = header._prefixes(msg_type)
-    time_lengths = times.lengths.astype(np.int64)
-    msg_len = np.empty(n, dtype=np.int64)
-    bodies = np.empty(n, dtype=np.int64)
+    stamps, tstep = times
+    offsets, bodies = np.empty(n + 1, np.int64), np.empty(n, np.int64)
     _fix().frame_lengths(
-        body_lengths, begin.size, head.size, first_seq, time_lengths, tstep, msg_len, bodies
+        body_lengths, begin.size, head.size, first_seq, stamps.lengths, tstep, offsets, bodies
     )
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(msg_len, out=offsets[1:])
     buf = np.empty(int(offsets[-1]), dtype=np.uint8)
-    matrix = times.matrix if times.matrix.shape[1] else np.zeros((len(times), 1), np.uint8)
-    _fix().write_heads(buf, offsets, bodies, begin, head, first_seq, matrix, time_lengths, tstep)
+    _fix().write_heads(
+        buf, offsets, bodies, begin, head, first_seq, stamps.matrix, stamps.lengths, tstep
+    )
     ends = offsets[1:] - 7
     bad = int(write_bodies(buf, ends - body_lengths, ends))
     if bad >= 0:  # pragma: no cover - a measure/fill disagreement is a bug in vecfix

@@ -36,11 +36,28 @@ from .._number_format import NumberFormat
 from .._result import Formatted
 from ..columns import ColumnLike, kind_of, read_column, rules
 from ..columns.rules import RowError, is_int, show_value
-from ._columns import check_bytes, has_formatted_shape, valid_mask
+from ._columns import check_aligned, check_bytes, check_rows, has_formatted_shape, valid_mask
 
 WHOLE = NumberFormat(0, 0)
 """Whole numbers: exponent 0, scale 0."""
 _NONE = NumberFormat()
+
+Given = tuple[str, str, Any, Any]
+"""A builder's price or size column: its name, its role (``"price"`` or ``"size"``), its
+values and its ``*_valid`` mask (``prices``' is ``price_valid``, ``bid_px``'s
+``bid_px_valid``)."""
+
+
+_QUOTE = (("bid_px", "price"), ("offer_px", "price"), ("bid_size", "size"), ("offer_size", "size"))
+
+
+def quote_columns(
+    values: tuple[Any, ...], valids: tuple[Any, ...] = (None,) * 4
+) -> tuple[Given, ...]:
+    """A quote's ``bid_px``, ``offer_px``, ``bid_size`` and ``offer_size`` as :data:`Given`."""
+    return tuple(
+        (name, role, v, ok) for (name, role), v, ok in zip(_QUOTE, values, valids, strict=True)
+    )
 
 
 def example_of(role: str) -> str:
@@ -50,42 +67,63 @@ def example_of(role: str) -> str:
     return "NumberFormat(-9, 2) for CME PRICE9 with 2 decimals"
 
 
-def check_format(role: str, fmt: object, columns: dict[str, object]) -> NumberFormat | None:
-    """The builder's ``price=`` or ``size=`` (``role``), checked before anything is read:
-    a :class:`NumberFormat` or ``None``, with values rather than column names, and used by
-    at least one of ``columns`` (the columns it formats) that is not already formatted."""
-    if fmt is None:
-        return None
-    if not isinstance(fmt, NumberFormat):
-        raise TypeError(
-            f"{role} must be a vecfix.NumberFormat, got {type(fmt).__name__} {show_value(fmt)}:"
-            f" e.g. {role}=vecfix.{example_of(role)}"
-        )
-    for part in ("exponent", "scale"):
-        value = getattr(fmt, part)
-        if isinstance(value, str):
+def _valid_name(name: str) -> str:
+    return f"{name.removesuffix('s')}_valid"
+
+
+def check_formats(
+    price: object, size: object, given: tuple[Given, ...], others: dict[str, object]
+) -> tuple[NumberFormat | None, NumberFormat | None]:
+    """A builder's ``price=`` and ``size=``, checked before anything is read: a
+    :class:`NumberFormat` or ``None``, with values rather than column names, used by a
+    column ``given`` that is not already formatted; and the pandas indexes of the columns
+    ``given``, their masks, ``others`` (the builder's other columns of the same rows) and
+    the formats' per-row values, aligned."""
+    columns = {**others, **{name: v for name, _, v, _ in given}}
+    columns |= {_valid_name(name): valid for name, _, _, valid in given}
+    for role, fmt in (("price", price), ("size", size)):
+        if fmt is None:
+            continue
+        if not isinstance(fmt, NumberFormat):
             raise TypeError(
-                f"{role}.{part} = {show_value(value)} names a column, but the FIX builders take"
-                " columns, not names\nPass the values themselves (one a row)"
+                f"{role} must be a vecfix.NumberFormat, got {type(fmt).__name__}"
+                f" {show_value(fmt)}: e.g. {role}=vecfix.{example_of(role)}"
             )
-    if columns and all(has_formatted_shape(v) for v in columns.values()):
-        names = " and ".join(columns)
-        verb = "is" if len(columns) == 1 else "are"
-        raise TypeError(f"{names} {verb} already formatted (vecfix.Formatted): leave {role}= out")
-    return fmt
+        for part in ("exponent", "scale"):
+            value = getattr(fmt, part)
+            if isinstance(value, str):
+                raise TypeError(
+                    f"{role}.{part} = {show_value(value)} names a column, but the FIX builders"
+                    " take columns, not names\nPass the values themselves (one a row)"
+                )
+            if value is not None and not is_int(value):
+                columns[f"{role}.{part}"] = value
+        names = [name for name, r, v, _ in given if r == role]
+        if all(has_formatted_shape(columns[name]) for name in names):
+            verb = "is" if len(names) == 1 else "are"
+            raise TypeError(
+                f"{' and '.join(names)} {verb} already formatted (vecfix.Formatted):"
+                f" leave {role}= out"
+            )
+    check_aligned(columns)
+    return price, size  # type: ignore[return-value]
 
 
-def per_row(**formats: NumberFormat | None) -> dict[str, object]:
-    """The per-row exponents and scales of ``formats``, named as in messages
-    (``price.exponent``), for :func:`~vecfix.fix._columns.check_aligned`."""
-    out: dict[str, object] = {}
-    for role, fmt in formats.items():
-        if fmt is not None:
-            for part in ("exponent", "scale"):
-                value = getattr(fmt, part)
-                if value is not None and not is_int(value):
-                    out[f"{role}.{part}"] = value
-    return out
+def read_numbers(
+    price: NumberFormat | None,
+    size: NumberFormat | None,
+    given: tuple[Given, ...],
+    n: int,
+    what: str,
+) -> list[Formatted]:
+    """The columns ``given`` formatted (:func:`number_column`), ``n`` rows each."""
+    cols = []
+    for name, role, values, valid in given:
+        fmt = price if role == "price" else size
+        col = number_column(name, role, values, fmt, valid=valid, valid_name=_valid_name(name))
+        check_rows(name, col, n, what)
+        cols.append(col)
+    return cols
 
 
 def formatted_column(
@@ -110,13 +148,6 @@ def formatted_column(
     return col
 
 
-def _rows(values: object) -> int:
-    try:
-        return len(values)  # type: ignore[arg-type]
-    except TypeError:
-        return 1
-
-
 def number_column(
     name: str,
     role: str,
@@ -127,17 +158,16 @@ def number_column(
     valid_name: str = "valid",
     arg: str | None = None,
 ) -> Formatted:
-    """A price or size column (``role``), formatted by :func:`vecfix.format_fixed` (its
-    rules) with ``fmt`` completed by the rules of this module, or taken as it is if
-    already formatted (``fmt`` is then not used: see :func:`check_format`).
-
-    ``valid`` (the builder's ``*_valid`` mask) is combined with the column's own nulls;
-    what masked rows hide is never read as text (:func:`_hide_masked`). ``arg`` is the
-    keyword that carries ``fmt``, for messages (default: ``role``).
-    """
+    """A price or size column (``role``) formatted by :func:`vecfix.format_fixed` with
+    ``fmt`` completed by the rules above, or taken as it is if already formatted.
+    ``valid`` is combined with the column's own nulls (what it masks is never read);
+    ``arg`` is the keyword that carries ``fmt``, for messages (default: ``role``)."""
     if has_formatted_shape(values):
         return formatted_column(name, values, valid, valid_name)
-    n = _rows(values)
+    try:
+        n = len(values)  # type: ignore[arg-type]
+    except TypeError:  # a scalar: format_fixed says what is wrong with it
+        n = 1
     mask = None if valid is None else valid_mask(valid_name, valid, n)
     if n == 0:  # nothing to format: no format is needed
         return Formatted(np.zeros((0, 0), np.uint8), np.zeros(0, np.int32))
@@ -250,15 +280,14 @@ def _required(
         what = "an exponent and a scale are"
     else:
         what = f"{arg}.{missing[0]} is"
-
-    def shown(part: str, value: Any) -> str:
-        if part in missing:
-            return part
-        return str(value) if is_int(value) else "[...]"  # (one a row)
-
-    call = f"{arg}=vecfix.NumberFormat({shown('exponent', exponent)}, {shown('scale', scale)})"
-    example = example_of(role)
-    return TypeError(f"{what} required for integer coefficients: pass {call}, e.g. {example}")
+    shown = [
+        part if part in missing else str(value) if is_int(value) else "[...]"  # (one a row)
+        for part, value in (("exponent", exponent), ("scale", scale))
+    ]
+    call = f"{arg}=vecfix.NumberFormat({shown[0]}, {shown[1]})"
+    return TypeError(
+        f"{what} required for integer coefficients: pass {call}, e.g. {example_of(role)}"
+    )
 
 
 def builder_words(message: str, arg: str) -> str:
@@ -278,15 +307,9 @@ def _hide_masked(values: ColumnLike, mask: np.ndarray) -> ColumnLike:
     col: Any = values
     if mask.all():
         return col
-    if isinstance(col, np.ndarray):
-        kind = col.dtype.kind
-        if kind in "iu":
-            return np.where(mask, col, col.dtype.type(0))
-        if kind in "SU":
-            return np.where(mask, col, col.dtype.type("0"))
-        if kind == "O":
-            return np.where(mask, col, np.array(None))
-        return col  # (floats, bools: refused whatever they hold)
+    if isinstance(col, np.ndarray):  # (floats, bools: refused whatever they hold)
+        fill: dict[str, Any] = {"i": 0, "u": 0, "S": b"0", "U": "0", "O": None}
+        return np.where(mask, col, fill[col.dtype.kind]) if col.dtype.kind in fill else col
     if isinstance(col, (list, tuple)):
         return [v if ok else None for v, ok in zip(col, mask.tolist(), strict=True)]
     module = type(col).__module__.partition(".")[0]

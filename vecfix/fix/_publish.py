@@ -1,8 +1,8 @@
 """Batch publishing: MassQuote (35=i) and MarketDataIncrementalRefresh (35=X).
 
-Both take flat columns (one row per quote entry or market-data entry) and a grouping, and
-lay every message out in one buffer like the other builders. Their bodies are measured
-here with NumPy (sums of field lengths) and written by one kernel each.
+Both take flat columns (one row per quote entry or market-data entry) and a grouping;
+their bodies are measured with NumPy (sums of field lengths) and written by one kernel
+each, in one buffer like the other builders'.
 """
 
 from __future__ import annotations
@@ -17,67 +17,36 @@ from .._result import Formatted
 from ..columns import ColumnLike
 from ..columns.rules import show_value
 from ._buffers import Messages
-from ._builders import (
-    TimeLike,
-    field_lengths,
-    group_starts,
-    lengths_of,
-    matrix_of,
-    ndigits,
-)
+from ._builders import TimeLike, group_starts, ndigits
 from ._columns import (
     _fix,
     all_valid,
-    check_aligned,
     check_rows,
+    checked_int,
     codes,
     identifier,
+    parts,
     require_a_price,
-    require_all,
     text_column,
+    with_fields,
 )
 from ._header import Header, check_header, frame, times_for, timestamps
-from ._numbers import WHOLE, check_format, number_column, per_row
-
-_Y, _N = ord("Y"), ord("N")
-
-
-def _limit(name: str, value: object) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {show_value(value)}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
-
-
-def _digits(values: np.ndarray) -> Formatted:
-    """Non-negative integers as their decimal digits."""
-    return format_fixed(np.ascontiguousarray(values, dtype=np.int64), 0, 0)
+from ._numbers import WHOLE, check_formats, number_column, quote_columns, read_numbers
 
 
 def _prefixed(prefix: bytes, numbers: range) -> Formatted:
     """``prefix`` followed by the digits of each number."""
-    digits = _digits(np.arange(numbers.start, numbers.stop, dtype=np.int64))
+    digits = format_fixed(np.arange(numbers.start, numbers.stop, dtype=np.int64), 0, 0)
     matrix = np.zeros((len(numbers), len(prefix) + digits.matrix.shape[1]), dtype=np.uint8)
     matrix[:, : len(prefix)] = np.frombuffer(prefix, np.uint8)
     matrix[:, len(prefix) :] = digits.matrix
     return Formatted(matrix, (digits.lengths + len(prefix)).astype(np.int32))
 
 
-def _ids(name: str, values: ColumnLike, n: int, what: str) -> Formatted:
-    col = text_column(name, values)
-    check_rows(name, col, n, what)
-    require_all(name, col, f"every {what} needs one")
-    return col
-
-
 def _digit_total(x: np.ndarray) -> np.ndarray:
     """Decimal digits written for all of ``1, 2, ..., x`` (0 for ``x = 0``), for each ``x``:
     every number ``>= 10**(d - 1)`` has a ``d``-th digit."""
-    total = np.zeros(x.shape, dtype=np.int64)
-    for d in range(19):
-        total += np.maximum(x - 10**d + 1, 0)
-    return total
+    return sum(np.maximum(x - 10**d + 1, 0) for d in range(19))
 
 
 def _pack(set_total: np.ndarray, limit: int) -> tuple[np.ndarray, ...]:
@@ -87,20 +56,16 @@ def _pack(set_total: np.ndarray, limit: int) -> tuple[np.ndarray, ...]:
     first entry (and the end, ``frag_entries[-1]``) and its LastFragment flag (``0`` for
     a set not cut, else ``N``/``Y``); and per message its first fragment (and the end).
     """
-    n_sets = set_total.size
-    cap = n_sets + int(set_total.sum()) // limit + 1
-    frag_set = np.empty(cap, np.int64)
-    frag_len = np.empty(cap, np.int64)
-    msg_frags = np.empty(cap + 1, np.int64)
+    cap = set_total.size + int(set_total.sum()) // limit + 1
+    frag_set, frag_len, msg_frags = (np.empty(k, np.int64) for k in (cap, cap, cap + 1))
     counts = np.zeros(2, np.int64)
     _fix().pack_sets(set_total, limit, frag_set, frag_len, msg_frags, counts)
     n_frags, m = int(counts[0]), int(counts[1])
     frag_set, frag_len, msg_frags = frag_set[:n_frags], frag_len[:n_frags], msg_frags[: m + 1]
-    frag_entries = np.zeros(n_frags + 1, np.int64)
-    np.cumsum(frag_len, out=frag_entries[1:])
-    split = np.bincount(frag_set, minlength=n_sets)[frag_set] > 1
+    frag_entries = np.concatenate([[0], np.cumsum(frag_len)]).astype(np.int64)
+    split = np.bincount(frag_set, minlength=set_total.size)[frag_set] > 1
     last = np.append(frag_set[1:] != frag_set[:-1], True) if n_frags else split
-    frag_flag = np.where(split, np.where(last, _Y, _N), 0).astype(np.uint8)
+    frag_flag = np.where(split, np.where(last, ord("Y"), ord("N")), 0).astype(np.uint8)
     return frag_set, frag_len, frag_entries, frag_flag, msg_frags
 
 
@@ -109,10 +74,11 @@ def _quote_sets(quote_set_ids: ColumnLike, n: int, limit: int) -> tuple[np.ndarr
     IDs in ``quote_set_ids`` (one per entry), or sets of ``limit`` rows numbered from 1."""
     if quote_set_ids is None:
         starts = np.append(np.arange(0, n, limit, dtype=np.int64), n)
-        return starts, _digits(np.arange(1, starts.size, dtype=np.int64))
-    ids = _ids("quote_set_ids", quote_set_ids, n, "quote entry")
-    matrix, lengths = matrix_of(ids), lengths_of(ids)
-    rows = np.where(np.arange(matrix.shape[1]) < lengths[:, None], matrix, 0)  # (no padding)
+        return starts, format_fixed(np.arange(1, starts.size, dtype=np.int64), 0, 0)
+    ids = text_column("quote_set_ids", quote_set_ids, rows=n, what="quote entry")
+    if n == 0:
+        return np.zeros(1, np.int64), ids
+    rows = np.where(np.arange(ids.matrix.shape[1]) < ids.lengths[:, None], ids.matrix, 0)
     new = np.ones(n, dtype=np.bool_)
     new[1:] = (rows[1:] != rows[:-1]).any(axis=1)
     heads = np.flatnonzero(new)
@@ -127,24 +93,13 @@ def _quote_sets(quote_set_ids: ColumnLike, n: int, limit: int) -> tuple[np.ndarr
             f" another set (its set began at row {first})\nA set's entries must be consecutive"
             " rows: sort or group the rows by set first"
         )
-    return np.append(heads, n).astype(np.int64), Formatted(rows[heads], lengths[heads])
+    return np.append(heads, n).astype(np.int64), Formatted(rows[heads], ids.lengths[heads])
 
 
 def _sums(lengths: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Sum of ``lengths[starts[g]:starts[g + 1]]`` for every group ``g``."""
-    total = np.zeros(lengths.size + 1, dtype=np.int64)
-    np.cumsum(lengths, out=total[1:])
+    total = np.concatenate([[0], np.cumsum(lengths)])
     return total[starts[1:]] - total[starts[:-1]]
-
-
-def _absent(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """An optional column that was not given: no row present."""
-    return np.zeros((n, 1), np.uint8), np.zeros(n, np.int32), np.zeros(n, np.bool_)
-
-
-# ---------------------------------------------------------------------------------------
-# MassQuote (35=i)
-# ---------------------------------------------------------------------------------------
 
 
 def mass_quotes(
@@ -156,9 +111,9 @@ def mass_quotes(
     *,
     quote_set_ids: ColumnLike = None,
     max_entries: int = 100,
+    response_level: int | None = None,
     quote_entry_ids: ColumnLike = None,
     quote_ids: ColumnLike = None,
-    response_level: int | None = None,
     price: NumberFormat | None = None,
     size: NumberFormat | None = None,
     header: Header,
@@ -170,58 +125,46 @@ def mass_quotes(
     messages of at most ``max_entries`` entries: a set joins the current message if it
     fits, else it starts the next one; a set larger than ``max_entries`` is cut across
     messages, each part carrying the set's total in ``304`` and LastFragment ``893=N``
-    (``893=Y`` on its last part). Each message is::
+    (``893=Y`` on its last part). Each message is, in FIX 4.4's order::
 
         8|9|35=i|49|56|34|52|117=QuoteID|[301=level|]296=NoQuoteSets|
           302=QuoteSetID|304=TotNoQuoteEntries|[893=Y/N|]295=NoQuoteEntries|
             299=QuoteEntryID|55=Symbol|132=BidPx|133=OfferPx|134=BidSize|135=OfferSize|
         10
 
-    in FIX 4.4's order. A null price or size leaves its field out; an entry with neither
-    a bid nor an offer price is an error.
-
     Parameters
     ----------
     symbols : column of str
-        Symbol (``55``) per entry (a NumPy, Arrow, pandas or polars string column, or a
-        sequence of ``str``): printable ASCII, no ``=``.
+        Symbol (``55``) per entry, as in :func:`snapshots`.
     bid_px, offer_px, bid_size, offer_size : column of int or decimals, or Formatted
         BidPx (``132``), OfferPx (``133``), BidSize (``134``), OfferSize (``135``) per
-        entry, formatted by :func:`vecfix.format_fixed` (nulls leave the field out), or
-        already :class:`vecfix.Formatted`.
+        entry, as in :func:`quotes`: a null leaves its field out, an entry needs a price.
     quote_set_ids : column of str or int, optional
-        QuoteSetID (``302``) per entry: consecutive entries with the same ID form one
-        quote set, so the rows of a set must be next to each other (an ID that comes back
-        after another set's rows is refused: sort or group the rows by set first; from
-        set sizes, ``np.repeat(ids, counts)``). Default: sets of ``max_entries``
-        consecutive rows (one set per message), numbered ``1``, ``2``, ...
+        QuoteSetID (``302``) per entry: consecutive entries with the same ID form one set
+        (an ID that comes back after another set's rows is refused: group the rows by set
+        first; from set sizes, ``np.repeat(ids, counts)``). Default: sets of
+        ``max_entries`` consecutive rows, numbered ``1``, ``2``, ...
     max_entries : int, default 100
         Most quote entries in one message (the sum of its ``295`` counts).
-    quote_entry_ids : column of str or int, optional
-        QuoteEntryID (``299``) per entry. Default: the entry's position in its set
-        (``1``, ``2``, ...).
-    quote_ids : str or column of str, optional
-        QuoteID (``117``): a prefix followed by each message's MsgSeqNum (the default
-        prefix is empty: the QuoteID is the MsgSeqNum), or one ID per message.
     response_level : int, optional
         QuoteResponseLevel (``301``), written in every message when given.
-    price, size : vecfix.NumberFormat, optional
-        How the prices (``bid_px``, ``offer_px``) and the sizes are printed, as for
-        :func:`snapshots`: integer prices need ``price=``; whole-number sizes need nothing.
-    header, sending_time
-        The standard header (required) and SendingTime, as for :func:`snapshots`.
+    quote_entry_ids : column of str or int, optional
+        QuoteEntryID (``299``) per entry. Default: the entry's position in its set, from 1.
+    quote_ids : str or column of str, optional
+        QuoteID (``117``): one per message, or a prefix (default: none) to each message's
+        MsgSeqNum.
+    price, size, header, sending_time
+        As in :func:`snapshots`.
 
     Returns
     -------
     Messages
-        All messages in one buffer, with offsets.
+        The MassQuote messages, back to back in one buffer.
 
     Raises
     ------
     TypeError, ValueError
-        For bad types, lengths that disagree, an empty quote set, an entry without a
-        price, identifiers with SOH or ``=``, malformed timestamps, values that cannot be
-        printed (the message names the argument and the row).
+        As :func:`quotes` does, and for a quote set that is empty or comes back.
 
     Examples
     --------
@@ -247,89 +190,57 @@ def mass_quotes(
     [[b'117=MQ-6', b'296=1', b'302=ES'], [b'117=MQ-7', b'296=1', b'302=NQ']]
     """
     head = check_header(header)
-    price = check_format("price", price, {"bid_px": bid_px, "offer_px": offer_px})
-    size = check_format("size", size, {"bid_size": bid_size, "offer_size": offer_size})
-    check_aligned({
-        "symbols": symbols, "bid_px": bid_px, "offer_px": offer_px, "bid_size": bid_size,
-        "offer_size": offer_size, "quote_entry_ids": quote_entry_ids,
-        "quote_set_ids": quote_set_ids, **per_row(price=price, size=size),
-    })  # fmt: skip
-    syms = text_column("symbols", symbols)
-    require_all("symbols", syms, "every quote entry needs one")
+    given = quote_columns((bid_px, offer_px, bid_size, offer_size))
+    others = {
+        "symbols": symbols,
+        "quote_entry_ids": quote_entry_ids,
+        "quote_set_ids": quote_set_ids,
+    }
+    price, size = check_formats(price, size, given, others)
+    syms = text_column("symbols", symbols, what="quote entry")
     n = len(syms)
-    limit = _limit("max_entries", max_entries)
-    cols = []
-    for name, role, values in (
-        ("bid_px", "price", bid_px),
-        ("offer_px", "price", offer_px),
-        ("bid_size", "size", bid_size),
-        ("offer_size", "size", offer_size),
-    ):
-        col = number_column(name, role, values, price if role == "price" else size)
-        check_rows(name, col, n, "quote entry")
-        cols.append(col)
+    limit = checked_int("max_entries", max_entries, 1)
+    cols = read_numbers(price, size, given, n, "quote entry")
     require_a_price(cols[0], cols[1], "quote entry")
-    oks = [all_valid(c) for c in cols]
-
     set_starts, set_ids = _quote_sets(quote_set_ids, n, limit)
     set_total = np.diff(set_starts)
     if quote_entry_ids is None:  # positions in the set, written by the kernel
         entry_ids = Formatted(np.zeros((0, 1), np.uint8), np.zeros(0, np.int32))
     else:
-        entry_ids = _ids("quote_entry_ids", quote_entry_ids, n, "quote entry")
+        entry_ids = text_column("quote_entry_ids", quote_entry_ids, rows=n, what="quote entry")
     level = b""
     if response_level is not None:
-        if isinstance(response_level, bool) or not isinstance(response_level, (int, np.integer)):
-            raise TypeError(f"response_level must be an int, got {show_value(response_level)}")
-        if response_level < 0:
-            raise ValueError(f"response_level must be >= 0, got {response_level}")
-        level = b"301=%d\x01" % int(response_level)
-
+        level = b"301=%d\x01" % checked_int("response_level", response_level, 0)
     frag_set, frag_len, frag_entries, frag_flag, msg_frags = _pack(set_total, limit)
     m = msg_frags.size - 1
-
-    if quote_ids is None or isinstance(quote_ids, (str, bytes)):
-        id_prefix = b"" if quote_ids is None else identifier("quote_ids", quote_ids)
-        qids = None
+    if quote_ids is None or isinstance(quote_ids, (str, bytes)):  # a prefix of MsgSeqNum
+        qids: Formatted | bytes = b"" if quote_ids is None else identifier("quote_ids", quote_ids)
     else:
-        qids = _ids("quote_ids", quote_ids, m, "message")
-    times, tstep = times_for("sending_time", sending_time, head.precision, m, "messages")
-
+        qids = text_column("quote_ids", quote_ids, rows=m, what="message")
+    times = times_for(sending_time, head, m)
     seqs = head.reserve(m)
-    if qids is None:
-        qids = _prefixed(id_prefix, seqs)
-    id_len, sym_len, set_id_len = lengths_of(entry_ids), lengths_of(syms), lengths_of(set_ids)
-    entry_bytes = 9 + sym_len.astype(np.int64)
+    if isinstance(qids, bytes):
+        qids = _prefixed(qids, seqs)
+    entry_bytes = with_fields(9 + syms.lengths, cols)  # 299=|55=SYM|
     if len(entry_ids):
-        entry_bytes += id_len
-    for col in cols:
-        entry_bytes += field_lengths(col, 3)
+        entry_bytes += entry_ids.lengths
     frag_bytes = _sums(entry_bytes, frag_entries) + 15 + ndigits(frag_len)
     if not len(entry_ids):  # the digits of positions p0..p1 - 1 in the set
         p0 = frag_entries[:-1] - set_starts[frag_set]
         frag_bytes += _digit_total(p0 + frag_len) - _digit_total(p0)
-    frag_bytes += set_id_len[frag_set] + ndigits(set_total[frag_set]) + 6 * (frag_flag != 0)
-    n_in_msg = np.diff(msg_frags)
-    body = _sums(frag_bytes, msg_frags) + lengths_of(qids) + 10 + len(level) + ndigits(n_in_msg)
-    level_bytes = np.frombuffer(level, np.uint8)
+    frag_bytes += set_ids.lengths[frag_set] + ndigits(set_total[frag_set]) + 6 * (frag_flag != 0)
+    body = _sums(frag_bytes, msg_frags) + qids.lengths + 10 + len(level)
+    body += ndigits(np.diff(msg_frags))
 
     def write(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> int:
-        (bp, op, bs, os_), (bo, oo, bso, oso) = cols, oks
         return _fix().write_mass_quote_bodies(
-            buf, starts, ends, matrix_of(qids), lengths_of(qids), level_bytes, msg_frags,
-            frag_set, frag_entries, frag_flag, matrix_of(set_ids), set_id_len, set_total,
-            set_starts,
-            matrix_of(entry_ids), id_len, matrix_of(syms), sym_len,
-            matrix_of(bp), lengths_of(bp), bo, matrix_of(op), lengths_of(op), oo,
-            matrix_of(bs), lengths_of(bs), bso, matrix_of(os_), lengths_of(os_), oso,
+            buf, starts, ends, qids.matrix, qids.lengths, np.frombuffer(level, np.uint8),
+            msg_frags, frag_set, frag_entries, frag_flag, set_ids.matrix, set_ids.lengths,
+            set_total, set_starts, entry_ids.matrix, entry_ids.lengths, syms.matrix,
+            syms.lengths, *(a for col in cols for a in parts(col)),
         )  # fmt: skip
 
-    return frame(b"i", body, write, head, seqs.start, times, tstep)
-
-
-# ---------------------------------------------------------------------------------------
-# MarketDataIncrementalRefresh (35=X)
-# ---------------------------------------------------------------------------------------
+    return frame(b"i", body, write, head, seqs.start, times)
 
 
 def incremental(
@@ -360,21 +271,18 @@ def incremental(
 
     By default the whole batch is one message; ``entry_counts`` makes one message per
     group of rows and ``max_entries`` caps the entries of a message (longer groups go on
-    in the next message). A null price, size, time or position leaves its field out (a
+    in the next one). A null price, size, time or position leaves its field out (a
     delete, ``279=2``, often carries no price).
 
     Parameters
     ----------
-    actions : int, str or column of them
-        MDUpdateAction (``279``) per entry: ``0`` new, ``1`` change, ``2`` delete (ints
-        0..9 or one-character strings); a scalar applies to every entry.
-    entry_types : int, str or column of them
-        MDEntryType (``269``) per entry (``0`` bid, ``1`` offer, ``2`` trade, ...).
+    actions, entry_types : int, str or column of them
+        MDUpdateAction (``279``: ``0`` new, ``1`` change, ``2`` delete) and MDEntryType
+        (``269``) per entry: ints 0..9 or one-character strings; a scalar applies to all.
     symbols : column of str
-        Symbol (``55``) per entry: printable ASCII, no ``=``.
+        Symbol (``55``) per entry, as in :func:`snapshots`.
     prices, sizes : column of int or decimals, or Formatted
-        MDEntryPx (``270``) and MDEntrySize (``271``) per entry, formatted by
-        :func:`vecfix.format_fixed`, or already :class:`vecfix.Formatted`.
+        MDEntryPx (``270``) and MDEntrySize (``271``) per entry, as in :func:`snapshots`.
     entry_counts : array_like of int, optional
         Entries per message, each ``>= 1``, summing to the number of rows.
     max_entries : int, optional
@@ -385,23 +293,19 @@ def incremental(
     position_nos : column of int, optional
         MDEntryPositionNo (``290``) per entry, ``>= 1`` (nulls leave it out).
     md_req_id : str, optional
-        MDReqID (``262``) written in every message.
-    price, size : vecfix.NumberFormat, optional
-        How prices and sizes are printed, as for :func:`snapshots`: integer prices need
-        ``price=``; whole-number sizes need nothing.
-    header, sending_time
-        The standard header (required) and SendingTime, as for :func:`snapshots`.
+        MDReqID (``262``), written in every message.
+    price, size, header, sending_time
+        The formats, the standard header and SendingTime, as in :func:`snapshots`.
 
     Returns
     -------
     Messages
-        All messages in one buffer, with offsets.
+        The refreshes in one buffer.
 
     Raises
     ------
     TypeError, ValueError
-        For bad types, lengths that disagree, empty groups, bad codes, identifiers with
-        SOH or ``=``, malformed timestamps, values that cannot be printed.
+        As :func:`snapshots` does, and for an empty group or a bad code.
 
     Examples
     --------
@@ -415,80 +319,52 @@ def incremental(
     8=FIX.4.4|9=110|35=X|49=MD|56=C|34=1|52=20240102-14:30:00.000|268=2|279=0|269=0|55=ESZ4|270=5000.25|271=7|279=2|269=1|55=ESZ4|10=010|
     """
     head = check_header(header)
-    price = check_format("price", price, {"prices": prices})
-    size = check_format("size", size, {"sizes": sizes})
-    check_aligned({
-        "actions": actions, "entry_types": entry_types, "symbols": symbols, "prices": prices,
-        "sizes": sizes, "entry_times": entry_times, "position_nos": position_nos,
-        **per_row(price=price, size=size),
-    })  # fmt: skip
-    syms = text_column("symbols", symbols)
-    require_all("symbols", syms, "every entry needs one")
+    given = (("prices", "price", prices, None), ("sizes", "size", sizes, None))
+    others = {"actions": actions, "entry_types": entry_types, "symbols": symbols,
+              "entry_times": entry_times, "position_nos": position_nos}  # fmt: skip
+    price, size = check_formats(price, size, given, others)
+    syms = text_column("symbols", symbols, what="entry")
     n = len(syms)
     acts = codes("actions", actions, n, "entry")
     types = codes("entry_types", entry_types, n, "entry")
-    px = number_column("prices", "price", prices, price)
-    check_rows("prices", px, n, "entry")
-    sz = number_column("sizes", "size", sizes, size)
-    check_rows("sizes", sz, n, "entry")
-    optional = []
-    if entry_times is None:
-        times_col = None
-    else:
-        times_col = timestamps("entry_times", entry_times, head.precision, time_only=True)
-        if len(times_col) == 1 and n != 1:
-            times_col = Formatted(
-                np.repeat(times_col.matrix, n, axis=0), np.repeat(times_col.lengths, n)
-            )
-        check_rows("entry_times", times_col, n, "entry")
-    optional.append(times_col)
-    if position_nos is None:
-        pos = None
-    else:
+    px, sz = read_numbers(price, size, given, n, "entry")
+    stamps = pos = None
+    if entry_times is not None:
+        stamps = timestamps("entry_times", entry_times, head.precision, time_only=True)
+        if len(stamps) == 1 and n != 1:
+            stamps = Formatted(np.repeat(stamps.matrix, n, axis=0), np.repeat(stamps.lengths, n))
+        check_rows("entry_times", stamps, n, "entry")
+    if position_nos is not None:
         pos = number_column("position_nos", "position", position_nos, WHOLE)
         check_rows("position_nos", pos, n, "entry")
-        bad = all_valid(pos) & (
-            (pos.matrix[:, 0] == ord("-")) | ((pos.lengths == 1) & (pos.matrix[:, 0] == ord("0")))
-        )
+        first = pos.matrix[:, 0]
+        bad = all_valid(pos) & ((first == ord("-")) | ((pos.lengths == 1) & (first == ord("0"))))
         if bad.any():
             r = int(np.argmax(bad))
             raise ValueError(f"position_nos[{r}] = {pos[r]} must be >= 1")
-    optional.append(pos)
-
-    if entry_counts is None:
-        sizes_of = np.array([n] if n else [], dtype=np.int64)
-        starts = group_starts("entry_counts", sizes_of, -1, "message", empty=False)
-    else:
-        starts = group_starts("entry_counts", entry_counts, -1, "message", empty=False)
-        if starts[-1] != n:
-            raise ValueError(f"entry_counts sums to {int(starts[-1])}, but there are {n} entries")
-    if max_entries is not None:
-        limit = _limit("max_entries", max_entries)
+    counts = ([n] if n else []) if entry_counts is None else entry_counts
+    starts = group_starts("entry_counts", counts, -1, "message", empty=False)
+    if starts[-1] != n:
+        raise ValueError(f"entry_counts sums to {int(starts[-1])}, but there are {n} entries")
+    if max_entries is not None:  # longer groups go on in the next message
+        limit = checked_int("max_entries", max_entries, 1)
         groups = np.diff(starts)
         pieces = (groups + limit - 1) // limit
         cut = np.full(int(pieces.sum()), limit, dtype=np.int64)
         cut[np.cumsum(pieces) - 1] = groups - limit * (pieces - 1)
-        starts = np.zeros(cut.size + 1, np.int64)
-        np.cumsum(cut, out=starts[1:])
+        starts = np.concatenate([[0], np.cumsum(cut)]).astype(np.int64)
     m = starts.size - 1
     prefix = b"" if md_req_id is None else b"262=" + identifier("md_req_id", md_req_id) + b"\x01"
-    times, tstep = times_for("sending_time", sending_time, head.precision, m, "messages")
-
-    entry_bytes = 16 + lengths_of(syms).astype(np.int64)  # 279=A|269=T|55=SYM|
-    for col in (px, sz, *optional):
-        if col is not None:
-            entry_bytes += field_lengths(col, 3)
+    times = times_for(sending_time, head, m)
+    entry_bytes = with_fields(16 + syms.lengths, [px, sz, stamps, pos])  # 279=|269=|55=|
     body = _sums(entry_bytes, starts) + len(prefix) + 5 + ndigits(np.diff(starts))
-    extra = [
-        _absent(n) if c is None else (matrix_of(c), lengths_of(c), all_valid(c)) for c in optional
-    ]
-    seqs = head.reserve(m)
+    none = Formatted(np.zeros((n, 1), np.uint8), np.zeros(n, np.int32), np.zeros(n, np.bool_))
+    cols = [px, sz, none if stamps is None else stamps, none if pos is None else pos]
 
     def write(buf: np.ndarray, starts_: np.ndarray, ends: np.ndarray) -> int:
         return _fix().write_incremental_bodies(
             buf, starts_, ends, np.frombuffer(prefix, np.uint8), starts, acts, types,
-            matrix_of(syms), lengths_of(syms), matrix_of(px), lengths_of(px), all_valid(px),
-            matrix_of(sz), lengths_of(sz), all_valid(sz), *extra[0], *extra[1],
+            syms.matrix, syms.lengths, *(a for col in cols for a in parts(col)),
         )  # fmt: skip
 
-    return frame(b"X", body, write, head, seqs.start, times, tstep)
+    return frame(b"X", body, write, head, head.reserve(m).start, times)

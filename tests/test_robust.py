@@ -389,14 +389,14 @@ def test_a_list_with_a_non_integer_names_its_row(name, bad, words):
 
 WARMUP_SCRIPT = """
 import importlib, json, pkgutil
-from numba.core.registry import CPUDispatcher
+from numba.extending import is_jitted
 import vecfix
 vecfix.warmup()
 idle = []
 for info in pkgutil.iter_modules(vecfix._kernels.__path__):
     module = importlib.import_module("vecfix._kernels." + info.name)
     for name, obj in vars(module).items():
-        if not (isinstance(obj, CPUDispatcher) and obj.__module__ == module.__name__):
+        if not (is_jitted(obj) and obj.__module__ == module.__name__):
             continue
         inlined = obj.targetoptions.get("inline") == "always"
         called_from_python = not name.startswith("_")  # _place: only from the kernels

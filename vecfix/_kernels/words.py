@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 from llvmlite import ir
-from numba.core import types
+from numba import types
 from numba.extending import intrinsic
 
 from .._jit import helper

@@ -25,7 +25,16 @@ from collections.abc import Sequence
 from importlib import metadata
 
 LIBRARIES = ("numpy", "numba", "pyarrow", "polars", "vecfix")
-GROUP_ORDER = ("peers-1M", "price9-1M", "mixed", "mixed-cold", "batch8", "threads-1M", "threads")
+GROUP_ORDER = (
+    "peers-1M",
+    "price9-1M",
+    "mixed",
+    "mixed-cold",
+    "batch8",
+    "threads-1M",
+    "threads",
+    "numba-versions",
+)
 
 
 def format_seconds(seconds: float) -> str:

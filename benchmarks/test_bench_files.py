@@ -18,7 +18,9 @@ int64 mantissas of 14 digits, exponent −9, 5% negative) and ``size`` (int64); 
 columns are printed at scale 2. It is written once per session, outside the timer: Parquet
 by polars (snappy, row groups of 1M rows) and CSV by polars. Without
 ``--benchmark-enable`` each job runs once on :data:`SMOKE_ROWS` rows and its output is
-checked, as a smoke test.
+checked, as a smoke test. Every way runs on polars' threads (``POLARS_MAX_THREADS``, all
+cores by default; DuckDB is given as many), named in the group: run again under
+``POLARS_MAX_THREADS=1`` for the one-thread groups.
 
 Groups, one per job (``Parquet→CSV``, ``Parquet→Parquet``, ``CSV→Parquet``); every way
 writes the same file (Parquet: snappy, statistics, row groups of 1,048,576 rows, as
@@ -67,6 +69,8 @@ SEED = 20261129
 PRICES = ("bid_px", "ask_px")
 EXPONENT, SCALE = -9, 2
 ROW_GROUP = 1 << 20
+#: polars' threads (``POLARS_MAX_THREADS``, fixed at its import); DuckDB is given as many.
+THREADS = pl.thread_pool_size()
 JOBS = {"Parquet→CSV": ("parquet", "csv"), "Parquet→Parquet": ("parquet", "parquet"),
         "CSV→Parquet": ("csv", "parquet")}  # fmt: skip
 
@@ -155,6 +159,7 @@ def run_duckdb(src: Path, dst: Path) -> None:
     to = "(FORMAT csv, HEADER)" if dst.suffix == ".csv" else (
         f"(FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE {ROW_GROUP})")  # fmt: skip
     with duckdb.connect() as con:
+        con.sql(f"SET threads TO {THREADS}")
         con.sql(f"COPY (SELECT symbol, ts, {text}, size FROM {read}) TO '{dst}' {to}")
 
 
@@ -191,7 +196,7 @@ def test_file_job(benchmark, inputs, job, how):
         pytest.importorskip(spec.needs)
     d, n = inputs
     src_fmt, dst_fmt = JOBS[job]
-    benchmark.group = f"{job} {n:,} rows"
+    benchmark.group = f"{job} {n:,} rows, {THREADS} thread(s)"
     src = d / f"snap.{src_fmt}"
     dst = d / f"out-{how}-{job.replace('→', '-')}.{dst_fmt}"
     benchmark.extra_info.update(rows=2 * n, label=spec.label, baseline=how == "vecfix")

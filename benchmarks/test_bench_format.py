@@ -388,3 +388,16 @@ def test_threads_1m(benchmark, threads: int | None, price9: np.ndarray, vecfix_t
     assert out.to_list() == vecfix_text
     label = f"vecfix.format_fixed threads={threads}, 1M rows"
     benchmark.extra_info.update(rows=len(price9), label=label, baseline=threads == 1)
+
+
+@pytest.mark.benchmark(group="numba-versions")
+def test_kernel_on_this_numba(benchmark, price9: np.ndarray, vecfix_text: list) -> None:
+    """1M PRICE9 rows on one thread, labelled with the NumPy and Numba that ran them: run
+    this group again on the oldest versions pyproject.toml allows (benchmarks/README.md)
+    and ``report.py`` puts the two rows side by side."""
+    import numba
+
+    out = benchmark(vecfix.format_fixed, price9, EXPONENT, SCALE, threads=1)
+    assert out.to_list() == vecfix_text
+    label = f"format_fixed, 1 thread, numba {numba.__version__}, numpy {np.__version__}"
+    benchmark.extra_info.update(rows=len(price9), label=label, baseline=False)

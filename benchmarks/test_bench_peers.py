@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import vecfix
-from vecfix._format import usable_cores
+from vecfix._plan import usable_cores
 
 EXPONENT, SCALE = -9, 4
 GROUP = "peers-1M"

@@ -151,6 +151,18 @@ def test_cache_dir_is_named_after_the_sources(tmp_path, monkeypatch):
         _engine.cache_dir.cache_clear()
 
 
+def test_each_numba_install_has_its_own_cache_dir(monkeypatch):
+    """Two environments (or an upgrade) never share a cache: Numba's index holds one
+    version, so each would compile in the foreground where the stamp promised a load."""
+    import numba
+
+    assert _engine.numba_install().startswith(numba.__file__ + ":")
+    monkeypatch.setattr(_engine, "numba_install", lambda: f"{numba.__file__}:1")
+    one = _engine.sources_digest()
+    monkeypatch.setattr(_engine, "numba_install", lambda: f"{numba.__file__}:2")
+    assert _engine.sources_digest() != one
+
+
 def test_no_writable_cache_dir_warns_once_and_caches_nothing(tmp_path, monkeypatch):
     blocker = tmp_path / "file"
     blocker.write_bytes(b"")  # a directory cannot be made under a file, even by root

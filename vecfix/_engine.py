@@ -29,6 +29,7 @@ import functools
 import gc
 import hashlib
 import importlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -181,18 +182,32 @@ def gc_paused() -> Iterator[None]:
 
 @functools.cache
 def sources_digest() -> str:
-    """A SHA-256 of vecfix's ``.py`` files (names and contents).
+    """A SHA-256 of vecfix's ``.py`` files (names and contents) and of the Numba install
+    that compiles them (:func:`numba_install`).
 
     Numba stamps a cached kernel with its own source file only; a kernel that inlines a
-    helper from another module would keep stale code when only that module changed. The
-    kernels' cache directory is named after this digest instead (:func:`cache_dir`), so
-    any change to vecfix's sources compiles afresh.
+    helper from another module would keep stale code when only that module changed. And
+    its cache index holds one Numba version: two environments (or an upgrade) sharing a
+    folder would each find the other's index, then compile in the foreground, where a
+    ``ready`` stamp promised a load. The kernels' cache directory is named after this
+    digest instead (:func:`cache_dir`), so any change to either compiles afresh.
     """
     root = Path(__file__).resolve().parent
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(numba_install().encode())
     for file in sorted(root.rglob("*.py")):
         digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes())
     return digest.hexdigest()
+
+
+def numba_install() -> str:
+    """Which Numba would compile the kernels, without importing it: its package's file
+    and that file's modification time (a reinstall changes it)."""
+    spec = importlib.util.find_spec("numba")
+    origin = spec.origin if spec is not None and spec.origin else ""
+    try:
+        return f"{origin}:{os.stat(origin).st_mtime_ns}"
+    except OSError:
+        return origin
 
 
 @functools.cache

@@ -157,10 +157,13 @@ def test_each_numba_install_has_its_own_cache_dir(monkeypatch):
     import numba
 
     assert _engine.numba_install().startswith(numba.__file__ + ":")
-    monkeypatch.setattr(_engine, "numba_install", lambda: f"{numba.__file__}:1")
-    one = _engine.sources_digest()
-    monkeypatch.setattr(_engine, "numba_install", lambda: f"{numba.__file__}:2")
-    assert _engine.sources_digest() != one
+    digests = []
+    for mtime in (1, 2):
+        monkeypatch.setattr(_engine, "numba_install", lambda m=mtime: f"{numba.__file__}:{m}")
+        _engine.sources_digest.cache_clear()
+        digests.append(_engine.sources_digest())
+    _engine.sources_digest.cache_clear()
+    assert digests[0] != digests[1]
 
 
 def test_no_writable_cache_dir_warns_once_and_caches_nothing(tmp_path, monkeypatch):

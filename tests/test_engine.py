@@ -244,6 +244,34 @@ def test_a_large_call_in_a_fresh_process_loads_the_kernels():
     assert got == {"numba": True, "last": reference_fixed(999_999 * 12345, -9, 4)}
 
 
+def test_threads_importing_kernels_at_once_wait_for_one_import():
+    """Eight threads ask for the FIX kernels one after another while the first imports
+    them (Dask's threads building messages, say): the others wait for it; none gets the
+    module half made, without the kernels defined last."""
+    vecfix.warmup()
+    got = _fresh(
+        """
+        import json, threading, time
+        from vecfix import _engine
+        barrier, found, errors = threading.Barrier(8), [], []
+        def work(k):
+            try:
+                barrier.wait()
+                time.sleep(0.04 * k)  # (the import takes 0.1-0.3 s)
+                found.append(callable(_engine.import_kernels("fix").write_incremental_bodies))
+            except Exception as exc:
+                errors.append(repr(exc))
+        pool = [threading.Thread(target=work, args=(k,)) for k in range(8)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+        print(json.dumps({"errors": errors, "found": found}))
+        """
+    )
+    assert got == {"errors": [], "found": [True] * 8}
+
+
 @pytest.mark.skipif(NOJIT or not SLOW, reason="set VECFIX_SLOW_TESTS=1 (compiles every kernel)")
 def test_cold_cache_one_background_compile_then_the_kernels(tmp_path):
     """The first run on a machine: a call answers in Python at once while one child

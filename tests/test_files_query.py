@@ -226,3 +226,53 @@ def test_per_row_exponents_from_a_column():
         format_batch(
             t.with_columns(e=pl.Series([-2, None, 0, 0])), [ColumnSpec("m", NumberFormat("e", "s"))]
         )
+
+
+LOADS_BEFORE_THE_FIRST_BATCH = """
+import json, sys
+from vecfix import NumberFormat, _engine, _tuning
+from vecfix.files import ColumnSpec, format_file
+formats = []
+real = _engine.kernels_for
+def kernels_for(rows, spend=True):
+    formats.append(real(rows, spend))
+    return formats[-1]
+_engine.kernels_for = kernels_for
+format_file(sys.argv[1], sys.argv[2], [ColumnSpec("px", NumberFormat(-9, 2))], progress=False)
+unspent = _engine._state["budget"] == _tuning.KERNEL_LOAD_COST
+print(json.dumps({"calls": formats, "budget": unspent}))
+"""
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".csv"])
+def test_a_large_file_loads_the_kernels_before_its_first_batch(tmp_path, suffix):
+    """A file whose rows would cost more in plain Python than loading the kernels (its
+    Parquet metadata, or a CSV's size over its rows' length) loads them once, before
+    polars' first batch: no batch runs in Python first, none of the budget is spent."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    import vecfix
+
+    vecfix.warmup()
+    n = 400_000  # 2.4 s of plain-Python work
+    frame = pl.DataFrame({"px": np.arange(n, dtype=np.int64) * 987_654_321})
+    src = tmp_path / f"in{suffix}"
+    frame.write_parquet(src) if suffix == ".parquet" else frame.write_csv(src)
+    assert src.stat().st_size > 1 << 20  # (smaller files are not counted)
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": root, "POLARS_IDEAL_MORSEL_SIZE": "10000"}  # (batches)
+    env["VECFIX_ENGINE"] = "auto"  # as users run it (the suite's default is "kernels")
+    run = subprocess.run(
+        [sys.executable, "-c", LOADS_BEFORE_THE_FIRST_BATCH, str(src), str(tmp_path / "o.csv")],
+        env=env, capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    got = json.loads(run.stdout)
+    assert got["calls"] and all(got["calls"]), got  # the kernels from the first batch on
+    assert got["budget"], got
+    out = pl.read_csv(tmp_path / "o.csv", infer_schema=False)["px"].to_list()
+    assert out[-1] == reference_fixed((n - 1) * 987_654_321, -9, 2)

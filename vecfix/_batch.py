@@ -12,7 +12,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ._number_format import NumberFormat
-from .columns.rules import RowError, is_int, show_value
+from .columns.rules import RowError, is_int, is_masked, show_value
 
 __all__ = ["format_values", "number_format"]
 
@@ -137,7 +137,7 @@ def _has_nulls(values: Any) -> bool:
         return bool(values.hasnans)
     if module == "pyarrow":
         return bool(values.null_count)
-    if isinstance(values, np.ma.MaskedArray):
+    if is_masked(values):
         return bool(np.ma.is_masked(values))
     return isinstance(values, (list, tuple)) and any(v is None for v in values)
 

@@ -48,6 +48,7 @@ from . import _tuning
 KERNEL_MODULES = ("fixed", "text", "fix", "fixread", "fixcolumns")
 
 _LOCK = threading.Lock()
+_IMPORT_LOCK = threading.RLock()
 _state: dict = {"loaded": False, "budget": _tuning.KERNEL_LOAD_COST, "mode": "auto"}
 _WARNED: set[str] = set()
 
@@ -62,9 +63,12 @@ def _mode(value: str | None) -> str:
 _state["mode"] = _mode(os.environ.get("VECFIX_ENGINE"))
 
 
-def kernels_for(rows: int) -> bool:
+def kernels_for(rows: int, spend: bool = True) -> bool:
     """Whether a call of ``rows`` rows runs on the compiled kernels (True) or in plain
     Python (False). Once the kernels are loaded, always True (unless forced otherwise).
+    ``spend=False``: a job's rows to come, in calls that will ask again (a file's
+    batches): the kernels are loaded now if the job needs them, and nothing is spent of
+    the plain-Python budget otherwise.
 
     Examples
     --------
@@ -82,7 +86,7 @@ def kernels_for(rows: int) -> bool:
     if mode == "auto":
         with _LOCK:
             if cost <= _state["budget"]:  # small work: Python pays less than the kernels
-                _state["budget"] -= cost
+                _state["budget"] -= cost if spend else 0
                 return False
         if not ready("fixed") and cost < _tuning.KERNEL_COMPILE_COST and compiling():
             return False  # a child fills the cache meanwhile: Python until it has
@@ -109,7 +113,14 @@ def load() -> None:
 def import_kernels(name: str) -> Any:
     """Import the kernel module ``vecfix._kernels.<name>``: its kernels compile, or load
     from the cache, as it is imported. A cache that cannot be read (corrupted on disk, say)
-    is left aside with a warning, and the kernels compile in memory: never an error."""
+    is left aside with a warning, and the kernels compile in memory: never an error.
+    Threads asking at once wait for the one importing it (until it is done, the module
+    is in ``sys.modules`` half made)."""
+    with _IMPORT_LOCK:
+        return _import_kernels(name)
+
+
+def _import_kernels(name: str) -> Any:
     module = f"vecfix._kernels.{name}"
     if module in sys.modules:
         return sys.modules[module]

@@ -397,7 +397,8 @@ def check_csv_columns(pl: Any, schema: Any, formatted: set[str], quoting: str) -
 class Progress:
     """Rows done, fed by the formatting expression's batch calls, of the rows in all
     (Parquet and Arrow metadata) or of a CSV's bytes (rows times their mean length in the
-    first MiB): a line on stderr, updated at most four times a second."""
+    first MiB): a line on stderr, updated at most four times a second. Also how many rows
+    a file over a MiB holds (:meth:`expected`), shown or not."""
 
     def __init__(self, pl: Any, src: Source, fmt: str, lf: Any, show: bool) -> None:
         self.rows, self.show, self.size, self._last, self._said = 0, show, src.size, 0.0, False
@@ -405,13 +406,20 @@ class Progress:
         self.per_row: float | None = None
         self._lock = threading.Lock()
         self.name = "stdin" if src.given == STDIO else Path(src.given).name
-        if show and fmt != "csv":
+        count = show or (src.size or 0) > _CHUNK  # (a small file's rows are not worth it)
+        if count and fmt != "csv":
             with contextlib.suppress(Exception):
                 self.total = int(lf.select(pl.len()).collect().item())
-        elif show and src.size:
+        elif count and src.size:
             with open(src.path, "rb") as f:
                 head = f.read(_CHUNK)
             self.per_row = len(head) / head.count(b"\n") if b"\n" in head else None
+
+    def expected(self) -> int | None:
+        """The rows in all, known or estimated; None when not counted."""
+        if self.total is not None:
+            return self.total
+        return int(self.size / self.per_row) if self.per_row and self.size else None
 
     def add(self, n: int) -> None:
         with self._lock:

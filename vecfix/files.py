@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import _engine
 from . import _files_io as fio
 from ._files_io import (
     COMPRESSIONS,
@@ -251,6 +252,9 @@ def format_file(
         schema = fio.check_schema(pl, lf, columns, src.shown, in_fmt)
         show = sys.stderr.isatty() if progress is None else progress
         job = _Job(pl, lf, schema, columns, fio.Progress(pl, src, in_fmt, lf, show))
+        rows = job.progress.expected()
+        if rows:  # the engine decides once, for every batch: a large file loads the kernels
+            _engine.kernels_for(rows * len(columns), spend=False)  # before its first one
         query = job.query
         if out_fmt == "csv":
             checks = fio.check_csv_columns(pl, schema, {s.name for s in columns}, quoting)

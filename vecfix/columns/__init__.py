@@ -9,7 +9,6 @@ an input type is one adapter ``(values, argument) -> Column`` and one line in
 from __future__ import annotations
 
 import decimal
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -108,13 +107,6 @@ def _from_anything(values: object, argument: str) -> Column:
     return read_array(arr, argument)
 
 
-def _masked(values: object) -> bool:
-    """A NumPy masked array (there is none unless :mod:`numpy.ma` is imported: the test
-    leaves that import, 15 ms, to the programs that use it)."""
-    ma = sys.modules.get("numpy.ma")
-    return ma is not None and isinstance(values, ma.MaskedArray)
-
-
 def _typed_buffer(values: object) -> bool:
     """A memoryview of numbers (of an int64 array, say): an array, not bytes of text."""
     return isinstance(values, memoryview) and values.format not in ("B", "b", "c")
@@ -124,7 +116,7 @@ def _typed_buffer(values: object) -> bool:
 ADAPTERS: list[tuple[Callable[[object], bool], Callable[[Any, str], Column]]] = [
     (_is(Column), lambda values, _: values),
     (_is(DecimalColumn), _from_decimal_column),  # before tuples: it is one
-    (_masked, read_masked),  # before arrays: it is one
+    (rules.is_masked, read_masked),  # before arrays: it is one
     (_is(np.ndarray), read_array),
     (_module_is("pyarrow"), read_arrow),
     (_module_is("pandas"), read_pandas),

@@ -13,8 +13,9 @@ the value (:func:`show_value`); why, and what to do, follow on the next lines.
 from __future__ import annotations
 
 import reprlib
+import sys
 from collections.abc import Callable, Sequence
-from typing import Literal, TypeVar
+from typing import Literal, TypeGuard, TypeVar
 
 import numpy as np
 
@@ -322,3 +323,12 @@ def broadcast_length(lengths: Sequence[int | None], names: Sequence[str] = ARGUM
                 raise ValueError(f"cannot broadcast {described} to one length")
             n = length
     return n
+
+
+def is_masked(values: object) -> TypeGuard[np.ma.MaskedArray]:
+    """Whether ``values`` is a NumPy masked array. None is unless :mod:`numpy.ma` has been
+    imported, so the test leaves that import (15 ms) to the programs that use it; while
+    another thread imports it, ``numpy.ma`` is in ``sys.modules`` without its class yet,
+    and no value can be one."""
+    masked = getattr(sys.modules.get("numpy.ma"), "MaskedArray", None)
+    return masked is not None and isinstance(values, masked)

@@ -35,7 +35,7 @@ from .. import format_fixed
 from .._number_format import NumberFormat
 from .._result import Formatted
 from ..columns import ColumnLike, kind_of, read_column, rules
-from ..columns.rules import RowError, is_int, show_value
+from ..columns.rules import RowError, is_int, is_masked, show_value
 from ._columns import check_aligned, check_bytes, check_rows, has_formatted_shape, valid_mask
 
 WHOLE = NumberFormat(0, 0)
@@ -171,7 +171,7 @@ def number_column(
     mask = None if valid is None else valid_mask(valid_name, valid, n)
     if n == 0:  # nothing to format: no format is needed
         return Formatted(np.zeros((0, 0), np.uint8), np.zeros(0, np.int32))
-    if isinstance(values, np.ma.MaskedArray):  # hidden values are nulls, never printed
+    if is_masked(values):  # hidden values are nulls, never printed
         hidden = np.ma.getmaskarray(values)
         mask = ~hidden if mask is None else mask & ~hidden
         values = values.data

@@ -33,22 +33,34 @@ def _ctz_python(x):
     return _U64((x & -x).bit_length() - 1 if x else 64)
 
 
-@intrinsic
-def _ctz_intrinsic(typingctx, x):
-    """The trailing zero bits of the uint64 ``x`` (LLVM's ``cttz``, one instruction)."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, sig, args):
-        word = ir.IntType(64)
-        fn = builder.module.declare_intrinsic("llvm.cttz", [word, ir.IntType(1)])
-        return builder.call(fn, [args[0], ir.IntType(1)(0)])
-
-    return types.uint64(x), codegen
+def _popcount_python(x):
+    """``popcount`` for ``NUMBA_DISABLE_JIT=1``."""
+    return _U64(bin(int(x)).count("1"))
 
 
-#: ``ctz(x)``: the trailing zero bits of a uint64 (64 for 0).
-ctz = _ctz_intrinsic if WORDS else _ctz_python
+def _bit_count(name, *flags):
+    """An intrinsic of one uint64 calling LLVM's ``name`` (one instruction), with
+    ``flags`` (i1 constants) after the value."""
+
+    @intrinsic
+    def count_intrinsic(typingctx, x):
+        if x != types.uint64:
+            return None
+
+        def codegen(context, builder, sig, args):
+            kinds = [ir.IntType(64), *(ir.IntType(1) for _ in flags)]
+            fn = builder.module.declare_intrinsic(name, kinds)
+            return builder.call(fn, [args[0], *(ir.IntType(1)(f) for f in flags)])
+
+        return types.uint64(x), codegen
+
+    return count_intrinsic
+
+
+#: ``ctz(x)``: the trailing zero bits of a uint64 (64 for 0: ``cttz`` told 0 is defined).
+ctz = _bit_count("llvm.cttz", 0) if WORDS else _ctz_python
+#: ``popcount(x)``: the set bits of a uint64.
+popcount = _bit_count("llvm.ctpop") if WORDS else _popcount_python
 
 
 @helper
@@ -136,29 +148,6 @@ def _equal_bits_intrinsic(typingctx, buf, offset, byte):
 #: ``buf[offset + j] == byte``, for ``j`` below 64. No bounds check: callers guarantee
 #: ``offset + 64 <= len(buf)``.
 equal_bits = _equal_bits_intrinsic if WORDS else _equal_bits_python
-
-
-def _popcount_python(x):
-    """``popcount`` for ``NUMBA_DISABLE_JIT=1``."""
-    return _U64(bin(int(x)).count("1"))
-
-
-@intrinsic
-def _popcount_intrinsic(typingctx, x):
-    """The set bits of the uint64 ``x`` (LLVM's ``ctpop``, one instruction)."""
-    if x != types.uint64:
-        return None
-
-    def codegen(context, builder, sig, args):
-        word = ir.IntType(64)
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [word])
-        return builder.call(fn, [args[0]])
-
-    return types.uint64(x), codegen
-
-
-#: ``popcount(x)``: the set bits of a uint64.
-popcount = _popcount_intrinsic if WORDS else _popcount_python
 
 
 def _byte_sum_python(buf, offset, count):

@@ -86,7 +86,8 @@ def kernels_for(rows: int, spend: bool = True) -> bool:
     if mode == "auto":
         with _LOCK:
             if cost <= _state["budget"]:  # small work: Python pays less than the kernels
-                _state["budget"] -= cost if spend else 0
+                if spend:
+                    _state["budget"] -= cost
                 return False
         if not ready("fixed") and cost < _tuning.KERNEL_COMPILE_COST and compiling():
             return False  # a child fills the cache meanwhile: Python until it has

@@ -83,7 +83,7 @@ def _few(rows: Rows, valid: np.ndarray | None, plan: _plan.Plan, identity: Any) 
     """Fewer than :data:`~vecfix._tuning.MEASURE_BELOW` rows into a matrix: the passes'
     steps (measure, the checks, fill, blank the null rows) as two direct kernel calls.
     The passes' machinery (threads, null blocks, the calls' arguments built per part)
-    costs more than these rows: 8 rows with a scale each took 18.8 us through it, 8.5 so
+    costs more than these rows: 8 rows with a scale each took 18.8 us through it, 10 so
     (benchmarks/, group batch8)."""
     n = rows.n
     nulls = None if valid is None else np.flatnonzero(~valid)

@@ -116,6 +116,24 @@ prefetch = _prefetcher(0) if WORDS else _prefetch_python
 prefetch_write = _prefetcher(1) if WORDS else _prefetch_python
 
 
+def _load_lanes(context, builder, sig, args):
+    """Codegen: the 64 bytes at ``args[1]`` of the 1-D uint8 array ``args[0]``, as one
+    unaligned vector load."""
+    array = context.make_array(sig.args[0])(context, builder, args[0])
+    where = context.cast(builder, args[1], sig.args[1], types.intp)
+    lanes = ir.VectorType(ir.IntType(8), 64)
+    pointer = builder.bitcast(builder.gep(array.data, [where]), lanes.as_pointer())
+    return builder.load(pointer, align=1)
+
+
+def _splat(builder, byte):
+    """Codegen: the i8 ``byte`` in each of 64 lanes."""
+    lanes = ir.VectorType(ir.IntType(8), 64)
+    one = builder.insert_element(ir.Constant(lanes, ir.Undefined), byte, ir.IntType(32)(0))
+    zeros = ir.Constant(ir.VectorType(ir.IntType(32), 64), None)
+    return builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined), zeros)
+
+
 def _equal_bits_python(buf, offset, byte):
     """``equal_bits`` for ``NUMBA_DISABLE_JIT=1``."""
     hits = np.flatnonzero(buf[offset : offset + 64] == byte)
@@ -130,15 +148,8 @@ def _equal_bits_intrinsic(typingctx, buf, offset, byte):
         return None
 
     def codegen(context, builder, sig, args):
-        array = context.make_array(sig.args[0])(context, builder, args[0])
-        where = context.cast(builder, args[1], sig.args[1], types.intp)
-        lanes = ir.VectorType(ir.IntType(8), 64)
-        pointer = builder.bitcast(builder.gep(array.data, [where]), lanes.as_pointer())
-        block = builder.load(pointer, align=1)
-        value = context.cast(builder, args[2], sig.args[2], types.uint8)
-        one = builder.insert_element(ir.Constant(lanes, ir.Undefined), value, ir.IntType(32)(0))
-        zeros = ir.Constant(ir.VectorType(ir.IntType(32), 64), None)
-        every = builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined), zeros)
+        block = _load_lanes(context, builder, sig, args)
+        every = _splat(builder, context.cast(builder, args[2], sig.args[2], types.uint8))
         return builder.bitcast(builder.icmp_unsigned("==", block, every), ir.IntType(64))
 
     return types.uint64(buf, offset, byte), codegen
@@ -163,17 +174,11 @@ def _byte_sum_intrinsic(typingctx, buf, offset, count):
         return None
 
     def codegen(context, builder, sig, args):
-        array = context.make_array(sig.args[0])(context, builder, args[0])
-        where = context.cast(builder, args[1], sig.args[1], types.intp)
         lanes = ir.VectorType(ir.IntType(8), 64)
         wide = ir.VectorType(ir.IntType(16), 64)
-        pointer = builder.bitcast(builder.gep(array.data, [where]), lanes.as_pointer())
-        block = builder.load(pointer, align=1)
+        block = _load_lanes(context, builder, sig, args)
         count = context.cast(builder, args[2], sig.args[2], types.int64)
-        count = builder.trunc(count, ir.IntType(8))
-        one = builder.insert_element(ir.Constant(lanes, ir.Undefined), count, ir.IntType(32)(0))
-        zeros = ir.Constant(ir.VectorType(ir.IntType(32), 64), None)
-        every = builder.shuffle_vector(one, ir.Constant(lanes, ir.Undefined), zeros)
+        every = _splat(builder, builder.trunc(count, ir.IntType(8)))
         index = ir.Constant(lanes, list(range(64)))
         kept = builder.select(
             builder.icmp_unsigned("<", index, every), block, ir.Constant(lanes, None)

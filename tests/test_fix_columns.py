@@ -226,7 +226,7 @@ def test_a_mask_hides_what_text_rows_hold(kind):
 
 def test_exponent_is_required_for_integer_prices_as_in_format_fixed():
     with pytest.raises(TypeError, match="exponents is required"):
-        vecfix.format_fixed([1, 2], scales=2)
+        vecfix.format_fixed([1, 2], scale=2)
     args = {"price": vecfix.NumberFormat(scale=2)}
     with pytest.raises(TypeError, match=r"prices: price.exponent is required for integer coeff"):
         fix.snapshots(["A"], [2], 0, [1, 2], [3, 4], **args, **HEAD)

@@ -94,9 +94,9 @@ def test_mismatched_lengths_name_the_arguments(args, words):
         assert word in str(info.value)
 
 
-@pytest.mark.parametrize("missing", ["exponents", "scales"])
+@pytest.mark.parametrize("missing", ["exponent", "scale"])
 def test_exponents_and_scales_are_required(missing):
-    kwargs = {"exponents": -2, "scales": 2, missing: None}
+    kwargs = {"exponent": -2, "scale": 2, missing: None}
     with pytest.raises(TypeError, match=f"{missing} is required"):
         format_fixed([1], **kwargs)
 
@@ -230,7 +230,7 @@ def test_string_fixed_refuses_an_exponent_in_its_own_words(value):
 
 def test_decimal_mixed_with_ints_is_refused_naming_the_row():
     with pytest.raises(TypeError, match=r"mix Decimal values with int: row 0"):
-        format_fixed([10**30, decimal.Decimal(1)], scales=2)
+        format_fixed([10**30, decimal.Decimal(1)], scale=2)
 
 
 @pytest.mark.parametrize(
@@ -311,11 +311,12 @@ def test_bool_exponents_and_scales_are_refused(name, bad):
         format_fixed([1, 2], **args)
 
 
-@pytest.mark.parametrize("name", ["exponents", "scales"])
-def test_object_array_of_none_exponents_is_refused(name):
-    args = {"exponents": 0, "scales": 0, name: np.array([None, 1], dtype=object)}
-    with pytest.raises(TypeError, match=f"{name} must be integers"):
-        format_fixed([1, 2], **args)
+@pytest.mark.parametrize("name", ["exponent", "scale"])
+def test_object_array_of_none_exponents_is_a_null_row(name):
+    """A None exponent or scale is a null row (issue 39: it raised, where the namespaces
+    gave a null row)."""
+    args = {"exponent": 0, "scale": 0, name: np.array([None, 1], dtype=object)}
+    assert format_fixed([1, 2], **args).to_list() == [None, "2.0" if name == "scale" else "20"]
 
 
 @pytest.mark.parametrize("name", ["exponents", "scales"])
@@ -687,7 +688,7 @@ def test_a_list_of_ints_reads_as_the_columns_reader_reads_it(
 def test_string_fixed_refuses_one_value_in_its_own_words(value, kwargs, error, words):
     """One value refused: string_fixed names its own argument (coefficient), no row (there
     is one value), and its own call in the advice, never format_fixed's plural arguments
-    (coefficients, exponents=, scales=)."""
+    (coefficients)."""
     with pytest.raises(error) as info:
         vecfix.string_fixed(value, **kwargs)
     message = str(info.value)
@@ -731,7 +732,7 @@ def test_a_memoryview_of_numbers_is_an_array_and_one_of_bytes_is_text():
     want = [reference_fixed(int(c), -2, 1) for c in coef]
     assert format_fixed(memoryview(coef), -2, 1).to_list() == want  # was read as text
     assert format_fixed(memoryview(coef.astype(np.int32)[:2]), -2, 1).to_list() == want[:2]
-    assert format_fixed(memoryview(b"1.25"), scales=1).to_list() == ["1.3"]
+    assert format_fixed(memoryview(b"1.25"), scale=1).to_list() == ["1.3"]
     with pytest.raises(TypeError, match="float64"):
         format_fixed(memoryview(np.array([1.5])), -2, 1)
 

@@ -210,9 +210,9 @@ def test_golden_sample_every_input_path(golden, name):
     obj[:] = coef
     assert format_fixed(obj, exps, scales).to_list() == want
     decimals = [decimal.Decimal(f"{c}E{e}") for c, e in zip(coef, exps, strict=True)]
-    assert format_fixed(decimals, scales=scales).to_list() == want
+    assert format_fixed(decimals, scale=scales).to_list() == want
     text = np.array([f"{c}E{e}" for c, e in zip(coef, exps, strict=True)])
-    assert format_fixed(text, scales=scales).to_list() == want
+    assert format_fixed(text, scale=scales).to_list() == want
 
 
 # --- fast rows and fallback rows mixed at random positions ---------------------------------

@@ -65,6 +65,7 @@ def _sized(values: list[int], size: str) -> list[int]:
 SIZES = ["few", "block"]
 
 
+@pytest.mark.filterwarnings("ignore::vecfix.SentinelWarning")  # (int64 max and min rows)
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("kind", list(KINDS))
 @pytest.mark.parametrize(
@@ -100,13 +101,13 @@ def test_few_rows_run_the_scalar_pass(monkeypatch):
     """Up to FEW_ROWS rows (and only then) the call runs ``format_few``, the same text."""
     vecfix.format_fixed(np.array(ROWS), -3, 2)  # the first call finds the compiled code
     calls = []
-    (entry,) = _format._FEW_WRITER
+    (entry,) = _format._FEW_KERNEL
 
     def spy(*args):
         calls.append(len(args[0]))
         return entry(*args)
 
-    monkeypatch.setattr(_format, "_FEW_WRITER", [spy])
+    monkeypatch.setattr(_format, "_FEW_KERNEL", [spy])
     for n in (1, FEW_ROWS, FEW_ROWS + 1):
         coef = np.arange(n, dtype=np.int64) * 7919 - 40_000
         got = vecfix.format_fixed(coef, -3, 2).to_list()

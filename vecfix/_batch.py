@@ -63,11 +63,14 @@ def format_values(
     layout: Literal["matrix", "arrow", "string_view"] = "arrow",
     threads: int | None = 1,
     null_layouts: Literal["null", "raise"] = "null",
+    sentinels: bool = True,
 ) -> Any:
     """``values`` formatted by ``fmt`` (a :class:`vecfix.Formatted`). Where ``fmt``'s
     exponent or scale is per row, the caller passes this batch's as ``exponents`` /
-    ``scales``; a row whose one is null is null (``null_layouts="null"``, as polars and
-    pandas propagate nulls) or refused (``"raise"``). Errors name ``column``.
+    ``scales``; a row whose one is null is null (``null_layouts="null"``, as
+    :func:`vecfix.format_fixed` does, and polars and pandas propagate nulls) or refused
+    (``"raise"``). Errors name ``column``. ``sentinels=False``: no warning of a usual null
+    sentinel (a caller that warns in its own words, ``vecfix format``).
 
     >>> from vecfix import NumberFormat
     >>> fmt = NumberFormat(-2, scale="tick")  # each row's scale, read by the caller
@@ -78,16 +81,16 @@ def format_values(
     ...
     TypeError: column 'px': scale is required: the decimal places to print (e.g. scale=2)
     """
-    from . import format_fixed
+    from ._format import run
 
     exponent = exponents if fmt.exponent is not None and not is_int(fmt.exponent) else fmt.exponent
     scale = scales if fmt.scale is not None and not is_int(fmt.scale) else fmt.scale
     try:
         if scale is None:
             raise TypeError("scale is required: the decimal places to print (e.g. scale=2)")
-        if null_layouts == "null":
-            values, exponent, scale = _null_where_layout_is(values, exponent, scale)
-        return format_fixed(values, exponent, scale, null=fmt.null, threads=threads, layout=layout)
+        if null_layouts == "raise":
+            _refuse_null_layouts(exponent, scale)
+        return run(values, exponent, scale, None, None, threads, fmt.null, layout, sentinels)
     except (TypeError, ValueError) as exc:
         raise _in_words(exc, column) from None
 
@@ -104,8 +107,8 @@ def _in_words(exc: Exception, column: Any = None) -> Exception:
     >>> print(_in_words(RowError(": 'x' is not decimal text", argument="coefficients",
     ...                          row=3, lead="coefficients "), "px"))
     column 'px', row 3: 'x' is not decimal text
-    >>> print(_in_words(TypeError("scales is required"), "px"))
-    column 'px': scales is required
+    >>> print(_in_words(ValueError("scales must fit in int32"), "px"))
+    column 'px': scale must fit in int32
     """
     named = f"column {show_value(column)}" if column not in (None, "") else ""
     if isinstance(exc, RowError) and exc.row is not None:
@@ -117,9 +120,7 @@ def _in_words(exc: Exception, column: Any = None) -> Exception:
             lead = f"{named}: {lead}"
         argument = _WORDS.get(exc.argument or "", exc.argument)
         return type(exc)(_words(exc.detail), argument=argument, row=exc.row, lead=lead)
-    text = str(exc)
-    if not text.startswith("scales is required"):  # (format_fixed's own: say it as it is)
-        text = _words(text)
+    text = _words(str(exc))
     text = f"{named}: {text}" if named else text
     if isinstance(exc, RowError):
         return type(exc)(text, argument=exc.argument)
@@ -142,20 +143,13 @@ def _has_nulls(values: Any) -> bool:
     return isinstance(values, (list, tuple)) and any(v is None for v in values)
 
 
-def _null_where_layout_is(values: Any, exponent: Any, scale: Any) -> tuple[Any, Any, Any]:
-    """Rows whose per-row exponent or scale is null made null (a
-    :class:`~vecfix.DecimalColumn` with their layout read as 0)."""
-    layouts = {"exponents": exponent, "scales": scale}
-    nullable = {k: v for k, v in layouts.items() if v is not None and _has_nulls(v)}
-    if not nullable:
-        return values, exponent, scale
-    from .columns import DecimalColumn, read_column
+def _refuse_null_layouts(exponent: Any, scale: Any) -> None:
+    """Refuse a per-row exponent or scale with a null row (naming the first)."""
+    from .columns import read_column
+    from .columns.rules import null_in
 
-    read = {k: read_column(v, k) for k, v in nullable.items()}
-    present = np.logical_and.reduce([c.valid for c in read.values() if c.valid is not None])
-    col = read_column(values)
-    valid = present if col.valid is None else col.valid & present
-    masked = DecimalColumn(col.coefficients, col.exponents, valid)
-    exponent = read["exponents"].coefficients if "exponents" in read else exponent
-    scale = read["scales"].coefficients if "scales" in read else scale
-    return masked, exponent, scale
+    for name, value in (("exponents", exponent), ("scales", scale)):
+        if value is not None and not is_int(value) and _has_nulls(value):
+            valid = read_column(value, name).valid
+            if valid is not None and not valid.all():
+                raise null_in(name, int(np.flatnonzero(~valid)[0]))

@@ -27,7 +27,7 @@ from ._objects import (
     read_scalar,
 )
 from .column import Column, DecimalColumn, Identity
-from .rules import Kind, RowError, RowTypeError
+from .rules import Kind, RowError, RowTypeError, SentinelWarning
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -54,6 +54,7 @@ __all__ = [
     "Kind",
     "RowError",
     "RowTypeError",
+    "SentinelWarning",
     "decimal_column",
     "kind_of",
     "parse_decimal_text",

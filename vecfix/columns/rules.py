@@ -12,14 +12,16 @@ the value (:func:`show_value`); why, and what to do, follow on the next lines.
 
 from __future__ import annotations
 
+import os
 import reprlib
 import sys
+import warnings
 from collections.abc import Callable, Sequence
-from typing import Literal, TypeGuard, TypeVar
+from typing import Any, Literal, TypeGuard, TypeVar
 
 import numpy as np
 
-from .._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from .._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, UINT64_MAX
 
 __all__ = ["INT32_MAX", "INT32_MIN", "INT64_MAX", "INT64_MIN"]  # and the names below
 
@@ -215,6 +217,100 @@ def needs(
             " for PRICENULL9) would be compared with a meaningless part of them. Mark"
             " missing values as nulls of the column itself (None, NA, null): they are kept"
         )
+
+
+#: The usual null sentinels of integer columns (CME ``PRICENULL9`` is int64 max), and what
+#: they are: a column holding one, with no ``null=``, most likely means "no value" there.
+USUAL_SENTINELS = {INT64_MAX: "int64 max", INT64_MIN: "int64 min", UINT64_MAX: "uint64 max"}
+
+
+class SentinelWarning(UserWarning):
+    """An integer column holds int64 max or min, or a uint64 column uint64 max (the usual
+    null sentinels), and no ``null`` was given for it: those rows are printed as numbers."""
+
+
+SentinelWarning.__module__ = "vecfix"
+
+
+def usual_sentinel(low: int, high: int, unsigned: bool = False) -> int | None:
+    """The usual null sentinel (:data:`USUAL_SENTINELS`) among a column's extremes, or None:
+    int64 max or min for a signed column, uint64 max for an unsigned one. vecfix's one rule
+    of when to warn (:func:`warn_sentinels`, ``vecfix format``).
+
+    >>> usual_sentinel(-5, 2**63 - 1), usual_sentinel(-(2**63), 7), usual_sentinel(0, 7)
+    (9223372036854775807, -9223372036854775808, None)
+    >>> usual_sentinel(0, 2**63 - 1, unsigned=True), usual_sentinel(0, 2**64 - 1, unsigned=True)
+    (None, 18446744073709551615)
+    """
+    if unsigned:
+        return UINT64_MAX if high == UINT64_MAX else None
+    if high == INT64_MAX:
+        return INT64_MAX
+    return INT64_MIN if low == INT64_MIN else None
+
+
+def sentinel_text(value: int, where: str, advice: str) -> str:
+    """The warning for a usual null sentinel ``value`` printed as a number: ``where`` says
+    where it is (``"coefficients row 3"``), ``advice`` how to say it means no value."""
+    return (
+        f"{where} holds {value} ({USUAL_SENTINELS[value]}, the usual null sentinel, e.g. CME"
+        f" PRICENULL9); it is printed as a number. If it means no value, {advice}"
+    )
+
+
+def warn_sentinels(
+    values: np.ndarray,
+    argument: str = "coefficients",
+    *,
+    valid: np.ndarray | None = None,
+    extremes: tuple[int, int] | None = None,
+    big_rows: Sequence[int] = (),
+    big_values: Sequence[int] = (),
+) -> None:
+    """One :class:`SentinelWarning` (naming ``null=`` and the first such row) if the integer
+    column ``values`` holds a usual null sentinel (:func:`usual_sentinel`) in a row that is
+    not null: for callers given no ``null=`` (``format_fixed``, the namespaces, the FIX
+    builders). ``valid``: False in the null rows (or None). ``extremes``: ``(min, max)`` of
+    ``values`` with the null rows as 0, when the caller has them from a pass it makes
+    anyway. ``big_rows``, ``big_values``: rows beyond int64 the caller holds apart (their
+    slot in ``values`` 0). The warning points at the first frame outside vecfix.
+
+    >>> import numpy as np, warnings
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     warn_sentinels(np.array([5, 2**63 - 1]))
+    >>> print(seen[0].message)  # doctest: +ELLIPSIS
+    coefficients row 1 holds 9223372036854775807 (int64 max, ...); ... pass null=9223372036854775807
+    """
+    if values.dtype.kind not in "iu" or (not values.size and not big_values):
+        return
+    flat = values.reshape(-1)
+    if extremes is None and flat.size:
+        kept = flat if valid is None else np.where(valid, flat, 0)
+        extremes = int(kept.min()), int(kept.max())
+    unsigned = flat.dtype.kind == "u" and flat.dtype.itemsize == 8
+    found = None if extremes is None else usual_sentinel(*extremes, unsigned=unsigned)
+    if found is not None:
+        hit = flat == flat.dtype.type(found)
+        row = int(np.flatnonzero(hit if valid is None else hit & valid)[0])
+    elif UINT64_MAX in big_values:
+        found = UINT64_MAX
+        row = int(big_rows[list(big_values).index(found)])
+    else:
+        return
+    text = sentinel_text(found, f"{argument} row {row}", f"pass null={found}")
+    warnings.warn(text, SentinelWarning, stacklevel=_outside_vecfix())
+
+
+def _outside_vecfix() -> int:
+    """The ``stacklevel`` of the first frame outside vecfix's package, for a warning made
+    by a caller's caller (as pandas' ``find_stack_level``)."""
+    package = os.path.dirname(os.path.dirname(__file__))
+    frame: Any = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _text(source: str | Callable[[], str]) -> str:

@@ -401,3 +401,62 @@ def test_kernel_on_this_numba(benchmark, price9: np.ndarray, vecfix_text: list) 
     assert out.to_list() == vecfix_text
     label = f"format_fixed, 1 thread, numba {numba.__version__}, numpy {np.__version__}"
     benchmark.extra_info.update(rows=len(price9), label=label, baseline=False)
+
+
+# --- E. group "per-tick" -------------------------------------------------------------------
+# Issue 38: format_fixed of a tick's few values against a bare @njit call of the kernel that
+# writes them (vecfix._kernels.rows.format_few), on the same array, in one run. Target:
+# format_fixed at most 2.5x the bare call.
+
+TICK8 = BATCH8  # eight PRICE9 values
+
+
+@pytest.mark.benchmark(group="per-tick")
+def test_tick8_format_fixed(benchmark) -> None:
+    """format_fixed of 8 PRICE9 values at scale 2 (the kernels loaded, one thread)."""
+    vecfix.warmup()
+    want = ["5000.25", "-4.00", "12.35", "100.00", "0.00", "0.00", "-0.03", "100000000.00"]
+    out = benchmark(vecfix.format_fixed, TICK8, EXPONENT, 2)
+    assert out.to_list() == want
+    benchmark.extra_info.update(rows=8, label="vecfix.format_fixed, 8 PRICE9 values",
+                                baseline=False, versus="test_tick8_bare_kernel")  # fmt: skip
+
+
+@pytest.mark.benchmark(group="per-tick")
+def test_tick8_format_fixed_number_format(benchmark) -> None:
+    """The same call with one NumberFormat (its null sentinel too), as a publisher holds it."""
+    vecfix.warmup()
+    price9 = vecfix.NumberFormat(EXPONENT, 2, null=2**63 - 1)
+    out = benchmark(vecfix.format_fixed, TICK8, price9)
+    assert out.to_list()[0] == "5000.25"
+    benchmark.extra_info.update(rows=8, label="vecfix.format_fixed(px, PRICE9), 8 values",
+                                baseline=False, versus="test_tick8_bare_kernel")  # fmt: skip
+
+
+@pytest.mark.benchmark(group="per-tick")
+def test_tick8_bare_kernel(benchmark) -> None:
+    """The bare @njit call: format_few on the same array into buffers made beforehand."""
+    vecfix.warmup()
+    from vecfix._kernels.rows import format_few
+
+    buf, lengths = np.zeros(8 * 64 + 8, np.uint8), np.zeros(8, np.int32)
+    width = benchmark(format_few, TICK8, EXPONENT, 2, buf, lengths)
+    assert bytes(buf[:width][: lengths[0]]) == b"5000.25"
+    benchmark.extra_info.update(rows=8, label="bare @njit format_few, buffers made before",
+                                baseline=True)  # fmt: skip
+
+
+@pytest.mark.benchmark(group="per-tick")
+def test_tick8_bare_kernel_allocating(benchmark) -> None:
+    """The bare call with its output made per call (two np.empty), as a result of its own
+    needs: what format_fixed does besides its checks and the Formatted."""
+    vecfix.warmup()
+    from vecfix._kernels.rows import format_few
+
+    def call() -> int:
+        buf, lengths = np.empty(8 * 64 + 8, np.uint8), np.empty(8, np.int32)
+        return format_few(TICK8, EXPONENT, 2, buf, lengths)
+
+    assert benchmark(call) == len("100000000.00")
+    benchmark.extra_info.update(rows=8, label="bare @njit format_few, output made per call",
+                                baseline=False)  # fmt: skip

@@ -195,19 +195,19 @@ def test_errors_name_the_row_of_the_whole_input():
         list(iter_format(np.arange(2500), 0, 0, chunksize=1000, width=3))
     exps = [0] * 2500
     exps[1700] = 2**31
-    with pytest.raises(ValueError, match=r"exponents must fit in int32.*row 1700 is 2147483648"):
+    with pytest.raises(ValueError, match=r"exponent must fit in int32.*row 1700 is 2147483648"):
         list(iter_format(np.arange(2500), exps, 0, chunksize=1000))
 
 
 @pytest.mark.parametrize(
     ("args", "error", "words"),
     [
-        (([1, 2, 3], [1, 2], 0), ValueError, "coefficients of length 3, exponents of length 2"),
+        (([1, 2, 3], [1, 2], 0), ValueError, "coefficients of length 3, exponent of length 2"),
         ((np.zeros((2, 2), np.int64), 0, 0), ValueError, r"coefficients must be a scalar or 1-D"),
-        (([1, 2], np.zeros((2, 1), np.int32), 0), ValueError, r"exponents must be .* 1-D"),
+        (([1, 2], np.zeros((2, 1), np.int32), 0), ValueError, r"exponent must be .* 1-D"),
         ((iter([1, 2]), [0, 1], 0), TypeError, "exponent and scale must be scalars"),
         ((object(), 0, 0), TypeError, "coefficients must be a scalar, a sized sliceable"),
-        (([1], 0, object()), TypeError, "scales must be a scalar, a sized sliceable"),
+        (([1], 0, object()), TypeError, "scale must be a scalar, a sized sliceable"),
     ],
 )
 def test_inputs_that_cannot_be_chunked_are_refused_at_the_call(args, error, words, tmp_path):

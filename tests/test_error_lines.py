@@ -59,7 +59,7 @@ FORMAT_FIXED = {
     "float row": Case(
         lambda: vecfix.format_fixed([1, 2.5], -2, 2),
         ("coefficients", "row 1", "2.5"),
-        ("exponents=-9",),
+        ("exponent=-9",),
     ),
     "bool row": Case(
         lambda: vecfix.format_fixed([1, True], -2, 2), ("coefficients", "row 1", "True")
@@ -126,23 +126,23 @@ FORMAT_FIXED = {
         ("null=", "decimal text"),
         ("None, NA, null",),
     ),
-    "exponents for text": Case(
+    "an exponent for text": Case(
         lambda: vecfix.format_fixed(["1.5"], -2, 2),
-        ("exponents", "decimal text", "own exponent"),
-        ("scales=",),
+        ("exponent=None", "decimal text", "own exponent"),
+        ("scale=",),
     ),
-    "no exponents": Case(
-        lambda: vecfix.format_fixed([1], scale=2), ("exponents", "required"), ("PRICE9",)
+    "no exponent": Case(
+        lambda: vecfix.format_fixed([1], scale=2), ("exponent", "required"), ("PRICE9",)
     ),
-    "no scales": Case(lambda: vecfix.format_fixed([1], 0), ("scale", "required")),
+    "no scale": Case(lambda: vecfix.format_fixed([1], 0), ("scale", "required")),
     "float exponent row": Case(
-        lambda: vecfix.format_fixed([1, 2], [0, 1.5], 2), ("exponents", "row 1", "1.5")
+        lambda: vecfix.format_fixed([1, 2], [0, 1.5], 2), ("exponent must", "row 1", "1.5")
     ),
     "scale beyond int32": Case(
-        lambda: vecfix.format_fixed([1, 2], 0, [1, 2**40]), ("scales", "row 1", "1099511627776")
+        lambda: vecfix.format_fixed([1, 2], 0, [1, 2**40]), ("scale must", "row 1", "1099511627776")
     ),
     "lengths that do not broadcast": Case(
-        lambda: vecfix.format_fixed([1, 2], [0, 0, 0], 2), ("coefficients", "exponents", "length 3")
+        lambda: vecfix.format_fixed([1, 2], [0, 0, 0], 2), ("coefficients", "exponent of length 3")
     ),
     "two dimensions": Case(
         lambda: vecfix.format_fixed(np.ones((2, 2), np.int64), 0, 2),
@@ -523,7 +523,7 @@ DASK = {
     ),
     "integers without an exponent": Case(
         _dask(lambda vd, ddf: vd.format_columns(ddf, {"px": NumberFormat(scale=2)})),
-        ("columns['px']", "exponents", "required"),
+        ("columns['px']", "exponent", "required"),
     ),
     "a row of bad text, met in a partition": Case(
         _dask(

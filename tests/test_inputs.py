@@ -81,9 +81,9 @@ def test_big_scalar_coefficient_broadcasts():
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (([1, 2, 3], [1, 2], 0), ["coefficients of length 3", "exponents of length 2"]),
-        (([1, 2, 3], 0, [1, 2]), ["coefficients of length 3", "scales of length 2"]),
-        ((5, [1, 2, 3], [1, 2]), ["exponents of length 3", "scales of length 2"]),
+        (([1, 2, 3], [1, 2], 0), ["coefficients of length 3", "exponent of length 2"]),
+        (([1, 2, 3], 0, [1, 2]), ["coefficients of length 3", "scale of length 2"]),
+        ((5, [1, 2, 3], [1, 2]), ["exponent of length 3", "scale of length 2"]),
         ((np.arange(4), np.arange(3), np.arange(2)), ["length 4", "length 3", "length 2"]),
     ],
 )
@@ -251,7 +251,7 @@ def test_ragged_coefficients_are_refused():
 # --- exponents and scales ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["exponents", "scales"])
+@pytest.mark.parametrize("name", ["exponent", "scale"])
 @pytest.mark.parametrize(
     ("bad", "row", "value"),
     [
@@ -264,24 +264,24 @@ def test_ragged_coefficients_are_refused():
     ],
 )
 def test_out_of_int32_names_argument_and_row(name, bad, row, value):
-    args = {"exponents": 0, "scales": 0, name: bad}
+    args = {"exponent": 0, "scale": 0, name: bad}
     with pytest.raises(ValueError, match=f"{name} must fit in int32") as info:
         format_fixed([1, 2, 3] if np.size(bad) == 3 else 1, **args)
     assert info.match(f"row {row} is {value}")
 
 
-@pytest.mark.parametrize("name", ["exponents", "scales"])
+@pytest.mark.parametrize("name", ["exponent", "scale"])
 @pytest.mark.parametrize("bad", [2**31, -(2**31) - 1, np.int64(2**40)])
 @pytest.mark.parametrize("coefficients", [np.array([1, 2], dtype=np.int64), [1, 2], 5])
 def test_out_of_int32_scalar_names_argument_and_value(name, bad, coefficients):
-    args = {"exponents": 0, "scales": 0, name: bad}
+    args = {"exponent": 0, "scale": 0, name: bad}
     with pytest.raises(ValueError, match=f"{name} must fit in int32 .*, got {int(bad)}"):
         format_fixed(coefficients, **args)
 
 
-@pytest.mark.parametrize("name", ["exponents", "scales"])
+@pytest.mark.parametrize("name", ["exponent", "scale"])
 def test_exponent_beyond_int64_is_a_value_error(name):
-    args = {"exponents": 0, "scales": 0, name: [0, 2**64]}
+    args = {"exponent": 0, "scale": 0, name: [0, 2**64]}
     with pytest.raises(ValueError, match=f"{name} must fit in int32.*row 1"):
         format_fixed([1, 2], **args)
 
@@ -292,21 +292,21 @@ def test_int32_extremes_are_accepted():
     assert got.to_list() == ["0", "0.000", "0.00", "0", "0"]
 
 
-@pytest.mark.parametrize("name", ["exponents", "scales"])
+@pytest.mark.parametrize("name", ["exponent", "scale"])
 @pytest.mark.parametrize(
     "bad",
     [1.0, np.float64(2), [1.0, 2.0], np.array([1.5, 2.5]), np.array(["1", "2"]), 1 + 0j],
 )
 def test_non_integer_exponents_and_scales_are_refused(name, bad):
-    args = {"exponents": 0, "scales": 0, name: bad}
+    args = {"exponent": 0, "scale": 0, name: bad}
     with pytest.raises(TypeError, match=f"{name} must be integers"):
         format_fixed([1, 2], **args)
 
 
-@pytest.mark.parametrize("name", ["exponents", "scales"])
+@pytest.mark.parametrize("name", ["exponent", "scale"])
 @pytest.mark.parametrize("bad", [True, [True, False], np.array([True, False])])
 def test_bool_exponents_and_scales_are_refused(name, bad):
-    args = {"exponents": 0, "scales": 0, name: bad}
+    args = {"exponent": 0, "scale": 0, name: bad}
     with pytest.raises(TypeError, match=f"{name} must be integers"):
         format_fixed([1, 2], **args)
 
@@ -319,9 +319,9 @@ def test_object_array_of_none_exponents_is_a_null_row(name):
     assert format_fixed([1, 2], **args).to_list() == [None, "2.0" if name == "scale" else "20"]
 
 
-@pytest.mark.parametrize("name", ["exponents", "scales"])
+@pytest.mark.parametrize("name", ["exponent", "scale"])
 def test_object_array_of_float_exponents_is_refused(name):
-    args = {"exponents": 0, "scales": 0, name: np.array([1.5], dtype=object)}
+    args = {"exponent": 0, "scale": 0, name: np.array([1.5], dtype=object)}
     with pytest.raises(TypeError, match=f"{name} must be integers"):
         format_fixed([1], **args)
 
@@ -329,13 +329,13 @@ def test_object_array_of_float_exponents_is_refused(name):
 # --- shapes -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["coefficients", "exponents", "scales"])
+@pytest.mark.parametrize("name", ["coefficients", "exponent", "scale"])
 @pytest.mark.parametrize("shape", [(2, 2), (4, 1), (1, 4), (1, 2, 2)])
 def test_two_dimensional_inputs_are_refused(name, shape):
-    args = {"coefficients": np.arange(4), "exponents": 0, "scales": 1}
+    args = {"coefficients": np.arange(4), "exponent": 0, "scale": 1}
     args[name] = np.zeros(shape, dtype=np.int64)
     with pytest.raises(ValueError, match=rf"{name} must be a scalar or 1-D.*\nPass \.ravel"):
-        format_fixed(args["coefficients"], args["exponents"], args["scales"])
+        format_fixed(args["coefficients"], args["exponent"], args["scale"])
 
 
 @pytest.mark.parametrize(
@@ -697,7 +697,7 @@ def test_string_fixed_refuses_one_value_in_its_own_words(value, kwargs, error, w
     assert not re.search(r"\b(coefficients|exponents|scales)\b", message)
 
 
-@pytest.mark.parametrize("argument", ["exponents", "scales"])
+@pytest.mark.parametrize("argument", ["exponent", "scale"])
 @pytest.mark.parametrize(
     "values, row, held",
     [
@@ -711,17 +711,17 @@ def test_exponents_and_scales_mixing_ints_name_the_row_that_is_not_one(argument,
     """They take integers only: the row to name is the Decimal or text one (read as a
     column of Decimals or text, the message named an int row and told to pass every row
     as Decimal values)."""
-    args = {"exponents": (values, 2), "scales": (1, values)}[argument]
+    args = {"exponent": (values, 2), "scale": (1, values)}[argument]
     with pytest.raises(
         TypeError, match=rf"^{argument} must be integers; row {row} holds {re.escape(held)}$"
     ):
         format_fixed(np.arange(3), *args)
 
 
-@pytest.mark.parametrize("argument", ["exponents", "scales"])
+@pytest.mark.parametrize("argument", ["exponent", "scale"])
 def test_time_typed_exponents_and_scales_are_not_told_about_prices(argument):
     times = np.array([1, 2, 3], dtype="m8[s]")
-    args = {"exponents": (times, 2), "scales": (1, times)}[argument]
+    args = {"exponent": (times, 2), "scale": (1, times)}[argument]
     with pytest.raises(TypeError, match=f"^{argument} must be integers, got .*timedelta64") as err:
         format_fixed(np.arange(3), *args)
     assert "prices" not in str(err.value) and "coefficients" not in str(err.value)

@@ -212,7 +212,7 @@ def test_exponent_carrying_data_refuses_explicit_exponents():
 
 def test_plain_integers_still_need_exponents():
     for values in ([1, 2], np.array([1]), pa.array([1, 2]), pd.Series([1]), pl.Series([1])):
-        with pytest.raises(TypeError, match="exponents is required"):
+        with pytest.raises(TypeError, match="exponent is required"):
             format_fixed(values, scale=2)
 
 

@@ -91,7 +91,7 @@ CASES = [
         lambda: np.array([125, 7]),
         None,
         1,
-        Raises(TypeError, r"exponents is required for integer coefficients"),
+        Raises(TypeError, r"exponent is required for integer coefficients"),
     ),
     Case(
         "Decimal with an exponent",
@@ -207,7 +207,7 @@ def _run_fix(case: Case) -> list[str | None]:
 
         def format_fixed_words(text: str) -> str:
             text = text.removeprefix("prices: ").replace("prices row", "coefficients row")
-            text = text.replace("price.exponent", "exponents").replace("price.scale", "scales")
+            text = text.replace("price.exponent", "exponent").replace("price.scale", "scale")
             return text.replace("price.null", "null=")
 
         if isinstance(exc, RowError):
@@ -262,7 +262,7 @@ def _run_cli(case: Case) -> list[str | None]:
             text = err.getvalue().strip().removeprefix("vecfix format: error: ")
             text = text.removeprefix("column 'x': ").removeprefix("column 'x', ")
             text = text.replace(" (counting data rows from 0)", "").replace(
-                "--exponent", "exponents"
+                "--exponent", "exponent"
             )
             raise CommandLineError(text.replace("--null", "null=").replace("it must", "must"))
         return pq.read_table(dst).column("x").to_pylist()

@@ -5,6 +5,7 @@ in either import order. Expected text is written by hand."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import subprocess
 import sys
@@ -94,6 +95,87 @@ def test_iter_format_and_write_formatted_take_the_new_words_and_a_format():
     with pytest.warns(DeprecationWarning, match="write_formatted: exponents= is deprecated"):
         vecfix.write_formatted(f, PX, exponents=-9, scale=2)
     assert f.getvalue() == b"5000.25\n-4.00\n12.35\n"
+
+
+# The messages say the keywords too: format_fixed's own, a FIX builder's (price.exponent),
+# the command line's (--exponent); the prose ("their own exponent") stays prose.
+MESSAGES = {
+    "no exponent": (
+        lambda: format_fixed([1], scale=2),
+        ("exponent is required for integer coefficients", "e.g. exponent=-9 for PRICE9"),
+    ),
+    "an exponent for text": (
+        lambda: format_fixed(["1.5"], -2, 2),
+        ("carry their own exponent; leave exponent=None", "decimals as scale=..."),
+    ),
+    "a scale beyond int32": (
+        lambda: format_fixed([1, 2], 0, [1, 2**40]),
+        ("scale must fit in int32 (-2147483648..2147483647); row 1 is 1099511627776",),
+    ),
+    "float prices": (
+        lambda: format_fixed([1.5], -2, 2),
+        ("mantissas with exponent=-9", "(then scale= only)"),
+    ),
+    "lengths": (
+        lambda: format_fixed([1, 2], [0, 0, 0], 2),
+        ("coefficients of length 2, exponent of length 3, scale (scalar)",),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MESSAGES))
+def test_format_fixed_messages_say_exponent_and_scale(case):
+    call, words = MESSAGES[case]
+    with pytest.raises((TypeError, ValueError)) as info:
+        call()
+    text = str(info.value)
+    assert all(w in text for w in words), text
+    assert "exponents" not in text and "scales" not in text, text
+    if isinstance(info.value, vecfix.RowError) and info.value.argument != "coefficients":
+        assert info.value.argument in ("exponent", "scale")
+
+
+def _snapshot(prices, price):
+    import vecfix.fix as fix
+
+    n = len(prices)
+    return fix.snapshots(["A"], [n], ["0", "1"][:n], prices, [7] * n, price=price,
+                         header=fix.Header("S", "T"))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("prices", "price", "want"),
+    [
+        (["1.5"], NumberFormat(-2, 2), "prices: coefficients are decimal text, which carry"
+         " their own exponent; leave price.exponent=None\nPass the number of decimals as"
+         " price.scale=..."),
+        ([1.5], NumberFormat(-2, 2), "mantissas with price.exponent=-9), decimal text or Decimal"
+         " values (then price.scale= only)"),
+        ([1, 2], NumberFormat(-2, [2, 2**40]), "prices: price.scale must fit in int32"),
+        ([125], NumberFormat(10**6, 2), "prices: row 0 (coefficient=125, exponent=1000000,"
+         " scale=2) would print 1000006 bytes"),
+        ([125], NumberFormat(10**6, 2), "\nCheck the exponent and scale"),
+    ],
+)  # fmt: skip
+def test_a_builders_messages_name_price_exponent_and_keep_the_prose(prices, price, want):
+    with pytest.raises((TypeError, ValueError)) as info:
+        _snapshot(prices, price)
+    assert want in str(info.value)
+
+
+def test_the_command_line_says_its_options(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    from vecfix import cli
+
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"px": [125]}), src)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = cli.main(["format", str(src), "-o", str(tmp_path / "o.csv"), "--column", "px",
+                           "--scale", "2", "-q"])  # fmt: skip
+    assert status != 0
+    assert "--exponent is required" in err.getvalue() and "--exponent -9" in err.getvalue()
+    assert "exponent=" not in err.getvalue()
 
 
 # --- item 2: a null exponent or scale is a null row ---------------------------------------

@@ -54,9 +54,9 @@ def test_per_row_scales_of_another_index_are_refused():
     assert format_fixed(df["px"], -9, df["dec"]).to_list() == want
     assert df["px"].vecfix.fixed(-9, df["dec"]).tolist() == want  # the accessor
     shuffled = df["dec"].sort_index()  # the same labels in another order
-    with pytest.raises(ValueError, match=r"scales is a pandas Series whose index.*\n.*reindex"):
+    with pytest.raises(ValueError, match=r"scale is a pandas Series whose index.*\n.*reindex"):
         format_fixed(df["px"], -9, shuffled)
-    with pytest.raises(ValueError, match=r"exponents is a pandas Series whose index"):
+    with pytest.raises(ValueError, match=r"exponent is a pandas Series whose index"):
         format_fixed(df["px"], pd.Series([-9] * 4), 2)
     aligned = shuffled.reindex(df.index)
     assert format_fixed(df["px"], -9, aligned).to_list() == want
@@ -197,7 +197,7 @@ def test_floats_get_advice_about_floats(floats):
     message = str(info.value)
     assert "Floats cannot hold decimal prices exactly" in message
     assert "Decimal(repr(x))" in message
-    assert "exponents is required" not in message
+    assert "exponent is required" not in message
 
 
 def test_ints_that_became_floats_for_their_nulls_are_told_so():
@@ -246,13 +246,13 @@ def test_exponents_with_nulls_are_null_rows(exponents):
 def test_float_exponents_with_a_nan_say_so():
     """Floats are refused as exponents; a NaN among them is named as a null (pandas' null
     of a float column)."""
-    with pytest.raises(TypeError, match=r"exponents must be integers; row \d is null") as e:
+    with pytest.raises(TypeError, match=r"exponent must be integers; row \d is null") as e:
         format_fixed([1, 2], pd.Series([-2, None]), 2)
-    assert "Floats" not in str(e.value) and e.value.argument == "exponents"
+    assert "Floats" not in str(e.value) and e.value.argument == "exponent"
 
 
 def test_float_exponents_are_not_told_about_prices():
-    with pytest.raises(TypeError, match="exponents count powers of ten") as e:
+    with pytest.raises(TypeError, match="Exponents count powers of ten") as e:
         format_fixed([1, 2], np.array([-2.0, -1.5]), 2)
     assert "prices" not in str(e.value)
 
@@ -356,7 +356,7 @@ def test_string_fixed_keeps_the_rules():
 def test_row_errors_carry_the_argument_and_the_row():
     with pytest.raises(RowError) as info:
         format_fixed([1, 2, 3], [0, 0, 2**31], 0)
-    assert (info.value.argument, info.value.row) == ("exponents", 2)
+    assert (info.value.argument, info.value.row) == ("exponent", 2)
     with pytest.raises(RowTooLongError) as too_long:
         format_fixed([1, 2], 0, [1, 70_000])
     assert isinstance(too_long.value, RowError) and too_long.value.row == 1

@@ -75,7 +75,7 @@ def read_inputs(
         # with a sentinel, checked in the general path's order: the sentinels, then the rest
         valid = None if null is None else _less_sentinels(coefficients, null, None)
         n = coefficients.shape[0]
-        exps, scs = _as_int32(exponents, "exponents"), _as_int32(scales, "scales")
+        exps, scs = _as_int32(exponents, "exponent"), _as_int32(scales, "scale")
         rows = Rows(
             n, coefficients, int(n != 1), exps, int(exps.size != 1), scs, int(scs.size != 1),
             _NO_ROWS, [],
@@ -209,7 +209,7 @@ def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> tuple[Rows,
     coef, big_rows, big_values = coerce_coefficients(col.coefficients)
     lengths: list[int | None] = [None if col.coefficients.ndim == 0 else coef.size]
     columns, masks = [], []
-    for name, value in (("exponents", exponents), ("scales", scales)):
+    for name, value in (("exponent", exponents), ("scale", scales)):
         check_same_index(col.identity, value, name)
         column, length, present = _int32_column(value, name)
         columns.append(column)

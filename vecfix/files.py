@@ -402,7 +402,7 @@ class _Job:
 
         def checked(spec: ColumnSpec) -> Any:
             fmt = self.formats[spec.name]
-            parts = {"exponents": fmt.exponent, "scales": fmt.scale}
+            parts = {"exponent": fmt.exponent, "scale": fmt.scale}
             layouts = {k: pl.col(v) if isinstance(v, str) else v
                        for k, v in parts.items() if v is not None and not is_int(v)}  # fmt: skip
             symbol = [pl.col(spec.scales_by[0]).alias("symbol")] if spec.scales_by else []

@@ -95,7 +95,7 @@ def fixed_expr(
             if layouts:
                 fields = batch.struct.unnest()
                 batch = fields.to_series(0)
-                per_row = {f"{k}s": fields[_FIELD.format(k)] for k in layouts}
+                per_row = {k: fields[_FIELD.format(k)] for k in layouts}
             if watch is not None:
                 watch(batch)
             out = format_values(

@@ -32,7 +32,7 @@ Kind = Literal["integers", "decimals", "text", "empty"]
 NullLike = int | np.integer | Sequence[int] | np.ndarray | None
 
 #: The argument names rows are reported under.
-ARGUMENTS = ("coefficients", "exponents", "scales")
+ARGUMENTS = ("coefficients", "exponent", "scale")
 
 _E = TypeVar("_E", bound="RowError")
 
@@ -47,7 +47,7 @@ class RowError(ValueError):
     Attributes
     ----------
     argument : str or None
-        The argument holding the row: ``"coefficients"``, ``"exponents"`` or ``"scales"``
+        The argument holding the row: ``"coefficients"``, ``"exponent"`` or ``"scale"``
         for :func:`vecfix.format_fixed`, ``"values"`` for :func:`vecfix.decimal_column`,
         ``"texts"`` for :func:`vecfix.parse_decimal_text` (``None`` if not known).
     row : int or None
@@ -57,7 +57,7 @@ class RowError(ValueError):
     --------
     >>> import vecfix
     >>> try:
-    ...     vecfix.format_fixed(["1.5", "1,5"], scales=2)
+    ...     vecfix.format_fixed(["1.5", "1,5"], scale=2)
     ... except vecfix.RowError as exc:
     ...     print(exc.argument, exc.row, "|", exc)  # doctest: +ELLIPSIS
     coefficients 1 | coefficients row 1: '1,5' is not decimal text (expected e.g. ...)
@@ -189,7 +189,7 @@ def positive_int(value: object, name: str, allow_none: bool = False) -> int | No
 
 def needs(
     kind: Kind,
-    exponents: object,
+    exponent: object,
     null: NullLike,
     *,
     source: str | Callable[[], str],
@@ -200,15 +200,15 @@ def needs(
     ``source`` (or a function writing it) names the column in messages, after ``where``;
     ``has_values=False`` (empty or all null) waives the exponent: nothing is printed."""
     carries = kind in ("decimals", "text")
-    if carries and exponents is not None:
+    if carries and exponent is not None:
         raise TypeError(
             f"{where}coefficients are {_text(source)}, which carry their own exponent;"
-            " leave exponents=None\nPass the number of decimals as scales=..."
+            " leave exponent=None\nPass the number of decimals as scale=..."
         )
-    if kind == "integers" and exponents is None and has_values:
+    if kind == "integers" and exponent is None and has_values:
         raise TypeError(
-            f"{where}exponents is required for integer coefficients ({_text(source)})"
-            "\nPass the power of ten of each coefficient, e.g. exponents=-9 for PRICE9"
+            f"{where}exponent is required for integer coefficients ({_text(source)})"
+            "\nPass the power of ten of each coefficient, e.g. exponent=-9 for PRICE9"
         )
     if carries and null is not None:
         raise TypeError(
@@ -334,7 +334,7 @@ def sentinels(null: NullLike) -> list[int]:
 _FLOAT_ADVICE = (
     "\nFloats cannot hold decimal prices exactly: 1.005 is stored as 1.00499999999999989...,"
     " so the digits to round are not known.\nPass integer coefficients with an exponent"
-    " (e.g. mantissas with exponents=-9), decimal text or Decimal values (then scales="
+    " (e.g. mantissas with exponent=-9), decimal text or Decimal values (then scale="
     " only), or a decimal column; if floats are all you have, convert each one through its"
     " shortest text first, e.g. [Decimal(repr(x)) for x in values], and check that this is"
     " what the data meant"
@@ -350,7 +350,8 @@ def float_error(
         advice = _FLOAT_ADVICE
     else:
         cast = ".cast(pa.int32())" if source.startswith("an Arrow") else ".astype(np.int32)"
-        advice = f"\n{argument} count powers of ten: convert whole numbers with {cast}"
+        advice = f"\n{argument.capitalize()}s count powers of ten: convert whole numbers with"
+        advice += f" {cast}"
     if row is None:
         return TypeError(f"{argument} must be integers, got {source}{advice}")
     return RowTypeError(
@@ -371,7 +372,7 @@ def kind_error(argument: str, dtype_kind: str, source: str) -> TypeError:
         "m": "\nTimedeltas are not prices: pass integer coefficients.",
     }.get(dtype_kind, "")
     if dtype_kind in "Mm" and argument not in ("coefficients", "coefficient", "values"):
-        hint = f"\n{argument.capitalize()} count powers of ten, not times."
+        hint = f"\n{argument.capitalize()}s count powers of ten, not times."
     return TypeError(f"{argument} must be integers, got {source}{hint}")
 
 

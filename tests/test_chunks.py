@@ -20,6 +20,10 @@ import vecfix._tuning
 from vecfix import DecimalColumn, RowTooLongError, _chunks, format_fixed
 from vecfix._chunks import iter_format, write_formatted
 
+#: int64 max and min rows (golden vectors, dtype extremes) are formatted here on purpose; the
+#: SentinelWarning they raise is tested in tests/test_one_vocabulary.py
+pytestmark = pytest.mark.filterwarnings("ignore::vecfix.SentinelWarning")
+
 NOJIT = bool(numba.config.DISABLE_JIT)
 N = 60 if NOJIT else 2500
 

@@ -20,6 +20,10 @@ import vecfix._plan
 import vecfix._tuning
 from vecfix import MAX_ROW_LENGTH, RowTooLongError, format_fixed
 
+#: int64 max and min rows (golden vectors, dtype extremes) are formatted here on purpose; the
+#: SentinelWarning they raise is tested in tests/test_one_vocabulary.py
+pytestmark = pytest.mark.filterwarnings("ignore::vecfix.SentinelWarning")
+
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 COEF = [123456789, -5000, 0, 2675, -125, INT64_MAX, INT64_MIN, 95]

@@ -466,6 +466,7 @@ def test_arrow_integer_columns_with_implied_exponent(dtype):
     check(format_fixed(pa.array(coefs, getattr(pa, dtype)()), -4, scales_of(rows)), rows)
 
 
+@pytest.mark.filterwarnings("ignore::vecfix.SentinelWarning")  # (uint64 max, a value here)
 def test_arrow_int64_is_zero_copy_and_uint64_beyond_int64_is_exact():
     arr = pa.array([5, 6, 7], pa.int64())
     col = decimal_column(arr)
@@ -549,6 +550,7 @@ def test_frames_and_float_columns_are_refused():
 # ------------------------------------------------------------------------- outputs
 
 
+@pytest.mark.filterwarnings("ignore::vecfix.SentinelWarning")  # (golden int64 max and min)
 @pytest.mark.golden_full
 def test_to_arrow_pandas_polars_match_golden_vectors():
     rows = golden(step_grid=3)

@@ -207,6 +207,7 @@ def test_ints_that_became_floats_for_their_nulls_are_told_so():
     assert format_fixed(px.astype("Int64"), -2, 1).to_list() == ["1.3", "1.3", None]
 
 
+@pytest.mark.filterwarnings("ignore::vecfix.SentinelWarning")  # (int64 max: a value, then a null)
 def test_a_categorical_of_ints_with_a_missing_row_is_formatted():
     """pandas makes int categories floats to hold a missing row in to_numpy(na_value=None):
     the categories are taken by their codes instead, ints as ints, the missing row null."""

@@ -140,7 +140,7 @@ def read_column(values: ColumnLike, argument: str = "coefficients") -> Column:
         ``Decimal``, ``str``, ``bytes``, ``None`` for a null), pyarrow arrays and chunked
         arrays, pandas ``Series``/``Index``, polars ``Series``, a :class:`DecimalColumn`.
     argument : str
-        The argument's name, for messages (``"coefficients"``, ``"exponents"``...).
+        The argument's name, for messages (``"coefficients"``, ``"exponent"``...).
 
     Returns
     -------

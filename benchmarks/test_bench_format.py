@@ -401,3 +401,83 @@ def test_kernel_on_this_numba(benchmark, price9: np.ndarray, vecfix_text: list) 
     assert out.to_list() == vecfix_text
     label = f"format_fixed, 1 thread, numba {numba.__version__}, numpy {np.__version__}"
     benchmark.extra_info.update(rows=len(price9), label=label, baseline=False)
+
+
+# --- E. group "per-tick" -------------------------------------------------------------------
+# Issue 38: format_fixed of a tick's few values against a bare @njit call on the same array:
+# a function of the user's own, compiled by Numba, that formats the array with vecfix's row
+# writer and makes its own output (an (n, widest) matrix and the lengths), in one run.
+# Target: format_fixed at most 2.5x the bare call. Beside them, the floor: the scalar-pass
+# kernel format_fixed calls (format_few) into buffers made beforehand.
+
+TICK8 = BATCH8  # eight PRICE9 values
+TICK8_TEXT = ["5000.25", "-4.00", "12.35", "100.00", "0.00", "0.00", "-0.03", "100000000.00"]
+
+
+def _bare_tick() -> Callable[..., tuple[np.ndarray, np.ndarray]]:
+    """The bare call: a plain ``@numba.njit`` function, as a user would write one, on
+    vecfix's row writer (``_row_length``, ``_write_row``), its output made inside."""
+    import numba
+
+    from vecfix._kernels.rows import _row_length, _write_row
+
+    @numba.njit
+    def bare(coef, exponent, scale):
+        n = coef.shape[0]
+        lo, hi = coef.min(), coef.max()  # a row's length grows with |c|
+        widest = max(_row_length(lo, exponent, scale), _row_length(hi, exponent, scale))
+        matrix = np.empty((n, widest), np.uint8)
+        lengths = np.empty(n, np.int32)
+        flat = matrix.reshape(-1)
+        for i in range(n):
+            lengths[i] = _write_row(flat, i * widest, widest, coef[i], exponent, scale)
+        return matrix, lengths
+
+    return bare
+
+
+@pytest.mark.benchmark(group="per-tick")
+def test_tick8_format_fixed(benchmark) -> None:
+    """format_fixed of 8 PRICE9 values at scale 2 (the kernels loaded, one thread)."""
+    vecfix.warmup()
+    out = benchmark(vecfix.format_fixed, TICK8, EXPONENT, 2)
+    assert out.to_list() == TICK8_TEXT
+    benchmark.extra_info.update(rows=8, label="vecfix.format_fixed, 8 PRICE9 values",
+                                baseline=False, versus="test_tick8_bare_njit")  # fmt: skip
+
+
+@pytest.mark.benchmark(group="per-tick")
+def test_tick8_format_fixed_number_format(benchmark) -> None:
+    """The same call with one NumberFormat (its null sentinel too), as a publisher holds it."""
+    vecfix.warmup()
+    price9 = vecfix.NumberFormat(EXPONENT, 2, null=2**63 - 1)
+    out = benchmark(vecfix.format_fixed, TICK8, price9)
+    assert out.to_list() == TICK8_TEXT
+    benchmark.extra_info.update(rows=8, label="vecfix.format_fixed(px, PRICE9), 8 values",
+                                baseline=False, versus="test_tick8_bare_njit")  # fmt: skip
+
+
+@pytest.mark.benchmark(group="per-tick")
+def test_tick8_bare_njit(benchmark) -> None:
+    """The bare @njit call on the same array, its output made inside (the baseline)."""
+    vecfix.warmup()
+    bare = _bare_tick()
+    bare(TICK8, EXPONENT, 2)  # compiled before it is timed
+    matrix, lengths = benchmark(bare, TICK8, EXPONENT, 2)
+    assert [bytes(row[:k]).decode() for row, k in zip(matrix, lengths, strict=True)] == TICK8_TEXT
+    benchmark.extra_info.update(rows=8, label="bare @njit call, its output made inside",
+                                baseline=True)  # fmt: skip
+
+
+@pytest.mark.benchmark(group="per-tick")
+def test_tick8_format_few_buffers_made_before(benchmark) -> None:
+    """The floor: format_fixed's own kernel (format_few) on the same array, into buffers
+    made beforehand (no output made, no result)."""
+    vecfix.warmup()
+    from vecfix._kernels.rows import format_few
+
+    buf, lengths = np.zeros(8 * 64 + 8, np.uint8), np.zeros(8, np.int32)
+    width = benchmark(format_few, TICK8, EXPONENT, 2, buf, lengths)
+    assert bytes(buf[:width][: lengths[0]]) == b"5000.25"
+    benchmark.extra_info.update(rows=8, label="format_few alone, buffers made before",
+                                baseline=False)  # fmt: skip

@@ -132,8 +132,8 @@ def test_parse_decimal_loop(benchmark, texts):
 @pytest.mark.benchmark(group="text-to-text")
 def test_arrow_text_round_to_arrow_text(benchmark, texts):
     arr = pa.array(texts, pa.string())
-    record(benchmark, len(texts), "format_fixed(pa text, scales=2).to_arrow()")
-    benchmark(lambda: format_fixed(arr, scales=2).to_arrow())
+    record(benchmark, len(texts), "format_fixed(pa text, scale=2).to_arrow()")
+    benchmark(lambda: format_fixed(arr, scale=2).to_arrow())
 
 
 @pytest.mark.benchmark(group="text-to-text")

@@ -16,6 +16,10 @@ from reference import reference_fixed
 import vecfix
 import vecfix._tuning
 
+#: int64 max and min rows (golden vectors, dtype extremes) are formatted here on purpose; the
+#: SentinelWarning they raise is tested in tests/test_one_vocabulary.py
+pytestmark = pytest.mark.filterwarnings("ignore::vecfix.SentinelWarning")
+
 pa = pytest.importorskip("pyarrow")
 
 JIT = not numba.config.DISABLE_JIT

@@ -256,7 +256,7 @@ def test_format_columns_replaces_in_place_text_and_object_columns(convert_string
         (
             {"px": {"scale": 2}},
             TypeError,
-            r"exponents is required for integer coefficients \(the column 'px'",
+            r"exponent is required for integer coefficients \(the column 'px'",
         ),
         (
             {"dpx": {"scale": 2, "exponent": -4}},
@@ -445,7 +445,7 @@ def test_cli_format_dask_row_error_is_one_line(tmp_path):
 def test_format_parquet_checks_specs_before_starting_anything(dataset, tmp_path):
     root, _ = dataset
     with pytest.raises(
-        TypeError, match="exponents is required for integer coefficients \\(the column 'px'"
+        TypeError, match="exponent is required for integer coefficients \\(the column 'px'"
     ):
         vd.format_parquet(root, tmp_path / "out", {"px": {"scale": 4}}, scheduler=object())
     with pytest.raises(TypeError, match="scheduler must be None, an address"):

@@ -219,7 +219,7 @@ def test_a_small_call_in_a_fresh_process_needs_no_kernel():
         import json, sys
         import numpy as np, vecfix
         out = vecfix.format_fixed(np.arange(100) * 123456789, -9, 4)
-        text = vecfix.format_fixed(["1.005", None], scales=2).to_list()
+        text = vecfix.format_fixed(["1.005", None], scale=2).to_list()
         print(json.dumps({"numba": "numba" in sys.modules, "rows": out.to_list()[:3],
                           "text": text}))
         """

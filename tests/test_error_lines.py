@@ -59,7 +59,7 @@ FORMAT_FIXED = {
     "float row": Case(
         lambda: vecfix.format_fixed([1, 2.5], -2, 2),
         ("coefficients", "row 1", "2.5"),
-        ("exponents=-9",),
+        ("exponent=-9",),
     ),
     "bool row": Case(
         lambda: vecfix.format_fixed([1, True], -2, 2), ("coefficients", "row 1", "True")
@@ -72,14 +72,14 @@ FORMAT_FIXED = {
         ("coefficients", "datetime64"),
     ),
     "text that is not decimal": Case(
-        lambda: vecfix.format_fixed(["1.5", "1,5"], scales=2), ("coefficients", "row 1", "'1,5'")
+        lambda: vecfix.format_fixed(["1.5", "1,5"], scale=2), ("coefficients", "row 1", "'1,5'")
     ),
     "a long text that is not decimal": Case(
-        lambda: vecfix.format_fixed(["1.5", LONG + "x"], scales=2),
+        lambda: vecfix.format_fixed(["1.5", LONG + "x"], scale=2),
         ("coefficients", "row 1", "'7777", "not decimal text"),
     ),
     "NaN Decimal": Case(
-        lambda: vecfix.format_fixed([D("1"), D("NaN")], scales=2),
+        lambda: vecfix.format_fixed([D("1"), D("NaN")], scale=2),
         ("coefficients", "row 1", "Decimal('NaN')"),
         ("mark them null",),
     ),
@@ -122,30 +122,27 @@ FORMAT_FIXED = {
     ),
     "null not an int": Case(lambda: vecfix.format_fixed([1], 0, 2, null="x"), ("null", "'x'")),
     "null for text": Case(
-        lambda: vecfix.format_fixed(["1"], scales=2, null=5),
+        lambda: vecfix.format_fixed(["1"], scale=2, null=5),
         ("null=", "decimal text"),
         ("None, NA, null",),
     ),
-    "exponents for text": Case(
+    "an exponent for text": Case(
         lambda: vecfix.format_fixed(["1.5"], -2, 2),
-        ("exponents", "decimal text", "own exponent"),
-        ("scales=",),
+        ("exponent=None", "decimal text", "own exponent"),
+        ("scale=",),
     ),
-    "no exponents": Case(
-        lambda: vecfix.format_fixed([1], scales=2), ("exponents", "required"), ("PRICE9",)
+    "no exponent": Case(
+        lambda: vecfix.format_fixed([1], scale=2), ("exponent", "required"), ("PRICE9",)
     ),
-    "no scales": Case(lambda: vecfix.format_fixed([1], 0), ("scales", "required")),
+    "no scale": Case(lambda: vecfix.format_fixed([1], 0), ("scale", "required")),
     "float exponent row": Case(
-        lambda: vecfix.format_fixed([1, 2], [0, 1.5], 2), ("exponents", "row 1", "1.5")
-    ),
-    "null exponent row": Case(
-        lambda: vecfix.format_fixed([1, 2], [0, None], 2), ("exponents", "row 1", "null")
+        lambda: vecfix.format_fixed([1, 2], [0, 1.5], 2), ("exponent must", "row 1", "1.5")
     ),
     "scale beyond int32": Case(
-        lambda: vecfix.format_fixed([1, 2], 0, [1, 2**40]), ("scales", "row 1", "1099511627776")
+        lambda: vecfix.format_fixed([1, 2], 0, [1, 2**40]), ("scale must", "row 1", "1099511627776")
     ),
     "lengths that do not broadcast": Case(
-        lambda: vecfix.format_fixed([1, 2], [0, 0, 0], 2), ("coefficients", "exponents", "length 3")
+        lambda: vecfix.format_fixed([1, 2], [0, 0, 0], 2), ("coefficients", "exponent of length 3")
     ),
     "two dimensions": Case(
         lambda: vecfix.format_fixed(np.ones((2, 2), np.int64), 0, 2),
@@ -241,7 +238,7 @@ SCALAR_AND_FRIENDS = {
     ),
     "iter_format an iterator with per-row exponents": Case(
         lambda: list(vecfix.iter_format(iter([1, 2]), [0, 1], 2)),
-        ("coefficients is an iterator", "exponents"),
+        ("coefficients is an iterator", "exponent"),
     ),
     "write_formatted to a text stream": Case(
         _write_formatted_to_text, ("file", "StringIO"), ('"wb"',)
@@ -526,7 +523,7 @@ DASK = {
     ),
     "integers without an exponent": Case(
         _dask(lambda vd, ddf: vd.format_columns(ddf, {"px": NumberFormat(scale=2)})),
-        ("columns['px']", "exponents", "required"),
+        ("columns['px']", "exponent", "required"),
     ),
     "a row of bad text, met in a partition": Case(
         _dask(

@@ -207,6 +207,7 @@ snapshot_batches = st.lists(
 )  # fmt: skip
 
 
+@pytest.mark.filterwarnings("ignore::vecfix.SentinelWarning")  # (random prices, int64 max and min)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     batch=snapshot_batches,

@@ -569,7 +569,7 @@ def test_snapshots_read_back():
     ]  # fmt: skip
     assert set(epoch(t["52"])) == {1704205800125}
     # formatted again at each row's scale, the same bytes as on the wire
-    again = vecfix.format_fixed(t["270"], scales=[2, 2, 2, 6, 2]).to_list()
+    again = vecfix.format_fixed(t["270"], scale=[2, 2, 2, 6, 2]).to_list()
     assert again == texts
     assert t["offset"].to_pylist() == [int(msgs.offsets[m]) for m in t["msg"].to_pylist()]
 
@@ -594,7 +594,7 @@ def test_quotes_read_back():
         ("q2", "GBPUSD", 8, "2", None),
         ("q3", "USDJPY", 9, "3", "6"),
     ]
-    assert vecfix.format_fixed(t["133"], scales=5).to_list() == expected_text(
+    assert vecfix.format_fixed(t["133"], scale=5).to_list() == expected_text(
         [108_225, 127_101, None], -5, 5
     )
 
@@ -663,7 +663,7 @@ def test_random_groupings_read_back(data):
     got = [v for v, e in zip(column(t, "270"), entry, strict=True) if e]
     assert got == [None if x is None else Decimal(x) for x in texts]
     if "270" in t.column_names:
-        again = vecfix.format_fixed(pa.array(got, t["270"].type), scales=scale).to_list()
+        again = vecfix.format_fixed(pa.array(got, t["270"].type), scale=scale).to_list()
         assert again == texts
     got = [v for v, e in zip(column(t, "271"), entry, strict=True) if e]
     assert got == [None if s is None else Decimal(s) for s in sizes]

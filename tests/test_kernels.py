@@ -21,6 +21,10 @@ from vecfix._kernels import rows as row_kernels
 from vecfix._scalar import row_length
 from vecfix._tuning import BLOCK
 
+#: int64 max and min rows (golden vectors, dtype extremes) are formatted here on purpose; the
+#: SentinelWarning they raise is tested in tests/test_one_vocabulary.py
+pytestmark = pytest.mark.filterwarnings("ignore::vecfix.SentinelWarning")
+
 NOJIT = bool(numba.config.DISABLE_JIT)
 NO_HINTS = np.empty(0, dtype=np.int32)
 

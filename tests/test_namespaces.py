@@ -128,8 +128,8 @@ def test_a_number_format_or_the_keywords_never_both():
 
 
 def test_messages_name_the_namespaces_own_arguments():
-    """format_fixed's arguments are exponents= and scales=; the namespaces' are exponent=
-    and scale=, and the messages say so (they said "scales is required")."""
+    """The namespaces' arguments are exponent= and scale=, as format_fixed's, and the
+    messages say so (they said "scales is required")."""
     with pytest.raises(TypeError, match=r"^scale is required"):
         pd.Series([1, 2]).vecfix.fixed(-9)
     with pytest.raises(TypeError, match=r"^column 'px': scale is required"):

@@ -170,8 +170,8 @@ def test_nulls_from_every_input(kind, pattern):
 
 def test_all_null_columns():
     # Nothing to print, so an all-null column needs no exponent even without a type.
-    assert format_fixed([None, None], scales=2).to_list() == [None, None]
-    out = format_fixed(pa.array([None, None], pa.decimal128(10, 2)), scales=4)
+    assert format_fixed([None, None], scale=2).to_list() == [None, None]
+    out = format_fixed(pa.array([None, None], pa.decimal128(10, 2)), scale=4)
     assert out.to_list() == [None, None] and not out.matrix.any()
     assert out.lengths.tolist() == [0, 0]
     assert out.to_numpy().tolist() == [b"", b""]
@@ -292,11 +292,11 @@ def test_sentinels_on_other_inputs():
     ids=["arrow-decimal", "text", "Decimal"],
 )
 def test_sentinels_are_refused_for_values_with_their_own_exponent(values):
-    # Issue 15: format_fixed([Decimal("1.5"), Decimal("2.5")], scales=1, null=15) gave
+    # Issue 15: format_fixed([Decimal("1.5"), Decimal("2.5")], scale=1, null=15) gave
     # [None, '2.5']: the sentinel was compared with the decimal's coefficient. One rule
     # (vecfix.dask's) now: null= applies to integer coefficients only.
     with pytest.raises(TypeError, match=r"null= marks sentinel integer coefficients.*carry"):
-        format_fixed(values, scales=1, null=15)
+        format_fixed(values, scale=1, null=15)
 
 
 def test_sentinel_argument_is_checked():
@@ -388,7 +388,7 @@ def test_null_rows_skip_the_fallback_and_keep_their_garbage_out():
     storage = (2**100).to_bytes(16, "little") + (5).to_bytes(16, "little")
     bitmap = pa.py_buffer(bytes([0b10]))
     arr = pa.Array.from_buffers(pa.decimal128(38, 2), 2, [bitmap, pa.py_buffer(storage)])
-    out = format_fixed(arr, scales=2)
+    out = format_fixed(arr, scale=2)
     assert out.to_list() == [None, "0.05"]
     assert out.lengths.tolist() == [0, 4] and out.width == 4
 

@@ -91,7 +91,7 @@ CASES = [
         lambda: np.array([125, 7]),
         None,
         1,
-        Raises(TypeError, r"exponents is required for integer coefficients"),
+        Raises(TypeError, r"exponent is required for integer coefficients"),
     ),
     Case(
         "Decimal with an exponent",
@@ -207,7 +207,7 @@ def _run_fix(case: Case) -> list[str | None]:
 
         def format_fixed_words(text: str) -> str:
             text = text.removeprefix("prices: ").replace("prices row", "coefficients row")
-            text = text.replace("price.exponent", "exponents").replace("price.scale", "scales")
+            text = text.replace("price.exponent", "exponent").replace("price.scale", "scale")
             return text.replace("price.null", "null=")
 
         if isinstance(exc, RowError):
@@ -262,7 +262,7 @@ def _run_cli(case: Case) -> list[str | None]:
             text = err.getvalue().strip().removeprefix("vecfix format: error: ")
             text = text.removeprefix("column 'x': ").removeprefix("column 'x', ")
             text = text.replace(" (counting data rows from 0)", "").replace(
-                "--exponent", "exponents"
+                "--exponent", "exponent"
             )
             raise CommandLineError(text.replace("--null", "null=").replace("it must", "must"))
         return pq.read_table(dst).column("x").to_pylist()
@@ -313,13 +313,13 @@ def test_iter_format_reports_the_row_format_fixed_reports(texts: list[str], chun
     """Whatever the chunking, iter_format gives the rows' text or the same RowError (same
     row, same message) as one format_fixed call over the whole input."""
     try:
-        whole = vecfix.format_fixed(texts, scales=2).to_list()
+        whole = vecfix.format_fixed(texts, scale=2).to_list()
     except RowError as exc:
         with pytest.raises(RowError) as info:
-            list(vecfix.iter_format(texts, scales=2, chunksize=chunksize))
+            list(vecfix.iter_format(texts, scale=2, chunksize=chunksize))
         assert (info.value.row, str(info.value)) == (exc.row, str(exc))
     else:
-        chunks = vecfix.iter_format(texts, scales=2, chunksize=chunksize)
+        chunks = vecfix.iter_format(texts, scale=2, chunksize=chunksize)
         assert [t for chunk in chunks for t in chunk.to_list()] == whole
 
 
@@ -380,7 +380,7 @@ def test_every_container_of_the_same_decimals_prints_the_same(values, scale):
         "arrow string": pa.array([None if v is None else str(v) for v in values], pa.string()),
     }
     for name, column in containers.items():
-        assert vecfix.format_fixed(column, scales=scale).to_list() == expected, name
+        assert vecfix.format_fixed(column, scale=scale).to_list() == expected, name
 
 
 def test_a_new_input_type_is_one_adapter_and_one_table_line(monkeypatch):
@@ -398,6 +398,6 @@ def test_a_new_input_type_is_one_adapter_and_one_table_line(monkeypatch):
         return columns.Column("decimals", np.array(values, dtype=np.int64), -2)
 
     monkeypatch.setattr(columns, "ADAPTERS", [(columns._is(Cents), read_cents), *columns.ADAPTERS])
-    assert vecfix.format_fixed(Cents([125, -5]), scales=1).to_list() == ["1.3", "-0.1"]
-    chunks = vecfix.iter_format(Cents([125, -5, 7]), scales=1, chunksize=2)
+    assert vecfix.format_fixed(Cents([125, -5]), scale=1).to_list() == ["1.3", "-0.1"]
+    chunks = vecfix.iter_format(Cents([125, -5, 7]), scale=1, chunksize=2)
     assert [c.to_list() for c in chunks] == [["1.3", "-0.1"], ["0.1"]]

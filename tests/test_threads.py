@@ -126,18 +126,20 @@ def test_dask_workers_format_on_one_thread(monkeypatch):
     pd = pytest.importorskip("pandas")
     pytest.importorskip("dask")
     import vecfix
+    import vecfix._format
     import vecfix.dask as vd
 
     calls = []
-    real = vecfix.format_fixed
+    real = vecfix._format.run
 
-    def spy(*args, **kwargs):
-        calls.append(kwargs.get("threads"))
-        return real(*args, **kwargs)
+    def spy(values, exponent, scale, width=None, out=None, threads=None, *rest):
+        calls.append(threads)
+        return real(values, exponent, scale, width, out, threads, *rest)
 
     import dask.dataframe as dd
 
-    monkeypatch.setattr(vecfix, "format_fixed", spy)  # (what the per-batch function calls)
+    # (format_fixed's general path: what the per-batch function, _batch.format_values, calls)
+    monkeypatch.setattr(vecfix._format, "run", spy)
     ddf = dd.from_pandas(pd.DataFrame({"x": [125, -5]}), npartitions=1)
     vd.format_columns(ddf, {"x": vecfix.NumberFormat(-2, 1)}).compute(scheduler="sync")
     assert calls == [1]

@@ -54,9 +54,9 @@ def test_per_row_scales_of_another_index_are_refused():
     assert format_fixed(df["px"], -9, df["dec"]).to_list() == want
     assert df["px"].vecfix.fixed(-9, df["dec"]).tolist() == want  # the accessor
     shuffled = df["dec"].sort_index()  # the same labels in another order
-    with pytest.raises(ValueError, match=r"scales is a pandas Series whose index.*\n.*reindex"):
+    with pytest.raises(ValueError, match=r"scale is a pandas Series whose index.*\n.*reindex"):
         format_fixed(df["px"], -9, shuffled)
-    with pytest.raises(ValueError, match=r"exponents is a pandas Series whose index"):
+    with pytest.raises(ValueError, match=r"exponent is a pandas Series whose index"):
         format_fixed(df["px"], pd.Series([-9] * 4), 2)
     aligned = shuffled.reindex(df.index)
     assert format_fixed(df["px"], -9, aligned).to_list() == want
@@ -68,28 +68,28 @@ def test_per_row_scales_of_another_index_are_refused():
 
 def test_pandas_na_in_a_list_is_a_null_as_none_is():
     """A list built from pandas values may hold ``pd.NA``: a null row, like ``None``, for
-    integers, decimal text and Decimals; in a list of scales it is a null scale (refused)."""
+    integers, decimal text and Decimals; in a list of scales it is a null scale: a null
+    row (issue 39: it was refused)."""
     assert format_fixed([125, pd.NA, -5], -2, 1).to_list() == ["1.3", None, "-0.1"]
-    assert format_fixed(["2.675", pd.NA], scales=2).to_list() == ["2.68", None]
-    assert format_fixed([Decimal("2.675"), pd.NA, None], scales=2).to_list() == ["2.68", None, None]
+    assert format_fixed(["2.675", pd.NA], scale=2).to_list() == ["2.68", None]
+    assert format_fixed([Decimal("2.675"), pd.NA, None], scale=2).to_list() == ["2.68", None, None]
     assert format_fixed(np.array([125, pd.NA], dtype=object), -2, 1).to_list() == ["1.3", None]
     assert format_fixed([pd.NA, pd.NA], -2, 1).to_list() == [None, None]
-    with pytest.raises(ValueError, match=r"scales.*row 1"):
-        format_fixed([125, 5], -2, [1, pd.NA])
+    assert format_fixed([125, 5], -2, [1, pd.NA]).to_list() == ["1.3", None]
 
 
 def test_a_decimal_column_is_checked_as_arrays_are():
     """A DecimalColumn built by hand: float coefficients are refused (not truncated), and
     its valid must be bool, one row per coefficient (not broadcast from one row)."""
     col = vecfix.DecimalColumn(np.array([125, -5]), -2, np.array([True, False]))
-    assert format_fixed(col, scales=1).to_list() == ["1.3", None]
+    assert format_fixed(col, scale=1).to_list() == ["1.3", None]
     with pytest.raises(TypeError, match="coefficients must be integers, got a DecimalColumn"):
-        format_fixed(vecfix.DecimalColumn(np.array([1.5, 5.0]), -2, None), scales=1)
+        format_fixed(vecfix.DecimalColumn(np.array([1.5, 5.0]), -2, None), scale=1)
     listed = vecfix.DecimalColumn([125, 5], -2, [True, False])  # lists: arrays of them
-    assert format_fixed(listed, scales=1).to_list() == ["1.3", None]
+    assert format_fixed(listed, scale=1).to_list() == ["1.3", None]
     for valid in (np.array([False]), np.array([True, False, True]), np.array([1, 0])):
         with pytest.raises(ValueError, match="valid must be None or a bool array of one row"):
-            format_fixed(vecfix.DecimalColumn(np.array([125, 5]), -2, valid), scales=1)
+            format_fixed(vecfix.DecimalColumn(np.array([125, 5]), -2, valid), scale=1)
 
 
 @pytest.mark.parametrize(
@@ -110,20 +110,20 @@ def test_a_decimal_column_of_python_objects_is_checked_row_by_row(row, why):
     exponent 0 as 1.00)."""
     col = vecfix.DecimalColumn(np.array([7, row], dtype=object), -2, None)
     with pytest.raises(TypeError, match=why):
-        format_fixed(col, scales=2)
+        format_fixed(col, scale=2)
 
 
 def test_a_decimal_column_of_python_ints_with_none_rows():
     big = 2**70
     col = vecfix.DecimalColumn(np.array([big, None, -3], dtype=object), -2, None)
     want = [reference_fixed(big, -2, 2), None, reference_fixed(-3, -2, 2)]
-    assert format_fixed(col, scales=2).to_list() == want  # None: a null row, as anywhere
+    assert format_fixed(col, scale=2).to_list() == want  # None: a null row, as anywhere
     masked = vecfix.DecimalColumn(
         np.array([big, 4, None], dtype=object), -2, np.array([1, 0, 1], bool)
     )
-    assert format_fixed(masked, scales=2).to_list() == [reference_fixed(big, -2, 2), None, None]
+    assert format_fixed(masked, scale=2).to_list() == [reference_fixed(big, -2, 2), None, None]
     nulls = vecfix.DecimalColumn(np.array([None, None], dtype=object), -2, None)
-    assert format_fixed(nulls, scales=2).to_list() == [None, None]
+    assert format_fixed(nulls, scale=2).to_list() == [None, None]
 
 
 def test_identity_follows_slices_and_chunks():
@@ -140,7 +140,7 @@ def test_to_polars_keeps_the_series_name():
     df = df.with_columns(vecfix.format_fixed(df["bid_px"], -9, 2).to_polars())
     assert df.columns == ["bid_px"]  # replaced, not a new column ''
     assert df["bid_px"].to_list() == TEXTS
-    assert format_fixed(df["bid_px"].cast(pl.String), scales=1).to_polars("x").name == "x"
+    assert format_fixed(df["bid_px"].cast(pl.String), scale=1).to_polars("x").name == "x"
 
 
 def test_arrow_field_carries_the_name():
@@ -166,14 +166,14 @@ def test_masked_rows_are_null():
 
 def test_masked_text_and_decimal_rows_are_never_read():
     text = np.ma.masked_array(np.array(["1.25", "n/a"]), mask=[0, 1])
-    assert format_fixed(text, scales=1).to_list() == ["1.3", None]
+    assert format_fixed(text, scale=1).to_list() == ["1.3", None]
     chunks = iter_format(np.ma.masked_array([1, 2, 3], mask=[1, 0, 1]), 0, 0, chunksize=2)
     assert [c.to_list() for c in chunks] == [[None, "2"], [None]]
 
 
 def test_sentinel_on_decimals_is_refused():
     with pytest.raises(TypeError, match="null= marks sentinel integer coefficients"):
-        format_fixed([Decimal("1.5"), Decimal("2.5")], scales=1, null=15)
+        format_fixed([Decimal("1.5"), Decimal("2.5")], scale=1, null=15)
 
 
 # ------------------------------------------------------------------- advice that fits
@@ -193,11 +193,11 @@ def test_sentinel_on_decimals_is_refused():
 )
 def test_floats_get_advice_about_floats(floats):
     with pytest.raises(TypeError) as info:
-        format_fixed(floats, scales=2)
+        format_fixed(floats, scale=2)
     message = str(info.value)
     assert "Floats cannot hold decimal prices exactly" in message
     assert "Decimal(repr(x))" in message
-    assert "exponents is required" not in message
+    assert "exponent is required" not in message
 
 
 def test_ints_that_became_floats_for_their_nulls_are_told_so():
@@ -207,6 +207,7 @@ def test_ints_that_became_floats_for_their_nulls_are_told_so():
     assert format_fixed(px.astype("Int64"), -2, 1).to_list() == ["1.3", "1.3", None]
 
 
+@pytest.mark.filterwarnings("ignore::vecfix.SentinelWarning")  # (int64 max: a value, then a null)
 def test_a_categorical_of_ints_with_a_missing_row_is_formatted():
     """pandas makes int categories floats to hold a missing row in to_numpy(na_value=None):
     the categories are taken by their codes instead, ints as ints, the missing row null."""
@@ -217,14 +218,14 @@ def test_a_categorical_of_ints_with_a_missing_row_is_formatted():
     assert out.to_pandas().index.tolist() == [9, 8, 7, 6]
     assert format_fixed(s, -2, 1, null=2**63 - 1).to_list() == [want[0], None, None, want[0]]
     text = pd.Series(pd.Categorical(["1.25", None, "-5"]))
-    assert format_fixed(text, scales=1).to_list() == ["1.3", None, "-5.0"]
+    assert format_fixed(text, scale=1).to_list() == ["1.3", None, "-5.0"]
     with pytest.raises(TypeError, match=r"row 0 holds float 1\.5"):  # float categories: refused
         format_fixed(pd.Series(pd.Categorical([1.5, None])), -2, 1)
 
 
 def test_mixed_text_and_ints_name_the_odd_row():
     with pytest.raises(TypeError, match=r"mix decimal text with int: row 1 holds 2\nPass") as e:
-        format_fixed(["1.5", 2], scales=1)
+        format_fixed(["1.5", 2], scale=1)
     assert (e.value.argument, e.value.row) == ("coefficients", 1)
 
 
@@ -234,27 +235,34 @@ def test_mixed_text_and_ints_name_the_odd_row():
         [None, -2],
         np.array([-2, None], dtype=object),
         pd.Series([-2, None], dtype="Int64"),
-        pd.Series([-2, None]),  # float64, the null a NaN
         pl.Series([-2, None]),
     ],
 )
-def test_exponents_with_nulls_say_so(exponents):
-    with pytest.raises(TypeError, match=r"exponents must be integers; row \d is null") as e:
-        format_fixed([1, 2], exponents, 2)
-    assert "Floats" not in str(e.value) and e.value.argument == "exponents"
+def test_exponents_with_nulls_are_null_rows(exponents):
+    """A null exponent is a null row, as in the namespaces (issue 39: it was refused)."""
+    want = [None, "0.02"] if next(iter(exponents)) is None else ["0.01", None]
+    assert format_fixed([1, 2], exponents, 2).to_list() == want
+
+
+def test_float_exponents_with_a_nan_say_so():
+    """Floats are refused as exponents; a NaN among them is named as a null (pandas' null
+    of a float column)."""
+    with pytest.raises(TypeError, match=r"exponent must be integers; row \d is null") as e:
+        format_fixed([1, 2], pd.Series([-2, None]), 2)
+    assert "Floats" not in str(e.value) and e.value.argument == "exponent"
 
 
 def test_float_exponents_are_not_told_about_prices():
-    with pytest.raises(TypeError, match="exponents count powers of ten") as e:
+    with pytest.raises(TypeError, match="Exponents count powers of ten") as e:
         format_fixed([1, 2], np.array([-2.0, -1.5]), 2)
     assert "prices" not in str(e.value)
 
 
 @pytest.mark.parametrize("empty", [[], (), np.array([], dtype=object), pa.array([], pa.null())])
 def test_an_empty_column_needs_only_scales(empty):
-    out = format_fixed(empty, scales=2)
+    out = format_fixed(empty, scale=2)
     assert len(out) == 0 and out.to_list() == []
-    assert list(iter_format(empty, scales=2)) == []
+    assert list(iter_format(empty, scale=2)) == []
 
 
 # --------------------------------------------------------------- leaks and oddities
@@ -266,7 +274,7 @@ def test_a_coefficient_over_4300_digits_is_printed():
     assert format_fixed([big, 7], 0, 0).to_list() == ["1" + "0" * 4999 + "1", "7"]
     assert format_fixed([big], -5000, 2).to_list() == ["1.00"]
     assert string_fixed(-big, -4999, 1) == "-10.0"
-    assert format_fixed([Decimal(big).scaleb(-4998)], scales=1).to_list() == ["100.0"]
+    assert format_fixed([Decimal(big).scaleb(-4998)], scale=1).to_list() == ["100.0"]
 
 
 def test_a_row_too_long_for_any_int_is_reported_without_printing_it():
@@ -290,12 +298,12 @@ def test_polars_int128_is_formatted():
     ],
 )
 def test_bytes_like_values_are_decimal_text(value, expected):
-    assert format_fixed(value, scales=2).to_list() == expected
+    assert format_fixed(value, scale=2).to_list() == expected
 
 
 def test_iter_format_leaves_the_users_text_alone():
     with pytest.raises(RowError) as info:
-        list(iter_format(["1", "2", "3", "row 1"], scales=0, chunksize=2))
+        list(iter_format(["1", "2", "3", "row 1"], scale=0, chunksize=2))
     assert info.value.row == 3
     assert str(info.value).startswith("coefficients row 3: 'row 1' is not decimal text")
 
@@ -331,7 +339,7 @@ def test_no_third_party_exception_leaks(values):
 )
 def test_string_fixed_takes_decimals_and_text(value, scale, expected):
     assert string_fixed(value, scale=scale) == expected
-    assert format_fixed([value], scales=scale).to_list() == [expected]
+    assert format_fixed([value], scale=scale).to_list() == [expected]
 
 
 def test_string_fixed_keeps_the_rules():
@@ -349,7 +357,7 @@ def test_string_fixed_keeps_the_rules():
 def test_row_errors_carry_the_argument_and_the_row():
     with pytest.raises(RowError) as info:
         format_fixed([1, 2, 3], [0, 0, 2**31], 0)
-    assert (info.value.argument, info.value.row) == ("exponents", 2)
+    assert (info.value.argument, info.value.row) == ("exponent", 2)
     with pytest.raises(RowTooLongError) as too_long:
         format_fixed([1, 2], 0, [1, 70_000])
     assert isinstance(too_long.value, RowError) and too_long.value.row == 1

@@ -2,11 +2,10 @@
 :func:`format_values`, the per-batch function of the polars namespace (so of ``vecfix
 format``), the pandas accessor and :mod:`vecfix.dask`. It is :func:`vecfix.format_fixed`
 with two decisions stated once: what a null per-row exponent or scale means, and how an
-error names the column (in :class:`NumberFormat`'s words)."""
+error names the column."""
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 import numpy as np
@@ -15,10 +14,6 @@ from ._number_format import NumberFormat
 from .columns.rules import RowError, is_int, is_masked, show_value
 
 __all__ = ["format_values", "number_format"]
-
-#: format_fixed's argument names -> NumberFormat's (the namespaces' keywords)
-_WORDS = {"exponents": "exponent", "scales": "scale"}
-_WORD = re.compile(r"\b(exponents|scales)\b")
 
 
 def number_format(owner: str, format: Any, exponent: Any, scale: Any, null: Any) -> NumberFormat:
@@ -57,69 +52,67 @@ def format_values(
     values: Any,
     fmt: NumberFormat,
     *,
-    exponents: Any = None,
-    scales: Any = None,
+    exponent: Any = None,
+    scale: Any = None,
     column: Any = None,
     layout: Literal["matrix", "arrow", "string_view"] = "arrow",
     threads: int | None = 1,
     null_layouts: Literal["null", "raise"] = "null",
+    sentinels: bool = True,
 ) -> Any:
     """``values`` formatted by ``fmt`` (a :class:`vecfix.Formatted`). Where ``fmt``'s
-    exponent or scale is per row, the caller passes this batch's as ``exponents`` /
-    ``scales``; a row whose one is null is null (``null_layouts="null"``, as polars and
-    pandas propagate nulls) or refused (``"raise"``). Errors name ``column``.
+    exponent or scale is per row, the caller passes this batch's as ``exponent`` /
+    ``scale``; a row whose one is null is null (``null_layouts="null"``, as
+    :func:`vecfix.format_fixed` does, and polars and pandas propagate nulls) or refused
+    (``"raise"``). Errors name ``column``. ``sentinels=False``: no warning of a usual null
+    sentinel (a caller that warns in its own words, ``vecfix format``).
 
     >>> from vecfix import NumberFormat
     >>> fmt = NumberFormat(-2, scale="tick")  # each row's scale, read by the caller
-    >>> format_values([125, 7], fmt, scales=[1, None], column="px").to_list()
+    >>> format_values([125, 7], fmt, scale=[1, None], column="px").to_list()
     ['1.3', None]
     >>> format_values([125], NumberFormat(-2), column="px")
     Traceback (most recent call last):
     ...
     TypeError: column 'px': scale is required: the decimal places to print (e.g. scale=2)
     """
-    from . import format_fixed
+    from ._format import run
 
-    exponent = exponents if fmt.exponent is not None and not is_int(fmt.exponent) else fmt.exponent
-    scale = scales if fmt.scale is not None and not is_int(fmt.scale) else fmt.scale
+    if fmt.exponent is None or is_int(fmt.exponent):
+        exponent = fmt.exponent
+    if fmt.scale is None or is_int(fmt.scale):
+        scale = fmt.scale
     try:
         if scale is None:
             raise TypeError("scale is required: the decimal places to print (e.g. scale=2)")
-        if null_layouts == "null":
-            values, exponent, scale = _null_where_layout_is(values, exponent, scale)
-        return format_fixed(values, exponent, scale, null=fmt.null, threads=threads, layout=layout)
+        if null_layouts == "raise":
+            _refuse_null_layouts(exponent, scale)
+        return run(values, exponent, scale, None, None, threads, fmt.null, layout, sentinels)
     except (TypeError, ValueError) as exc:
-        raise _in_words(exc, column) from None
+        raise _naming(exc, column) from None
 
 
-def _words(text: str) -> str:
-    return _WORD.sub(lambda m: _WORDS[m.group(1)], text)
-
-
-def _in_words(exc: Exception, column: Any = None) -> Exception:
-    """``exc`` (from :func:`vecfix.format_fixed`) in :class:`NumberFormat`'s words, naming
-    ``column``: the same type; a :class:`~vecfix.RowError` keeps its row.
+def _naming(exc: Exception, column: Any = None) -> Exception:
+    """``exc`` (from :func:`vecfix.format_fixed`) naming ``column``: the same type; a
+    :class:`~vecfix.RowError` keeps its row.
 
     >>> from vecfix import RowError
-    >>> print(_in_words(RowError(": 'x' is not decimal text", argument="coefficients",
+    >>> print(_naming(RowError(": 'x' is not decimal text", argument="coefficients",
     ...                          row=3, lead="coefficients "), "px"))
     column 'px', row 3: 'x' is not decimal text
-    >>> print(_in_words(TypeError("scales is required"), "px"))
-    column 'px': scales is required
+    >>> print(_naming(ValueError("scale must fit in int32"), "px"))
+    column 'px': scale must fit in int32
     """
     named = f"column {show_value(column)}" if column not in (None, "") else ""
     if isinstance(exc, RowError) and exc.row is not None:
-        lead = _words(exc.lead)
+        lead = exc.lead
         if exc.argument == "coefficients":
             lead = lead.removeprefix("coefficients ")
             lead = f"{named}, {lead}" if named else lead
         elif named:
             lead = f"{named}: {lead}"
-        argument = _WORDS.get(exc.argument or "", exc.argument)
-        return type(exc)(_words(exc.detail), argument=argument, row=exc.row, lead=lead)
+        return type(exc)(exc.detail, argument=exc.argument, row=exc.row, lead=lead)
     text = str(exc)
-    if not text.startswith("scales is required"):  # (format_fixed's own: say it as it is)
-        text = _words(text)
     text = f"{named}: {text}" if named else text
     if isinstance(exc, RowError):
         return type(exc)(text, argument=exc.argument)
@@ -142,20 +135,13 @@ def _has_nulls(values: Any) -> bool:
     return isinstance(values, (list, tuple)) and any(v is None for v in values)
 
 
-def _null_where_layout_is(values: Any, exponent: Any, scale: Any) -> tuple[Any, Any, Any]:
-    """Rows whose per-row exponent or scale is null made null (a
-    :class:`~vecfix.DecimalColumn` with their layout read as 0)."""
-    layouts = {"exponents": exponent, "scales": scale}
-    nullable = {k: v for k, v in layouts.items() if v is not None and _has_nulls(v)}
-    if not nullable:
-        return values, exponent, scale
-    from .columns import DecimalColumn, read_column
+def _refuse_null_layouts(exponent: Any, scale: Any) -> None:
+    """Refuse a per-row exponent or scale with a null row (naming the first)."""
+    from .columns import read_column
+    from .columns.rules import null_in
 
-    read = {k: read_column(v, k) for k, v in nullable.items()}
-    present = np.logical_and.reduce([c.valid for c in read.values() if c.valid is not None])
-    col = read_column(values)
-    valid = present if col.valid is None else col.valid & present
-    masked = DecimalColumn(col.coefficients, col.exponents, valid)
-    exponent = read["exponents"].coefficients if "exponents" in read else exponent
-    scale = read["scales"].coefficients if "scales" in read else scale
-    return masked, exponent, scale
+    for name, value in (("exponent", exponent), ("scale", scale)):
+        if value is not None and not is_int(value) and _has_nulls(value):
+            valid = read_column(value, name).valid
+            if valid is not None and not valid.all():
+                raise null_in(name, int(np.flatnonzero(~valid)[0]))

@@ -13,8 +13,9 @@ from typing import IO, Any
 
 import numpy as np
 
-from ._format import format_fixed
+from ._format import _UNSET, format_fixed, number_format_parts, renamed
 from ._io import check_binary
+from ._number_format import NumberFormat
 from ._result import Formatted
 from .columns import ColumnLike, DecimalColumn, RowError, rules
 
@@ -26,8 +27,8 @@ _SCALAR_TYPES = (int, np.integer, decimal.Decimal, str, bytes, bytearray, memory
 
 def iter_format(
     coefficients: ColumnLike,
-    exponents: ColumnLike = None,
-    scales: ColumnLike = None,
+    exponent: ColumnLike | NumberFormat = None,
+    scale: ColumnLike = None,
     *,
     chunksize: int = 1_000_000,
     **kwargs: Any,
@@ -40,12 +41,14 @@ def iter_format(
 
     Parameters
     ----------
-    coefficients, exponents, scales
-        As for :func:`vecfix.format_fixed`: a scalar or a length-1 sequence (broadcast),
+    coefficients, exponent, scale
+        As for :func:`vecfix.format_fixed` (``exponent`` may be a
+        :class:`~vecfix.NumberFormat`; ``exponents=``, ``scales=`` are their deprecated
+        names): a scalar or a length-1 sequence (broadcast),
         or a column of the common length (a NumPy array or memory map, a list, a pyarrow,
         pandas or polars column, a :class:`~vecfix.DecimalColumn`, anything with ``len()``
         and slicing). ``coefficients`` may be an iterator (of ints or ``Decimal``, say)
-        when ``exponents`` and ``scales`` are scalars or ``None``.
+        when ``exponent`` and ``scale`` are scalars or ``None``.
     chunksize : int, default 1_000_000
         Rows per chunk (the last chunk may be shorter).
     **kwargs
@@ -76,6 +79,12 @@ def iter_format(
     [4, 4, 2]
     """
     chunksize = rules.positive_int(chunksize, "chunksize")  # type: ignore[assignment]
+    exponent, scale = renamed(
+        "iter_format", exponent, scale, kwargs.pop("exponents", _UNSET),
+        kwargs.pop("scales", _UNSET),
+    )  # fmt: skip
+    if isinstance(exponent, NumberFormat):
+        exponent, scale, kwargs["null"] = number_format_parts(exponent, scale, kwargs.get("null"))
     if "out" in kwargs:
         raise TypeError("iter_format does not take out=: every chunk gets a matrix of its own")
     unknown = sorted(set(kwargs) - {"width", "threads", "null", "layout"})
@@ -85,17 +94,17 @@ def iter_format(
             "\niter_format passes width, threads, null and layout to format_fixed for every"
             " chunk"
         )
-    columns = (coefficients, exponents, scales)
+    columns = (coefficients, exponent, scale)
     lengths = [_length(name, value) for name, value in zip(_NAMES, columns, strict=True)]
     if lengths[0] == -1:  # an iterator of coefficients
         if lengths[1] not in (None, 1) or lengths[2] not in (None, 1):
             raise TypeError(
-                "when coefficients is an iterator, exponents and scales must be scalars (or"
+                "when coefficients is an iterator, exponent and scale must be scalars (or"
                 " None)\nPass a list or an array to give them per row"
             )
         it = iter(coefficients)  # type: ignore[arg-type]
         chunks = iter(lambda: list(itertools.islice(it, chunksize)), [])
-        return _formatted(([chunk, exponents, scales] for chunk in chunks), kwargs)
+        return _formatted(([chunk, exponent, scale] for chunk in chunks), kwargs)
     n = rules.broadcast_length(lengths)
     parts = (
         [v if k is None or (k == 1 and n != 1) else _slice(v, lo, min(lo + chunksize, n))
@@ -108,8 +117,8 @@ def iter_format(
 def write_formatted(
     file: str | os.PathLike[str] | IO[bytes],
     coefficients: ColumnLike,
-    exponents: ColumnLike = None,
-    scales: ColumnLike = None,
+    exponent: ColumnLike | NumberFormat = None,
+    scale: ColumnLike = None,
     *,
     chunksize: int = 1_000_000,
     sep: bytes = b"\n",
@@ -125,8 +134,8 @@ def write_formatted(
     file : str, os.PathLike or binary file object
         A path (created or truncated, closed afterwards) or an open binary file (left
         open, written from its current position).
-    coefficients, exponents, scales, chunksize
-        As for :func:`iter_format`.
+    coefficients, exponent, scale, chunksize
+        As for :func:`iter_format` (``exponents=``, ``scales=``: deprecated names).
     sep, end, null_text : bytes-like, default b"\\n", b"\\n", b""
         Written between rows, once after the last row (none for an empty input), and for
         a null row (``bytes``, ``bytearray`` or ``memoryview``).
@@ -160,7 +169,11 @@ def write_formatted(
             )
     sep, end, null_text = bytes(sep), bytes(end), bytes(null_text)  # fixed for every chunk
     check_binary(file)  # before any work
-    chunks = iter_format(coefficients, exponents, scales, chunksize=chunksize, **kwargs)
+    exponent, scale = renamed(
+        "write_formatted", exponent, scale, kwargs.pop("exponents", _UNSET),
+        kwargs.pop("scales", _UNSET),
+    )  # fmt: skip
+    chunks = iter_format(coefficients, exponent, scale, chunksize=chunksize, **kwargs)
     opened: Any = nullcontext(file)
     if isinstance(file, (str, os.PathLike)):
         # the first chunk formatted before the path is opened (truncated): an input

@@ -482,10 +482,9 @@ def polars_error(exc: Exception, shown: str, fmt: str, scale_columns: Sequence[s
 #: the input layer's words (format_fixed's arguments) -> the command line's options
 _OPTION_WORDS = (
     ("leave exponent=None\nPass the number of decimals as scale=...", "leave out --exponent"),
-    ("leave exponents=None\nPass the number of decimals as scales=...", "leave out --exponent"),
-    ("exponents is required", "--exponent is required"),
-    ("exponents=-9", "--exponent -9"),
-    ("then scales= only", "then --scale only"),
+    ("exponent is required", "--exponent is required"),
+    ("exponent=-9", "--exponent -9"),
+    ("then scale= only", "then --scale only"),
     ("null= marks", "--null marks"),
     ("coefficients must be integers", "it must hold integers"),
 )

@@ -54,12 +54,14 @@ class Rows(NamedTuple):
 
 class Inputs(NamedTuple):
     """What :func:`read_inputs` hands :func:`vecfix.format_fixed`: the rows, their
-    validity (``None``: no null; else ``(n,)`` bool, contiguous) and the coefficients'
-    identity (name, index) for the result."""
+    validity (``None``: no null; else ``(n,)`` bool, contiguous), the coefficients'
+    identity (name, index) for the result, and whether they are integers (which may hold
+    a null sentinel)."""
 
     rows: Rows
     valid: np.ndarray | None
     identity: Identity | None
+    integers: bool = True
 
 
 def read_inputs(
@@ -73,7 +75,7 @@ def read_inputs(
         # with a sentinel, checked in the general path's order: the sentinels, then the rest
         valid = None if null is None else _less_sentinels(coefficients, null, None)
         n = coefficients.shape[0]
-        exps, scs = _as_int32(exponents, "exponents"), _as_int32(scales, "scales")
+        exps, scs = _as_int32(exponents, "exponent"), _as_int32(scales, "scale")
         rows = Rows(
             n, coefficients, int(n != 1), exps, int(exps.size != 1), scs, int(scs.size != 1),
             _NO_ROWS, [],
@@ -81,7 +83,7 @@ def read_inputs(
         return Inputs(rows, valid, None)
     col = read_column(coefficients, "coefficients")
     if scales is None:
-        raise TypeError("scales is required: the number of decimal places to print")
+        raise TypeError("scale is required: the number of decimal places to print")
     valid = col.valid
     if null is not None and col.kind in ("integers", "empty"):  # (refused for the others)
         valid = _less_sentinels(col.coefficients, null, valid)
@@ -91,7 +93,9 @@ def read_inputs(
         exponents = col.exponents
     elif exponents is None:
         exponents = 0  # nothing is printed, so no exponent is needed
-    rows = _rows(col, exponents, scales)
+    rows, present = _rows(col, exponents, scales)
+    if present is not None:  # rows whose exponent or scale is null are null
+        valid = present if valid is None else np.logical_and(valid.reshape(-1), present)
     if valid is not None and valid.all():
         valid = None
     elif valid is not None:
@@ -99,7 +103,7 @@ def read_inputs(
         if valid.shape[0] != rows.n:  # one coefficient for many rows
             valid = np.broadcast_to(valid, (rows.n,))
         valid = np.ascontiguousarray(valid)
-    return Inputs(rows, valid, col.identity)
+    return Inputs(rows, valid, col.identity, col.kind == "integers")
 
 
 def _plain_int64(coefficients: object, exponents: object, scales: object) -> TypeGuard[np.ndarray]:
@@ -199,23 +203,30 @@ def _less_sentinels(
     return np.logical_not(hit, out=hit) if valid is None else valid & ~hit
 
 
-def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> Rows:
+def _rows(col: Column, exponents: ColumnLike, scales: ColumnLike) -> tuple[Rows, np.ndarray | None]:
+    """The rows, and where the exponents and scales are present (None: in every row; else
+    ``(n,)`` bool, False where one is null: a null row, its exponent and scale read as 0)."""
     coef, big_rows, big_values = coerce_coefficients(col.coefficients)
     lengths: list[int | None] = [None if col.coefficients.ndim == 0 else coef.size]
-    columns = []
-    for name, value in (("exponents", exponents), ("scales", scales)):
+    columns, masks = [], []
+    for name, value in (("exponent", exponents), ("scale", scales)):
         check_same_index(col.identity, value, name)
-        column, length = _int32_column(value, name)
+        column, length, present = _int32_column(value, name)
         columns.append(column)
         lengths.append(length)
+        masks.append(present)
     exps, scs = columns
     n = rules.broadcast_length(lengths)
     if big_rows.size and coef.size == 1 and n != 1:
         big_rows, big_values = np.arange(n, dtype=np.intp), big_values * n
-    return Rows(
+    rows = Rows(
         n, coef, int(coef.size != 1), exps, int(exps.size != 1), scs, int(scs.size != 1),
         big_rows, big_values,
     )  # fmt: skip
+    found = [np.broadcast_to(m, (n,)) for m in masks if m is not None]
+    return rows, (
+        None if not found else np.logical_and.reduce(found) if len(found) > 1 else found[0].copy()
+    )
 
 
 def check_same_index(
@@ -256,10 +267,11 @@ def coerce_coefficients(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[i
     return np.array(values, dtype=np.int64), np.array(big_rows, dtype=np.intp), big_values
 
 
-def _int32_column(value: ColumnLike, name: str) -> tuple[np.ndarray, int | None]:
-    """Exponents or scales as native int32 (1-D) and their length (``None``: a scalar)."""
+def _int32_column(value: ColumnLike, name: str) -> tuple[np.ndarray, int | None, np.ndarray | None]:
+    """Exponents or scales as native int32 (1-D), their length (``None``: a scalar) and
+    where they are present (``None``: every row; a null row's value read as 0)."""
     if is_int(value):
-        return _int32_constant(int(value), name), None  # type: ignore[arg-type]
+        return _int32_constant(int(value), name), None, None  # type: ignore[arg-type]
     if type(value) is np.ndarray and value.dtype.kind in "iu":  # per-row values: no nulls
         rules.check_1d(name, value.shape)
         col = Column("integers", value)
@@ -272,21 +284,27 @@ def _int32_column(value: ColumnLike, name: str) -> tuple[np.ndarray, int | None]
                     if isinstance(v, (decimal.Decimal, str, bytes)):
                         raise rules.row_type_error(name, i, v) from None
             raise
-    if col.kind == "empty" and len(col) == 0:
-        return np.empty(0, dtype=np.int32), 0
+    length = None if col.coefficients.ndim == 0 else col.coefficients.size
+    if col.kind == "empty":  # no row, or every row null
+        present = None if length == 0 else np.zeros(length or 1, dtype=bool)
+        return np.zeros(length or 1, dtype=np.int32), length, present
     if col.kind != "integers":
         raise TypeError(f"{name} must be integers, got {col.described()}")
-    if col.valid is not None and not col.valid.all():
-        raise rules.null_in(name, int(np.flatnonzero(~col.valid)[0]))
-    arr = col.coefficients
-    length = None if arr.ndim == 0 else arr.size
+    arr, present = col.coefficients, None
+    if col.valid is not None and not col.valid.all():  # a null row: its value read as 0
+        present = np.array(col.valid, dtype=bool).reshape(-1)
+        if arr.dtype.kind in "iu":
+            arr = np.where(present, arr.reshape(-1), 0)
+        else:  # Python ints (a null row's slot holds anything)
+            values = zip(arr.reshape(-1).tolist(), present.tolist(), strict=True)
+            arr = np.array([v if p else 0 for v, p in values], dtype=object)
     flat = arr.reshape(-1)
     if arr.dtype.kind == "O":
         for i, v in enumerate(flat.tolist()):
             rules.check_int32(int(v), name, i)
-        return np.array(flat.tolist(), dtype=np.int32), length
+        return np.array(flat.tolist(), dtype=np.int32), length, present
     if flat.size and arr.dtype.itemsize >= 4 and arr.dtype != np.int32:  # may not fit int32
         if int(flat.min()) < rules.INT32_MIN or int(flat.max()) > rules.INT32_MAX:
             i = int(np.flatnonzero((flat < rules.INT32_MIN) | (flat > rules.INT32_MAX))[0])
             rules.check_int32(int(flat[i]), name, i)
-    return _as_kernel_input(flat, np.int32), length
+    return _as_kernel_input(flat, np.int32), length, present

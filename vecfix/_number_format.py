@@ -83,7 +83,7 @@ class NumberFormat:
         return {k: v for k, v in fields.items() if v is not None and not is_int(v)}
 
     def _series_values(self, names: tuple[type, ...], values: str) -> dict[str, Any]:
-        """A Series' per-row exponents and scales, keyed as ``format_values`` takes them;
+        """A Series' per-row exponent and scale, keyed as ``format_values`` takes them;
         a column's name (of a type in ``names``) is refused: a Series has no other columns."""
         for name, value in self._varying().items():
             if isinstance(value, names):
@@ -91,4 +91,4 @@ class NumberFormat:
                     f"fixed: a Series has no other columns: give {name} as an int or as"
                     f" values ({values}), not {show_value(value)}"
                 )
-        return {f"{k}s": v for k, v in self._varying().items()}
+        return self._varying()

@@ -26,6 +26,7 @@ from ._limits import INT32_MAX
 from ._result import Formatted
 from ._scalar import MAX_ROW_LENGTH, RowTooLongError, row_length, string_fixed
 from ._threads import run_split, split_bounds
+from .columns import rules
 from .columns.column import Identity
 
 _NO_BYTES = np.empty(0, dtype=np.uint8)
@@ -40,13 +41,24 @@ _PACK_LIMIT = INT32_MAX
 
 
 def run(
-    rows: Rows, valid: np.ndarray | None, plan: _plan.Plan, identity: Identity | None
+    rows: Rows,
+    valid: np.ndarray | None,
+    plan: _plan.Plan,
+    identity: Identity | None,
+    sentinels: bool = False,
 ) -> Formatted:
-    """Format ``rows`` as :func:`vecfix.format_fixed` does, on ``plan``."""
+    """Format ``rows`` as :func:`vecfix.format_fixed` does, on ``plan``; ``sentinels``:
+    warn of a usual null sentinel among them (from the extremes the widest row is found
+    from: no pass of its own where the call makes that one)."""
     rows = _for_kernels(rows, valid)
+    passes = _Passes(rows, valid, plan.parts)
+    if sentinels:
+        rules.warn_sentinels(
+            rows.coef, valid=valid, extremes=passes.extremes() if rows.n else None,
+            big_rows=rows.big_rows.tolist(), big_values=rows.big_values,
+        )  # fmt: skip
     if rows.n < _tuning.MEASURE_BELOW and plan.layout == "matrix" and not rows.big_values:
         return _few(rows, valid, plan, identity)
-    passes = _Passes(rows, valid, plan.parts)
     if plan.layout == "arrow" and not rows.big_values:
         return _packed(passes, plan, identity)
     lengths = np.empty(rows.n, dtype=np.int32)
@@ -103,26 +115,8 @@ def _few(rows: Rows, valid: np.ndarray | None, plan: _plan.Plan, identity: Any) 
     return done
 
 
-def format_few(coef: np.ndarray, exponent: int, scale: int, bound: int) -> Formatted:
-    """Up to :data:`~vecfix._tuning.FEW_ROWS` rows of one layout, an int64 column, in one
-    scalar kernel call (:func:`vecfix._kernels.rows.format_few`): the call of a trading
-    loop, where every step costs. ``bound``: the longest row any int64 prints under the
-    layout (:func:`longest_row`)."""
-    n = coef.shape[0]
-    lengths = np.empty(n, dtype=_INT32)
-    flat = np.empty(n * bound + _plan.SLACK, dtype=_UINT8)
-    w = _few_kernel(coef, exponent, scale, flat, lengths)
-    return _trusted(flat[: n * w].reshape(n, w), lengths)
-
-
-_INT32, _UINT8 = np.dtype(np.int32), np.dtype(np.uint8)
-_few_kernel = row_kernels.format_few
-_trusted = Formatted._trusted
-
-
-def longest_row(exponent: int, scale: int) -> int:
-    """The longest row any int64 prints under ``(exponent, scale)``: that of ``-2**63``."""
-    return row_length(-(2**63), exponent, scale)
+#: The kernel of :func:`vecfix.format_fixed`'s call of a few rows (it calls it directly).
+FEW_KERNEL = row_kernels.format_few
 
 
 # ----------------------------------------------------------------------------- layouts
@@ -225,6 +219,17 @@ class _Passes:
 
     def __init__(self, rows: Rows, valid: np.ndarray | None, threads: int) -> None:
         self.rows, self.valid, self.threads = rows, valid, threads
+        self._extremes: tuple[int, int] | None = None
+
+    def extremes(self) -> tuple[int, int]:
+        """The smallest and the largest coefficient (a null row counted as 0), found once
+        (over threads) and remembered."""
+        if self._extremes is None:
+            rows = self.rows
+            mask = _ALL_VALID if self.valid is None else np.ascontiguousarray(self.valid)
+            parts = run_split(_extremes, rows.n, self.threads, rows.coef, mask)
+            self._extremes = min(lo for lo, _ in parts), max(hi for _, hi in parts)
+        return self._extremes
 
     def run(
         self,
@@ -280,9 +285,7 @@ class _Passes:
         if rows.n < _tuning.MEASURE_BELOW:
             return (None if rows.n else 0), False
         if not rows.estep and not rows.sstep:
-            mask = _ALL_VALID if self.valid is None else np.ascontiguousarray(self.valid)
-            parts = run_split(_extremes, rows.n, self.threads, rows.coef, mask)
-            low, high = min(lo for lo, _ in parts), max(hi for _, hi in parts)
+            low, high = self.extremes()
             e, s = int(rows.exps[0]), int(rows.scales[0])
             found = max(row_length(low, e, s), row_length(high, e, s))
             return (found if found <= MAX_ROW_LENGTH else None), False

@@ -15,13 +15,24 @@ from . import _plan
 from ._inputs import Rows
 from ._result import Formatted
 from ._scalar import MAX_ROW_LENGTH, format_row, row_length
+from .columns import rules
 from .columns.column import Identity
 
 
 def run(
-    rows: Rows, valid: np.ndarray | None, plan: _plan.Plan, identity: Identity | None
+    rows: Rows,
+    valid: np.ndarray | None,
+    plan: _plan.Plan,
+    identity: Identity | None,
+    sentinels: bool = False,
 ) -> Formatted:
-    """Format ``rows`` as :func:`vecfix.format_fixed` does, on ``plan``."""
+    """Format ``rows`` as :func:`vecfix.format_fixed` does, on ``plan``; ``sentinels``:
+    warn of a usual null sentinel among them."""
+    if sentinels:
+        column = rows.coef if rows.cstep or rows.n == 1 else np.broadcast_to(rows.coef, (rows.n,))
+        rules.warn_sentinels(
+            column, valid=valid, big_rows=rows.big_rows.tolist(), big_values=rows.big_values
+        )
     coef, exps, scales = rows.values()
     keep = [True] * rows.n if valid is None else valid.tolist()
     texts = []

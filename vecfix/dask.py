@@ -118,7 +118,7 @@ def _format_partition(
     out = part.copy(deep=False)
     for column, fmt in formats.items():
         series = part[column]
-        layouts = {"exponents": fmt.exponent, "scales": fmt.scale}
+        layouts = {"exponent": fmt.exponent, "scale": fmt.scale}
         per_row = {k: part[v] for k, v in layouts.items() if isinstance(v, str)}
         try:
             text = format_values(series, fmt, column=column, layout="arrow", threads=1, **per_row)

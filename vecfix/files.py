@@ -336,6 +336,7 @@ class _Job:
             self.formats[spec.name] = fmt
         exprs = [
             fixed_expr(pl.col(s.name), self.formats[s.name], null_layouts="raise",
+                       sentinels=False,
                        watch=self._watch(s, schema[s.name], first=i == 0)).alias(s.target)
             for i, s in enumerate(columns)
         ]  # fmt: skip
@@ -401,7 +402,7 @@ class _Job:
 
         def checked(spec: ColumnSpec) -> Any:
             fmt = self.formats[spec.name]
-            parts = {"exponents": fmt.exponent, "scales": fmt.scale}
+            parts = {"exponent": fmt.exponent, "scale": fmt.scale}
             layouts = {k: pl.col(v) if isinstance(v, str) else v
                        for k, v in parts.items() if v is not None and not is_int(v)}  # fmt: skip
             symbol = [pl.col(spec.scales_by[0]).alias("symbol")] if spec.scales_by else []
@@ -412,7 +413,7 @@ class _Job:
                 df = batch.struct.unnest()
                 try:
                     format_values(df[spec.name], fmt, column=spec.name, null_layouts="raise",
-                                  **{k: df[k] for k in layouts})  # fmt: skip
+                                  sentinels=False, **{k: df[k] for k in layouts})  # fmt: skip
                 except (TypeError, ValueError) as exc:
                     at = getattr(exc, "row", None)
                     first = int(df[row][at or 0]) if len(df) else 0

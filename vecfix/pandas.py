@@ -1,5 +1,6 @@
 """A ``vecfix`` accessor on pandas Series (``series.vecfix.fixed(...)``), registered on
-import."""
+import (``import vecfix`` imports this module as soon as pandas is imported, in either
+order)."""
 
 from __future__ import annotations
 
@@ -46,9 +47,13 @@ class VecfixAccessor:
         threads : int or None, default None
             As for :func:`vecfix.format_fixed` (a large Series uses every core).
 
+        A row whose exponent or scale is ``<NA>`` is ``<NA>``, as the Series' own nulls
+        are. An integer Series holding int64 max or min (the usual null sentinels) with no
+        ``null`` gives one :class:`~vecfix.SentinelWarning` a call.
+
         Examples
         --------
-        >>> import pandas as pd, vecfix.pandas
+        >>> import pandas as pd, vecfix
         >>> s = pd.Series([125, None, -5], dtype="Int64", name="px", index=[10, 20, 30])
         >>> out = s.vecfix.fixed(-2, 1)
         >>> out.tolist(), out.name, out.index.tolist()

@@ -1,4 +1,5 @@
-"""A ``vecfix`` namespace on polars expressions and Series, registered on import.
+"""A ``vecfix`` namespace on polars expressions and Series, registered on import (``import
+vecfix`` imports this module as soon as polars is imported, in either order).
 
 The expression is elementwise: polars' streaming engine runs it batch by batch on its own
 threads (``scan_parquet(...).with_columns(...).sink_csv(...)`` never holds the whole file),
@@ -70,10 +71,13 @@ def fixed_expr(
     threads: int | None = 1,
     null_layouts: str = "null",
     watch: Callable[[pl.Series], None] | None = None,
+    sentinels: bool = True,
 ) -> pl.Expr:
     """``expr`` formatted by ``fmt``, as an elementwise ``String`` expression of
     ``expr``'s name: what :meth:`VecfixExpr.fixed` returns. ``watch`` (``vecfix
-    format``'s progress and checks) is called with each batch of values first."""
+    format``'s progress and checks) is called with each batch of values first;
+    ``sentinels=False``: no warning of a usual null sentinel (``vecfix format`` warns of
+    them in its own words)."""
     layouts = {}
     for name, value in fmt._varying().items():
         if isinstance(value, str):
@@ -91,12 +95,12 @@ def fixed_expr(
             if layouts:
                 fields = batch.struct.unnest()
                 batch = fields.to_series(0)
-                per_row = {f"{k}s": fields[_FIELD.format(k)] for k in layouts}
+                per_row = {k: fields[_FIELD.format(k)] for k in layouts}
             if watch is not None:
                 watch(batch)
             out = format_values(
                 batch, fmt, column=batch.name, layout="string_view", threads=threads,
-                null_layouts=null_layouts, **per_row,  # type: ignore[arg-type]
+                null_layouts=null_layouts, sentinels=sentinels, **per_row,  # type: ignore[arg-type]
             )  # fmt: skip
             return out.to_polars(batch.name)
 
@@ -139,10 +143,12 @@ class VecfixExpr(_Namespace):
             As for :func:`vecfix.format_fixed`; one, as polars runs batches on its threads.
 
         A row whose exponent or scale is null is null; nulls in the column stay null.
+        An integer column holding int64 max or min (the usual null sentinels) with no
+        ``null`` gives one :class:`~vecfix.SentinelWarning` a batch.
 
         Examples
         --------
-        >>> import polars as pl, vecfix.polars
+        >>> import polars as pl, vecfix
         >>> df = pl.DataFrame({"px": ["1.005", "2.675"]})
         >>> df.select(pl.col("px").vecfix.fixed(scale=2))["px"].to_list()
         ['1.01', '2.68']
@@ -172,7 +178,7 @@ class VecfixSeries(_Namespace):
 
         Examples
         --------
-        >>> import polars as pl, vecfix.polars
+        >>> import polars as pl, vecfix
         >>> pl.Series("bid", [125, None]).vecfix.fixed(-2, 1).to_list()
         ['1.3', None]
         >>> pl.Series("bid", [125, 125]).vecfix.fixed(-2, pl.Series([0, 2])).to_list()

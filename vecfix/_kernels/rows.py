@@ -30,6 +30,7 @@ from .._jit import helper, kernel
 
 _U64 = np.uint64
 _I64 = np.int64
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _DOT = np.uint8(46)  # b"."
 _MINUS = np.uint8(45)  # b"-"
 
@@ -279,13 +280,15 @@ def widest_of_layouts(start, stop, coef, cstep, exps, estep, scales, sstep, limi
 
 @kernel("i64[]r i64 i64 u8[] i32[]")
 def format_few(coef, exponent, scale, buf, lengths):
-    """Write the rows ``coef`` of one ``exponent`` and ``scale`` (any int64s; int32
-    layout) into a matrix as wide as their widest row; return that width.
+    """Write the rows ``coef`` of one ``exponent`` and ``scale`` (any int64s) into a matrix
+    as wide as their widest row; return that width, or -1, having written nothing, for a
+    call that is not its own: an exponent or scale outside int32, a row holding int64 max
+    or min (the usual null sentinels: the caller's general path decides what they are), or
+    rows that do not fit ``buf``.
 
     Row ``i`` goes to ``buf[i * widest:][:widest]``, zero-padded, its length to
-    ``lengths[i]``. ``buf`` holds ``len(coef) * bound + 8`` bytes or more, ``bound``
-    being the longest row any int64 prints under the layout. One scalar pass of the
-    general path (:func:`_write_row`), the widest row found from the smallest and the
+    ``lengths[i]``; ``buf`` needs ``len(coef) * widest + 8`` bytes. One scalar pass of
+    the general path (:func:`_write_row`), the widest row found from the smallest and the
     largest coefficient (a row's length only grows with ``|c|``): :func:`format_rows`'
     passes cost more than this for a handful of rows (``format_fixed``'s call of a
     trading loop).
@@ -298,12 +301,20 @@ def format_few(coef, exponent, scale, buf, lengths):
     >>> widest = int(format_few(coef, -9, 4, buf, lengths))
     >>> [bytes(buf[widest * i : widest * i + n]) for i, n in enumerate(lengths)]
     [b'5000.2500', b'-4.0001', b'0.0000']
+    >>> int(format_few(np.array([7, 2**63 - 1]), -9, 4, buf, lengths))
+    -1
     """
     n = coef.shape[0]
+    if not (_INT32_MIN <= exponent <= _INT32_MAX and _INT32_MIN <= scale <= _INT32_MAX):
+        return -1
     if n == 0:
         return 0
     lo, hi = _extremes(coef, coef[0], coef[0])
+    if lo == _I64(np.iinfo(np.int64).min) or hi == _I64(np.iinfo(np.int64).max):
+        return -1
     widest = max(_row_length(lo, exponent, scale), _row_length(hi, exponent, scale))
+    if n * widest + 8 > buf.shape[0]:
+        return -1
     for i in range(n):
         lengths[i] = _write_row(buf, i * widest, widest, coef[i], exponent, scale)
     return widest

@@ -27,7 +27,7 @@ from ._objects import (
     read_scalar,
 )
 from .column import Column, DecimalColumn, Identity
-from .rules import Kind, RowError, RowTypeError
+from .rules import Kind, RowError, RowTypeError, SentinelWarning
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -54,6 +54,7 @@ __all__ = [
     "Kind",
     "RowError",
     "RowTypeError",
+    "SentinelWarning",
     "decimal_column",
     "kind_of",
     "parse_decimal_text",
@@ -139,7 +140,7 @@ def read_column(values: ColumnLike, argument: str = "coefficients") -> Column:
         ``Decimal``, ``str``, ``bytes``, ``None`` for a null), pyarrow arrays and chunked
         arrays, pandas ``Series``/``Index``, polars ``Series``, a :class:`DecimalColumn`.
     argument : str
-        The argument's name, for messages (``"coefficients"``, ``"exponents"``...).
+        The argument's name, for messages (``"coefficients"``, ``"exponent"``...).
 
     Returns
     -------

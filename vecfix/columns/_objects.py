@@ -89,7 +89,7 @@ def _check_same(
             if isinstance(v, (float, np.floating)):
                 raise rules.float_error(argument, f"{what} mixed with floats", i, v)
             advice = (
-                "\nPass every row as decimal text (or every row as integers, with exponents=)"
+                "\nPass every row as decimal text (or every row as integers, with exponent=)"
                 if what == "decimal text"
                 else f"\nPass every row as {what} (or None for a null)"
             )
@@ -148,7 +148,7 @@ def read_array(arr: np.ndarray, argument: str, source: str | None = None) -> Col
     if kind == "f":
         flat = arr.reshape(-1)
         nan = np.isnan(flat)
-        if nan.any() and argument in ("exponents", "scales"):  # NaN: a null, as pandas has it
+        if nan.any() and argument in ("exponent", "scale"):  # NaN: a null, as pandas has it
             raise rules.null_in(argument, int(np.argmax(nan)))
         whole = flat[~nan]
         if nan.any() and argument == "coefficients" and np.all(whole == np.floor(whole)):

@@ -12,14 +12,16 @@ the value (:func:`show_value`); why, and what to do, follow on the next lines.
 
 from __future__ import annotations
 
+import os
 import reprlib
 import sys
+import warnings
 from collections.abc import Callable, Sequence
-from typing import Literal, TypeGuard, TypeVar
+from typing import Any, Literal, TypeGuard, TypeVar
 
 import numpy as np
 
-from .._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
+from .._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN, UINT64_MAX
 
 __all__ = ["INT32_MAX", "INT32_MIN", "INT64_MAX", "INT64_MIN"]  # and the names below
 
@@ -30,7 +32,7 @@ Kind = Literal["integers", "decimals", "text", "empty"]
 NullLike = int | np.integer | Sequence[int] | np.ndarray | None
 
 #: The argument names rows are reported under.
-ARGUMENTS = ("coefficients", "exponents", "scales")
+ARGUMENTS = ("coefficients", "exponent", "scale")
 
 _E = TypeVar("_E", bound="RowError")
 
@@ -45,7 +47,7 @@ class RowError(ValueError):
     Attributes
     ----------
     argument : str or None
-        The argument holding the row: ``"coefficients"``, ``"exponents"`` or ``"scales"``
+        The argument holding the row: ``"coefficients"``, ``"exponent"`` or ``"scale"``
         for :func:`vecfix.format_fixed`, ``"values"`` for :func:`vecfix.decimal_column`,
         ``"texts"`` for :func:`vecfix.parse_decimal_text` (``None`` if not known).
     row : int or None
@@ -55,7 +57,7 @@ class RowError(ValueError):
     --------
     >>> import vecfix
     >>> try:
-    ...     vecfix.format_fixed(["1.5", "1,5"], scales=2)
+    ...     vecfix.format_fixed(["1.5", "1,5"], scale=2)
     ... except vecfix.RowError as exc:
     ...     print(exc.argument, exc.row, "|", exc)  # doctest: +ELLIPSIS
     coefficients 1 | coefficients row 1: '1,5' is not decimal text (expected e.g. ...)
@@ -187,7 +189,7 @@ def positive_int(value: object, name: str, allow_none: bool = False) -> int | No
 
 def needs(
     kind: Kind,
-    exponents: object,
+    exponent: object,
     null: NullLike,
     *,
     source: str | Callable[[], str],
@@ -198,15 +200,15 @@ def needs(
     ``source`` (or a function writing it) names the column in messages, after ``where``;
     ``has_values=False`` (empty or all null) waives the exponent: nothing is printed."""
     carries = kind in ("decimals", "text")
-    if carries and exponents is not None:
+    if carries and exponent is not None:
         raise TypeError(
             f"{where}coefficients are {_text(source)}, which carry their own exponent;"
-            " leave exponents=None\nPass the number of decimals as scales=..."
+            " leave exponent=None\nPass the number of decimals as scale=..."
         )
-    if kind == "integers" and exponents is None and has_values:
+    if kind == "integers" and exponent is None and has_values:
         raise TypeError(
-            f"{where}exponents is required for integer coefficients ({_text(source)})"
-            "\nPass the power of ten of each coefficient, e.g. exponents=-9 for PRICE9"
+            f"{where}exponent is required for integer coefficients ({_text(source)})"
+            "\nPass the power of ten of each coefficient, e.g. exponent=-9 for PRICE9"
         )
     if carries and null is not None:
         raise TypeError(
@@ -215,6 +217,100 @@ def needs(
             " for PRICENULL9) would be compared with a meaningless part of them. Mark"
             " missing values as nulls of the column itself (None, NA, null): they are kept"
         )
+
+
+#: The usual null sentinels of integer columns (CME ``PRICENULL9`` is int64 max), and what
+#: they are: a column holding one, with no ``null=``, most likely means "no value" there.
+USUAL_SENTINELS = {INT64_MAX: "int64 max", INT64_MIN: "int64 min", UINT64_MAX: "uint64 max"}
+
+
+class SentinelWarning(UserWarning):
+    """An integer column holds int64 max or min, or a uint64 column uint64 max (the usual
+    null sentinels), and no ``null`` was given for it: those rows are printed as numbers."""
+
+
+SentinelWarning.__module__ = "vecfix"
+
+
+def usual_sentinel(low: int, high: int, unsigned: bool = False) -> int | None:
+    """The usual null sentinel (:data:`USUAL_SENTINELS`) among a column's extremes, or None:
+    int64 max or min for a signed column, uint64 max for an unsigned one. vecfix's one rule
+    of when to warn (:func:`warn_sentinels`, ``vecfix format``).
+
+    >>> usual_sentinel(-5, 2**63 - 1), usual_sentinel(-(2**63), 7), usual_sentinel(0, 7)
+    (9223372036854775807, -9223372036854775808, None)
+    >>> usual_sentinel(0, 2**63 - 1, unsigned=True), usual_sentinel(0, 2**64 - 1, unsigned=True)
+    (None, 18446744073709551615)
+    """
+    if unsigned:
+        return UINT64_MAX if high == UINT64_MAX else None
+    if high == INT64_MAX:
+        return INT64_MAX
+    return INT64_MIN if low == INT64_MIN else None
+
+
+def sentinel_text(value: int, where: str, advice: str) -> str:
+    """The warning for a usual null sentinel ``value`` printed as a number: ``where`` says
+    where it is (``"coefficients row 3"``), ``advice`` how to say it means no value."""
+    return (
+        f"{where} holds {value} ({USUAL_SENTINELS[value]}, the usual null sentinel, e.g. CME"
+        f" PRICENULL9); it is printed as a number. If it means no value, {advice}"
+    )
+
+
+def warn_sentinels(
+    values: np.ndarray,
+    argument: str = "coefficients",
+    *,
+    valid: np.ndarray | None = None,
+    extremes: tuple[int, int] | None = None,
+    big_rows: Sequence[int] = (),
+    big_values: Sequence[int] = (),
+) -> None:
+    """One :class:`SentinelWarning` (naming ``null=`` and the first such row) if the integer
+    column ``values`` holds a usual null sentinel (:func:`usual_sentinel`) in a row that is
+    not null: for callers given no ``null=`` (``format_fixed``, the namespaces, the FIX
+    builders). ``valid``: False in the null rows (or None). ``extremes``: ``(min, max)`` of
+    ``values`` with the null rows as 0, when the caller has them from a pass it makes
+    anyway. ``big_rows``, ``big_values``: rows beyond int64 the caller holds apart (their
+    slot in ``values`` 0). The warning points at the first frame outside vecfix.
+
+    >>> import numpy as np, warnings
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     warn_sentinels(np.array([5, 2**63 - 1]))
+    >>> print(seen[0].message)  # doctest: +ELLIPSIS
+    coefficients row 1 holds 9223372036854775807 (int64 max, ...); ... pass null=9223372036854775807
+    """
+    if values.dtype.kind not in "iu" or (not values.size and not big_values):
+        return
+    flat = values.reshape(-1)
+    if extremes is None and flat.size:
+        kept = flat if valid is None else np.where(valid, flat, 0)
+        extremes = int(kept.min()), int(kept.max())
+    unsigned = flat.dtype.kind == "u" and flat.dtype.itemsize == 8
+    found = None if extremes is None else usual_sentinel(*extremes, unsigned=unsigned)
+    if found is not None:
+        hit = flat == flat.dtype.type(found)
+        row = int(np.flatnonzero(hit if valid is None else hit & valid)[0])
+    elif UINT64_MAX in big_values:
+        found = UINT64_MAX
+        row = int(big_rows[list(big_values).index(found)])
+    else:
+        return
+    text = sentinel_text(found, f"{argument} row {row}", f"pass null={found}")
+    warnings.warn(text, SentinelWarning, stacklevel=_outside_vecfix())
+
+
+def _outside_vecfix() -> int:
+    """The ``stacklevel`` of the first frame outside vecfix's package, for a warning made
+    by a caller's caller (as pandas' ``find_stack_level``)."""
+    package = os.path.dirname(os.path.dirname(__file__))
+    frame: Any = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _text(source: str | Callable[[], str]) -> str:
@@ -238,7 +334,7 @@ def sentinels(null: NullLike) -> list[int]:
 _FLOAT_ADVICE = (
     "\nFloats cannot hold decimal prices exactly: 1.005 is stored as 1.00499999999999989...,"
     " so the digits to round are not known.\nPass integer coefficients with an exponent"
-    " (e.g. mantissas with exponents=-9), decimal text or Decimal values (then scales="
+    " (e.g. mantissas with exponent=-9), decimal text or Decimal values (then scale="
     " only), or a decimal column; if floats are all you have, convert each one through its"
     " shortest text first, e.g. [Decimal(repr(x)) for x in values], and check that this is"
     " what the data meant"
@@ -254,7 +350,8 @@ def float_error(
         advice = _FLOAT_ADVICE
     else:
         cast = ".cast(pa.int32())" if source.startswith("an Arrow") else ".astype(np.int32)"
-        advice = f"\n{argument} count powers of ten: convert whole numbers with {cast}"
+        advice = f"\n{argument.capitalize()}s count powers of ten: convert whole numbers with"
+        advice += f" {cast}"
     if row is None:
         return TypeError(f"{argument} must be integers, got {source}{advice}")
     return RowTypeError(
@@ -275,7 +372,7 @@ def kind_error(argument: str, dtype_kind: str, source: str) -> TypeError:
         "m": "\nTimedeltas are not prices: pass integer coefficients.",
     }.get(dtype_kind, "")
     if dtype_kind in "Mm" and argument not in ("coefficients", "coefficient", "values"):
-        hint = f"\n{argument.capitalize()} count powers of ten, not times."
+        hint = f"\n{argument.capitalize()}s count powers of ten, not times."
     return TypeError(f"{argument} must be integers, got {source}{hint}")
 
 

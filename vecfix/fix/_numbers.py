@@ -290,11 +290,19 @@ def _required(
     )
 
 
+#: format_fixed's argument names where its messages name them ("exponent=None", "scale
+#: must", "scale row 2", "exponent of length 3"), not its prose ("their own exponent",
+#: "coefficient=1, exponent=3000, scale=2", "Check the exponent and scale")
+_ARGUMENT = re.compile(
+    r"(?<![\w.])(?:(?<!, )(exponent|scale)(?==)"
+    r"|(exponent|scale)(?= (?:is|must|row|of length)\b| \(scalar\)|\.\w))"
+)
+
+
 def builder_words(message: str, arg: str) -> str:
     """format_fixed's message with its argument names as the builder calls them
-    (``exponents`` -> ``price.exponent`` for ``arg="price"``)."""
-    message = re.sub(r"\bexponents\b", f"{arg}.exponent", message)
-    message = re.sub(r"\bscales\b", f"{arg}.scale", message)
+    (``exponent`` -> ``price.exponent`` for ``arg="price"``)."""
+    message = _ARGUMENT.sub(lambda m: f"{arg}.{m.group(1) or m.group(2)}", message)
     return re.sub(r"(?<![\w.])null=(?=\s)", f"{arg}.null", message)
 
 

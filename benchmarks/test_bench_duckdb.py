@@ -84,6 +84,7 @@ def connection(rows: np.ndarray):
 @pytest.mark.benchmark(group=GROUP)
 def test_duckdb_query(benchmark, connection, expected, label: str, threads: int | None) -> None:
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     connection.execute("RESET threads" if threads is None else f"SET threads = {threads}")
     used = connection.sql("SELECT current_setting('threads')").fetchall()[0][0]
@@ -91,7 +92,7 @@ def test_duckdb_query(benchmark, connection, expected, label: str, threads: int 
     result = benchmark(lambda: connection.sql(query).to_arrow_table())
     got = result.column(0).cast(pa.string())
     same = got.equals(pa.chunked_array([expected]))
-    mismatches = 0 if same else int(pa.compute.sum(pa.compute.not_equal(got, expected)).as_py())
+    mismatches = 0 if same else int(pc.sum(pc.not_equal(got, expected)).as_py())
     benchmark.extra_info.update(
         rows=len(expected),
         label=f"{label}, {used} thread(s)",

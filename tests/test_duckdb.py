@@ -243,3 +243,9 @@ def test_importing_the_module_imports_no_duckdb():
     code = "import sys, vecfix.duckdb; print('duckdb' in sys.modules, 'pyarrow' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_without_pyarrow_register_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"needs pyarrow.*vecfix\[duckdb\]"):
+        vecfix.duckdb.register(duckdb.connect())

@@ -48,7 +48,7 @@ def register(con: Any, *, prefix: str = "vecfix_") -> None:
     Raises
     ------
     ImportError
-        If duckdb or pyarrow is not installed.
+        If pyarrow is not installed.
 
     Examples
     --------
@@ -62,7 +62,13 @@ def register(con: Any, *, prefix: str = "vecfix_") -> None:
     >>> con.sql("SELECT vecfix_fixed(x, -3, 2) FROM (VALUES (125), (NULL), (-4)) t(x)").fetchall()
     [('0.13',), (None,), ('0.00',)]
     """
-    import duckdb  # (the extra: ``vecfix[duckdb]``; a clear ImportError where missing)
+    try:  # DuckDB's Arrow functions need pyarrow: say so now, not inside a query
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "vecfix.duckdb.register needs pyarrow, which is not installed:"
+            " pip install pyarrow (or pip install 'vecfix[duckdb]')"
+        ) from None
 
     def fixed(coefficient: Any, exponent: Any, scale: Any) -> Any:
         return _format_rows(f"{prefix}fixed", coefficient, exponent, scale)
@@ -70,7 +76,7 @@ def register(con: Any, *, prefix: str = "vecfix_") -> None:
     def fixed_decimal(value: Any, scale: Any) -> Any:
         return _format_rows(f"{prefix}fixed_decimal", value, None, scale)
 
-    del duckdb  # (types are named by their SQL text, as every duckdb version takes them)
+    # (types are named by their SQL text, which every duckdb version takes)
     options = {"type": "arrow", "null_handling": "special", "side_effects": False}
     con.create_function(f"{prefix}fixed", fixed, ["BIGINT"] * 3, "VARCHAR", **options)
     # No parameter types: DuckDB hands over any type as it is (a DECIMAL keeps its width

@@ -6,15 +6,19 @@ top to bottom in a fresh ``python3`` kernel that imports this checkout's vecfix
 stored as PNG); then it is written back with its outputs. Never edit outputs by hand: run
 this after changing a notebook or anything it shows, and commit the result.
 ``tests/test_notebooks.py`` runs them the same way (:func:`execute`) and compares the outputs
-with the stored ones, except in cells tagged ``live`` (timings, and plots of them).
+with the stored ones, except in cells tagged ``live`` (timings, and plots of them), where
+the libraries that print them are the versions that made them (stored in the notebook's
+metadata, ``vecfix.versions``: an older pandas or polars prints a table differently).
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import sys
 import tempfile
 from pathlib import Path
+from importlib import metadata
 from typing import Any
 
 import nbformat
@@ -24,6 +28,20 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 #: The tag of a cell whose outputs are a measurement (they differ from run to run).
 LIVE = "live"
+#: The libraries whose versions decide how the outputs print.
+PRINTERS = ("numpy", "pandas", "polars", "pyarrow", "ipykernel")
+
+
+def versions() -> dict[str, str]:
+    """Python's version (major.minor) and those of :data:`PRINTERS`, as installed here
+    (the kernel runs in this environment)."""
+    found = {"python": ".".join(platform.python_version_tuple()[:2])}
+    for name in PRINTERS:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "not installed"
+    return found
 
 
 def execute(path: Path, cwd: Path, timeout: int = 600) -> Any:
@@ -37,6 +55,7 @@ def execute(path: Path, cwd: Path, timeout: int = 600) -> Any:
     env.pop("MPLBACKEND", None)  # the kernel's inline backend: plots become PNG outputs
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False)
     client.execute(env=env, cwd=str(cwd))
+    nb.metadata["vecfix"] = {"versions": versions()}
     return nb
 
 

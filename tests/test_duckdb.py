@@ -211,6 +211,10 @@ def test_null_rows_among_values(con):
             "SELECT vecfix_fixed_decimal(1.5::DOUBLE, 2)",
             ["vecfix_fixed_decimal: value is double, not DECIMAL or VARCHAR"],
         ),
+        (
+            "SELECT vecfix_fixed_decimal(15::INTEGER, 2)",
+            ["value is int32", "for integers, vecfix_fixed(coefficient, exponent, scale)"],
+        ),
     ],
 )
 def test_errors_are_sql_errors_naming_the_value(con, query, names):

@@ -96,9 +96,13 @@ def _format_rows(function: str, values: Any, exponent: Any, scale: Any) -> Any:
         kind = values.type
         if not (pa.types.is_decimal(kind) or pa.types.is_string(kind)
                 or pa.types.is_large_string(kind) or pa.types.is_null(kind)):  # fmt: skip
+            way = (
+                f"for integers, {function.removesuffix('_decimal')}(coefficient, exponent, scale)"
+                if pa.types.is_integer(kind)
+                else "CAST it (e.g. CAST(x AS DECIMAL(18, 9)))"
+            )
             raise TypeError(
-                f"{function}: value is {kind}, not DECIMAL or VARCHAR decimal text;"
-                f" CAST it (e.g. CAST(x AS DECIMAL(18, 9)))"
+                f"{function}: value is {kind}, not DECIMAL or VARCHAR decimal text; {way}"
             )
     else:
         arguments = {"coefficient": values, "exponent": exponent, "scale": scale}

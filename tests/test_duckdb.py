@@ -253,3 +253,14 @@ def test_without_pyarrow_register_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # as if not installed
     with pytest.raises(ImportError, match=r"needs pyarrow.*vecfix\[duckdb\]"):
         vecfix.duckdb.register(duckdb.connect())
+
+
+def test_a_vector_in_several_chunks_or_none():
+    """DuckDB hands over one chunk a vector; several (or no rows) are read the same way."""
+    c = pa.chunked_array([[125, None], [-6]], pa.int64())
+    e = pa.chunked_array([[-3], [-3, -2]], pa.int64())
+    s = pa.chunked_array([[2, 2, 1]], pa.int64())
+    got = vecfix.duckdb._format_rows("vecfix_fixed", c, e, s)
+    assert got.to_pylist() == ["0.13", None, "-0.1"]
+    empty = pa.chunked_array([], pa.int64())
+    assert vecfix.duckdb._format_rows("vecfix_fixed", empty, empty, empty).to_pylist() == []

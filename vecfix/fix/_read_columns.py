@@ -18,6 +18,7 @@ import numpy as np
 from .._kernels import fixcolumns as _c
 from .._kernels import fixread as _k
 from .._kernels import text as _text
+from .._kernels import utc as _utc
 from .._limits import INT32_MAX, INT64_MAX
 from ._read_types import DECIMAL, INT, STRING, TIMESTAMP, Spec
 
@@ -274,14 +275,14 @@ def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
 
 def timestamp_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     """``timestamp`` in UTC at the precision written (s, ms, us or ns: the most fraction
-    digits of the column), or the unit ``types=`` asks for."""
+    digits of the column), or the unit ``types=`` asks for; the text checked by FIX's one
+    rule (:mod:`vecfix._utc`: a leap second reads as the next second)."""
     k = scan.records(c)
     secs = empty(k, np.int64)
     frac = empty(k, np.int64)
     ndig = empty(k, np.int64)
     status = empty(k, np.uint8)
-    lo, hi = scan.segments(c)
-    most = int(_c.parse_timestamps(scan.data, lo, hi, scan.pool, secs, frac, ndig, status))
+    most = int(_utc.parse_utc(scan.data, scan.pairs(c), False, secs, frac, ndig, status))
     if spec.arrow is not None:
         unit, tz = spec.arrow.unit, spec.arrow.tz
     else:

@@ -25,6 +25,7 @@ from ._read_types import DECIMAL, INT, STRING, TIMESTAMP, Spec
 POW10 = 10 ** np.arange(19, dtype=np.int64)
 _NO_VALID = np.zeros(0, dtype=np.uint8)
 _UNITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+MOST_DIGITS = 76  # decimal256's precision: a value of more digits is a bad value
 
 
 @dataclass
@@ -45,6 +46,8 @@ class Scan:
     seg_hi: np.ndarray  # bounds[c]:bounds[c + 1], in message order
     bounds: np.ndarray
     flat: np.ndarray  # per column: each row takes its value from at most one record
+    prefix: np.ndarray | None = None  # per message: its line's text before "8=" (lo, hi)
+    delim: int = 1  # the byte fields end with: SOH, or "|"
     junk_at: int = -1  # first byte after the last message that is not space (-1: none)
     repeated: int = 0  # fields that repeat a tag in their row (the first is kept)
     bad_tags: dict[int, str] = field(default_factory=dict)  # tag -> its kind, for messages
@@ -217,6 +220,9 @@ def _exact(text: bytes, exp: int, scale: int) -> int | None:
     if scale + exp < 0:
         return None
     digits = text.lstrip(b"-").replace(b".", b"").decode("ascii")
+    significant = len(digits.lstrip("0"))
+    if significant and significant + scale + exp > MOST_DIGITS:  # before any int is made:
+        return None  # the text may have any number of digits
     value = int(decimal.Decimal(digits)) * 10 ** (scale + exp)  # no int-from-str limit
     return -value if text.startswith(b"-") else value
 
@@ -230,6 +236,10 @@ def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     it; ``decimal256(76, s)`` past that), or the decimal type ``types=`` asks for: the
     text's own digits, no float anywhere."""
     words, status, lowest = _parse(scan, c, 1, 2)
+    if lowest < -MOST_DIGITS:  # more decimals than any decimal type holds: a bad value
+        good = status <= _text.BIG
+        status[good & (words[:, 1] < -MOST_DIGITS)] = _text.INVALID
+        lowest = int(words[status <= _text.BIG, 1].min(initial=0))
     forced = spec.arrow
     if forced is not None:
         scale, precision = forced.scale, forced.precision
@@ -295,6 +305,25 @@ def timestamp_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     ok = (~bad).view(np.uint8)
     _mark(scan, c, tag, "UTCTimestamp", bad)
     return _spread(pa, scan, c, values.reshape(-1, 1), ok, pa.timestamp(unit, tz=tz))
+
+
+def prefix_array(pa: Any, scan: Scan) -> Any | None:
+    """The ``prefix`` column: each row's message's line text before its ``8=`` (null where
+    there is none), or None when no message has any."""
+    assert scan.prefix is not None
+    sizes = scan.prefix[:, 1] - scan.prefix[:, 0]
+    if not sizes.any():
+        return None
+    at, size = scan.prefix[scan.row_msg, 0], sizes[scan.row_msg]
+    total = int(size.sum())
+    offsets = np.zeros(scan.rows + 1, np.int64 if total > INT32_MAX else np.int32)
+    np.cumsum(size, out=offsets[1:])
+    buf = empty(total + 8, np.uint8)  # room for copy_rows' last 8-byte store
+    _text.copy_rows(scan.data, at, 0, size, buf, offsets[:-1])
+    present = (size > 0).view(np.uint8)
+    typ = pa.large_string() if total > INT32_MAX else pa.string()
+    bitmap = _validity(pa, present, int(np.count_nonzero(present)))
+    return pa.Array.from_buffers(typ, scan.rows, [bitmap, pa.py_buffer(offsets), pa.py_buffer(buf)])
 
 
 def build(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:

@@ -29,8 +29,9 @@ FRACTION_DIGITS = (0, 3, 6, 9)
 
 
 def utc_fields(data: Any, a: int, size: int, time_only: bool) -> tuple[int, int, int, int]:
-    """Check the ``size`` bytes of ``data`` from ``a`` by the rule; return ``(status,
-    seconds, fraction, digits)``: status :data:`OK` or :data:`BAD`; seconds since
+    """Check the ``size`` bytes of ``data`` (``bytes`` or a ``uint8`` array) from ``a`` by
+    the rule; return ``(status, seconds, fraction, digits)``: status :data:`OK` or
+    :data:`BAD`; seconds since
     1970-01-01 (since midnight with ``time_only``), a leap second counted as the next
     second; the fraction's digits as an integer and how many there are. A bad value gives
     zeros.
@@ -52,15 +53,23 @@ def utc_fields(data: Any, a: int, size: int, time_only: bool) -> tuple[int, int,
     if not time_only:
         if data[a + 8] != 45:  # "-"
             return BAD, 0, 0, 0
-        date = 0
-        for x in range(a, a + 8):
-            digit = int(data[x]) - 48
-            if digit < 0 or digit > 9:
-                return BAD, 0, 0, 0
-            date = date * 10 + digit
-        y = date // 10000
-        mo = date // 100 % 100
-        d = date % 100
+        y0, y1, y2, y3 = (
+            int(data[a]) - 48,
+            int(data[a + 1]) - 48,
+            int(data[a + 2]) - 48,
+            int(data[a + 3]) - 48,
+        )
+        m0, m1, d0, d1 = (
+            int(data[a + 4]) - 48,
+            int(data[a + 5]) - 48,
+            int(data[a + 6]) - 48,
+            int(data[a + 7]) - 48,
+        )
+        if max(y0, y1, y2, y3, m0, m1, d0, d1) > 9 or min(y0, y1, y2, y3, m0, m1, d0, d1) < 0:
+            return BAD, 0, 0, 0
+        y = (y0 * 10 + y1) * 100 + y2 * 10 + y3  # (digits apart: no chain of multiplies)
+        mo = m0 * 10 + m1
+        d = d0 * 10 + d1
         dim = 31
         if mo == 4 or mo == 6 or mo == 9 or mo == 11:
             dim = 30
@@ -76,16 +85,18 @@ def utc_fields(data: Any, a: int, size: int, time_only: bool) -> tuple[int, int,
     t = a + o
     if data[t + 2] != 58 or data[t + 5] != 58:  # ":"
         return BAD, 0, 0, 0
-    hms = 0
-    for x in range(t, t + 8):
-        if x != t + 2 and x != t + 5:
-            digit = int(data[x]) - 48
-            if digit < 0 or digit > 9:
-                return BAD, 0, 0, 0
-            hms = hms * 10 + digit
-    hh = hms // 10000
-    mi = hms // 100 % 100
-    ss = hms % 100
+    h0, h1, i0, i1 = (
+        int(data[t]) - 48,
+        int(data[t + 1]) - 48,
+        int(data[t + 3]) - 48,
+        int(data[t + 4]) - 48,
+    )
+    s0, s1 = int(data[t + 6]) - 48, int(data[t + 7]) - 48
+    if max(h0, h1, i0, i1, s0, s1) > 9 or min(h0, h1, i0, i1, s0, s1) < 0:
+        return BAD, 0, 0, 0
+    hh = h0 * 10 + h1
+    mi = i0 * 10 + i1
+    ss = s0 * 10 + s1
     if hh > 23 or mi > 59 or ss > 60:
         return BAD, 0, 0, 0
     fraction = 0

@@ -56,6 +56,9 @@ GROUP_COUNT = 8  # a NumInGroup count that disagrees with the entries that follo
 BAD_VALUE = 9  # a value that does not parse as its column's type
 MISPLACED = 10  # CheckSum (10) before the end of the message
 
+#: The FIX version of a message's BeginString (``frame_messages``'s ``version``).
+V44, V42, V50 = 0, 1, 2
+
 #: Count tags whose entries become rows: NoMDEntries (268), NoQuoteSets (296),
 #: NoQuoteEntries (295). The field after the count opens the first entry; each later field
 #: with that tag opens the next one.
@@ -98,8 +101,10 @@ def _is_space(b):
     return b == 32 or b == 9 or b == _NL or b == _CR
 
 
-@kernel("u8[]r u8 i64 i64[] i64[] i64[] u8[] i64[] i64[] i64[,]")
-def frame_messages(data, delim, pos, starts, ends, trailers, problem, problem_at, nsoh, prefix):
+@kernel("u8[]r u8 i64 i64[] i64[] i64[] u8[] i64[] i64[] i64[,] u8[]")
+def frame_messages(
+    data, delim, pos, starts, ends, trailers, problem, problem_at, nsoh, prefix, version
+):
     """Frame messages from byte ``pos`` on, filling the arrays from index 0; stop when they
     are full. Fields end at ``delim`` (SOH, or ``|`` as logs often keep them: BodyLength
     and CheckSum are then checked as over SOH, as the engine computed them). Returns
@@ -112,7 +117,9 @@ def frame_messages(data, delim, pos, starts, ends, trailers, problem, problem_at
     are at most one more). ``problem`` and ``problem_at`` receive the framing's verdict
     (:data:`OK`, :data:`BODY_LENGTH`, :data:`CHECKSUM` or :data:`TRUNCATED`) and the byte
     it is about; ``prefix[i]`` the bounds of the text before its ``8=`` on its line, spaces
-    and tabs around it left out (empty: none).
+    and tabs around it left out (empty: none); ``version[i]`` the FIX version its
+    BeginString names: :data:`V42` (FIX.4.0 to 4.2), :data:`V50` (FIXT.1.1, FIX.5.0...)
+    or :data:`V44` (any other).
     """
     n = data.shape[0]
     m = 0
@@ -143,6 +150,13 @@ def frame_messages(data, delim, pos, starts, ends, trailers, problem, problem_at
             hi -= 1
         prefix[m, 0] = lo
         prefix[m, 1] = hi
+        v = V44  # by "FIX.4.2" / "FIXT.1.1" after "8="
+        if s + 8 < n:
+            if data[s + 5] == 84 or (data[s + 5] == 46 and data[s + 6] == 53):  # "T", ".5"
+                v = V50
+            elif data[s + 5] == 46 and data[s + 6] == 52 and data[s + 8] <= 50:  # ".4", <= "2"
+                v = V42
+        version[m] = v
         code = OK
         at = np.int64(-1)
         q = s + 2

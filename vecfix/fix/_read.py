@@ -219,20 +219,12 @@ def _as_array(source: object) -> np.ndarray:
     return arr
 
 
-_BEGIN = 8  # bytes of BeginString's value that tell the versions apart ("FIX.4.4", "FIXT.1.1")
-
-
 def _versions(scan: Scan) -> set[str]:
     """The FIX versions of the log's messages, each by its BeginString (``8``): FIX.4.0 to
     4.2 as 4.2, FIX.4.3 and 4.4 (and any other) as 4.4, FIXT.1.1 and FIX.5.0 as 5.0 SP2."""
-    if not scan.starts.size:
-        return set()
-    at = np.minimum(scan.starts[:, None] + 2 + np.arange(_BEGIN), scan.data.shape[0] - 1)
-    begin = scan.data[at]
-    dot, t = begin[:, 3] == ord("."), begin[:, 3] == ord("T")
-    old = dot & (begin[:, 4] == ord("4")) & (begin[:, 6] <= ord("2"))
-    new = t | (dot & (begin[:, 4] == ord("5")))
-    return {v for v, hit in [("4.2", old), ("5.0SP2", new), ("4.4", ~(old | new))] if hit.any()}
+    counts = np.bincount(scan.version, minlength=3)
+    names = {_k.V44: "4.4", _k.V42: "4.2", _k.V50: "5.0SP2"}
+    return {names[code] for code in range(3) if counts[code]}
 
 
 def _delimiter(data: np.ndarray, delimiter: str | bytes | None) -> int:
@@ -264,7 +256,7 @@ def _frame(data: np.ndarray, delim: int) -> tuple[list[np.ndarray], int]:
     while True:
         arrays = [np.empty(cap, dtype=np.int64) for _ in range(6)]
         arrays[3] = np.empty(cap, dtype=np.uint8)
-        arrays.append(np.empty((cap, 2), dtype=np.int64))
+        arrays += [np.empty((cap, 2), dtype=np.int64), np.empty(cap, dtype=np.uint8)]
         m, pos, junk = (int(x) for x in _k.frame_messages(data, delim, pos, *arrays))
         parts.append([a[:m] for a in arrays])
         if m < cap:
@@ -277,7 +269,8 @@ def _frame(data: np.ndarray, delim: int) -> tuple[list[np.ndarray], int]:
 
 def _scan(data: np.ndarray, wanted: list[int] | None, delim: int) -> tuple[Scan, list[int]]:
     """Frame and split the log; every column's records (its fields), in message order."""
-    (starts, ends, trailers, problem, problem_at, nsoh, prefix), junk = _frame(data, delim)
+    framed, junk = _frame(data, delim)
+    starts, ends, trailers, problem, problem_at, nsoh, prefix, version = framed
     m = starts.shape[0]
     fields = int(nsoh.sum()) + m  # at most one field a SOH, and one unterminated
     table = np.full(_k.DENSE_TAGS, -1, dtype=np.int32)
@@ -339,6 +332,7 @@ def _scan(data: np.ndarray, wanted: list[int] | None, delim: int) -> tuple[Scan,
         problem_at=problem_at, pool=pool, nodes=nodes[:nnodes], row_msg=row_msg[:rows],
         seg_lo=seg_lo, seg_hi=seg_hi, bounds=bounds,
         flat=cols[:ncols, _k.C_FLAT].astype(np.uint8), junk_at=junk, prefix=prefix,
+        version=version,
         delim=delim,
     )  # fmt: skip
     return scan, col_tags[:ncols].tolist()

@@ -46,7 +46,9 @@ class Scan:
     seg_hi: np.ndarray  # bounds[c]:bounds[c + 1], in message order
     bounds: np.ndarray
     flat: np.ndarray  # per column: each row takes its value from at most one record
-    prefix: np.ndarray | None = None  # per message: its line's text before "8=" (lo, hi)
+    # per message: its line's text before "8=" (lo, hi); its BeginString's version (_k.V44...)
+    prefix: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+    version: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
     delim: int = 1  # the byte fields end with: SOH, or "|"
     junk_at: int = -1  # first byte after the last message that is not space (-1: none)
     repeated: int = 0  # fields that repeat a tag in their row (the first is kept)
@@ -310,7 +312,6 @@ def timestamp_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
 def prefix_array(pa: Any, scan: Scan) -> Any | None:
     """The ``prefix`` column: each row's message's line text before its ``8=`` (null where
     there is none), or None when no message has any."""
-    assert scan.prefix is not None
     sizes = scan.prefix[:, 1] - scan.prefix[:, 0]
     if not sizes.any():
         return None

@@ -78,3 +78,14 @@ def test_sizes():
     assert 1128 not in fields("4.4")[1]
     with pytest.raises(ValueError, match=r"version must be one of 4\.2, 4\.4, 5\.0SP2, got '4\.3'"):
         fields("4.3")
+
+
+def test_no_name_is_two_tags():
+    """Across the three versions a name is one tag's (columns by name are unique) and
+    none is a column fix.read adds."""
+    tags_of: dict[str, set[int]] = {}
+    for version in ("4.2", "4.4", "5.0SP2"):
+        for tag, name in fields(version)[1].items():
+            tags_of.setdefault(name, set()).add(tag)
+    assert {n: t for n, t in tags_of.items() if len(t) > 1} == {}
+    assert not {"msg", "offset", "valid", "prefix", "log"} & set(tags_of)

@@ -163,14 +163,8 @@ def read(
     arrays: list[Any] = []
     for c, tag in enumerate(col_tags):
         arrays.append(build(pa, scan, c, spec_for(tag, given, versions), tag))
-    titles = [str(tag) for tag in col_tags]
-    if names == "name":
-        taken = set(header) | {"prefix"} | set(titles)
-        for c, tag in enumerate(col_tags):
-            title = name_for(tag, versions)
-            if title not in taken:  # a name twice (renamed across versions): the number
-                taken.add(title)
-                titles[c] = title
+    by_name = names == "name"  # (no FIX name is two tags': tests/test_fix_spec.py)
+    titles = [name_for(tag, versions) if by_name else str(tag) for tag in col_tags]
     if strict:
         _raise_first(scan)
     ok = scan.problem == _k.OK

@@ -194,3 +194,10 @@ def test_hostile_logs_lose_no_other_message():
         assert head.select(alone.column_names).to_pylist() == alone.to_pylist()
         assert t.num_rows >= 2
         assert np.all(np.diff(t["msg"].to_numpy()) >= 0)
+
+
+def test_the_delimiter_is_found_past_a_long_first_line():
+    """'|' is detected after the first 8=FIX even 5,000 bytes in (a log's banner)."""
+    t = quiet(b"#" * 5000 + b"\n" + LOG)
+    assert t["valid"].to_pylist() == [True] * 4
+    assert t["prefix"].to_pylist()[0] == "2024-01-02 14:30:00.125 INFO  :"

@@ -98,6 +98,7 @@ def test_not_valid_messages_warn_and_strict_stops(log, tmp_path, capsys):
     at = LOG.index(b"8=FIX.4.4")  # the second message's first byte
     assert first.startswith(f"vecfix read-fix: error: {bad}: message 1 at byte {at} is not valid")
     assert "CheckSum (10=181)" in first and len(first) <= 200
+    assert "(without --strict, vecfix read-fix keeps such messages" in err
     assert not out.exists()
 
 

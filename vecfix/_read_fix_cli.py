@@ -96,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
                 table = fix.read(
                     source, tags=tags, strict=args.strict, names="name" if args.names else "tag"
                 )
-            except (TypeError, ValueError) as exc:
-                raise DataError(f"{'stdin' if log == STDIO else log}: {exc}") from None
+            except (TypeError, ValueError) as exc:  # (--strict's first message not valid)
+                text = str(exc).replace("(strict=False ", "(without --strict, vecfix read-fix ")
+                raise DataError(f"{'stdin' if log == STDIO else log}: {text}") from None
         for w in caught:
             text = str(w.message).removeprefix("vecfix.fix.read: ")
             print(f"vecfix read-fix: warning: {log}: {text}", file=sys.stderr)

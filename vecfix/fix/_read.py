@@ -225,7 +225,7 @@ def _delimiter(data: np.ndarray, delimiter: str | bytes | None) -> int:
     """``delimiter=`` as a byte, or the log's: the byte after its first BeginString's
     value (``8=FIX.4.4|``), when that is ``|``; else SOH."""
     if delimiter is None:
-        head = data[:4096].tobytes()
+        head = data[:65536].tobytes()
         at = head.find(b"8=FIX")
         end = at + 5
         while 0 <= at and end < len(head) and (head[end : end + 1].isalnum() or head[end] == 46):

@@ -30,7 +30,6 @@ VERSIONS = ("4.2", "4.4", "5.0SP2")
 _KIND_OF_LETTER = {"s": STRING, "i": INT, "d": DECIMAL, "t": TIMESTAMP}
 
 
-@functools.cache
 def fields(version: str) -> tuple[dict[int, str], dict[int, str]]:
     """FIX ``version``'s fields: tag -> kind of column, and tag -> name (``"LastPx"``).
 
@@ -42,15 +41,20 @@ def fields(version: str) -> tuple[dict[int, str], dict[int, str]]:
     """
     if version not in VERSIONS:
         raise ValueError(f"version must be one of {', '.join(VERSIONS)}, got {version!r}")
-    kinds: dict[int, str] = {}
-    names: dict[int, str] = {}
+    return _tables()[version]
+
+
+@functools.cache
+def _tables() -> dict[str, tuple[dict[int, str], dict[int, str]]]:
+    """Every version's fields, read once from ``fields.tsv.gz``."""
+    out: dict[str, tuple[dict[int, str], dict[int, str]]] = {v: ({}, {}) for v in VERSIONS}
     text = gzip.decompress((Path(__file__).parent / "fields.tsv.gz").read_bytes()).decode()
     for line in text.splitlines():
-        v, tag, name, kind = line.split("\t")
-        if v == version:
-            kinds[int(tag)] = _KIND_OF_LETTER[kind]
-            names[int(tag)] = name
-    return kinds, names
+        version, tag, name, kind = line.split("\t")
+        kinds, names = out[version]
+        kinds[int(tag)] = _KIND_OF_LETTER[kind]
+        names[int(tag)] = name
+    return out
 
 
 @functools.cache

@@ -201,3 +201,20 @@ def test_the_delimiter_is_found_past_a_long_first_line():
     t = quiet(b"#" * 5000 + b"\n" + LOG)
     assert t["valid"].to_pylist() == [True] * 4
     assert t["prefix"].to_pylist()[0] == "2024-01-02 14:30:00.125 INFO  :"
+
+
+def test_a_value_outside_a_given_integer_type_is_a_bad_value():
+    """types= an integer type narrower than int64: a value outside it makes its message
+    not valid (raised with strict=True), and the log is read."""
+    log = b"".join(message("FIX.4.4", f"35=0|34={v}|") for v in (1, 40000, -129, 255, 2**70))
+    with pytest.warns(
+        UserWarning, match=r"4 of 5 .* field '34=40000' at byte \d+ is not a FIX int8"
+    ):
+        t = fix.read(log, types={34: pa.int8()})
+    assert t["34"].type == pa.int8()
+    assert t["34"].to_pylist() == [1, None, None, None, None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert fix.read(log, types={34: pa.uint8()})["34"].to_pylist() == [1, None, None, 255, None]
+    with pytest.raises(ValueError, match=r"message 1 at byte \d+ is not valid: field '34=40000'"):
+        fix.read(log, types={34: pa.int8()}, strict=True)

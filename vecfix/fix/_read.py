@@ -66,8 +66,8 @@ def read(
         A tag's column type instead of its FIX type's: ``"string"``, ``"int64"``,
         ``"decimal"`` (at the widest scale seen), ``"timestamp"`` (at the precision
         written), or an Arrow type: ``pa.string()``, ``pa.large_string()``, an integer
-        type, ``pa.decimal128(p, s)``/``pa.decimal256(p, s)`` (values with more decimals
-        or digits are bad values), ``pa.timestamp(unit, tz)``.
+        type, ``pa.decimal128(p, s)``/``pa.decimal256(p, s)`` (values outside the integer
+        type, or with more decimals or digits, are bad values), ``pa.timestamp(unit, tz)``.
     strict : bool, default False
         Raise at the first message that is not valid instead of keeping it.
     delimiter : str or bytes, optional
@@ -100,8 +100,7 @@ def read(
     ------
     ValueError
         With ``strict=True``: the first message that is not valid (its number, the byte
-        where it starts and what is wrong, at which byte). Also a ``types=`` integer type
-        a value does not fit.
+        where it starts and what is wrong, at which byte).
     TypeError
         A ``source``, ``tags`` or ``types`` of the wrong type.
     FileNotFoundError

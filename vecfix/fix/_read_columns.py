@@ -19,7 +19,7 @@ from .._kernels import fixcolumns as _c
 from .._kernels import fixread as _k
 from .._kernels import text as _text
 from .._kernels import utc as _utc
-from .._limits import INT32_MAX, INT64_MAX
+from .._limits import INT32_MAX, INT64_MAX, INT64_MIN
 from ._read_types import DECIMAL, INT, STRING, TIMESTAMP, Spec
 
 POW10 = 10 ** np.arange(19, dtype=np.int64)
@@ -203,17 +203,20 @@ def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
 
 
 def int_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
-    """``int64`` (or the integer type ``types=`` asks for, cast exactly)."""
+    """``int64`` (or the integer type ``types=`` asks for: a value outside it is a bad
+    value, as one outside int64 is)."""
     words, status, _ = _parse(scan, c, 0, 1)
-    ok = (status == _text.OK).view(np.uint8)
-    _mark(scan, c, tag, "int", ok == 0)
-    arr = _spread(pa, scan, c, words, ok, pa.int64())
+    good = status == _text.OK
+    kind = "int"
     if spec.arrow is not None and spec.arrow != pa.int64():
-        try:
-            arr = arr.cast(spec.arrow, safe=True)
-        except pa.ArrowInvalid as exc:
-            raise ValueError(f"tag {tag}: a value does not fit {spec.arrow}: {exc}") from None
-    return arr
+        kind = str(spec.arrow)
+        limits = np.iinfo(spec.arrow.to_pandas_dtype())
+        low, high = max(limits.min, INT64_MIN), min(limits.max, INT64_MAX)
+        good &= (words[:, 0] >= low) & (words[:, 0] <= high)
+    ok = good.view(np.uint8)
+    _mark(scan, c, tag, kind, ok == 0)
+    arr = _spread(pa, scan, c, words, ok, pa.int64())
+    return arr if kind == "int" else arr.cast(spec.arrow, safe=True)
 
 
 def _exact(text: bytes, exp: int, scale: int) -> int | None:

@@ -300,6 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
     add("-q", "--quiet", action="store_true", help="no progress line, no summary line")
     # fmt: on
     fmt.set_defaults(run=_format_command, subparser=fmt)
+    from ._read_fix_cli import add_parser as add_read_fix  # vecfix read-fix
+
+    add_read_fix(sub)
     return parser
 
 

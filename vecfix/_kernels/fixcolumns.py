@@ -14,7 +14,7 @@ a value).
 Numbers are parsed by :func:`vecfix._kernels.text.parse_decimal` a chunk of records at a
 time, through :func:`parse_numbers`, which adds FIX's rules to its grammar
 (:func:`_check_numbers`: no exponent, no ``+``); :func:`rescale` brings a column's
-decimals to one scale, and :func:`parse_timestamps` reads ``UTCTimestamp`` text.
+decimals to one scale. (``UTCTimestamp`` text is read by :mod:`vecfix._kernels.utc`.)
 
 No helper here takes an array: Numba counts references to the arrays an inlined helper
 receives at every call (two atomic operations an array), which in a row loop costs more
@@ -31,8 +31,6 @@ from .fixread import LENGTH_BITS, LENGTH_MASK
 from .text import copy_rows, parse_decimal
 from .words import prefetch
 
-#: ``status`` values of :func:`parse_timestamps` beyond :mod:`~vecfix._kernels.text`'s.
-TS_LEAP_SECOND = 4
 _LENGTH = np.int64(LENGTH_MASK)
 _SHIFT = np.int64(LENGTH_BITS)
 
@@ -437,83 +435,3 @@ def rescale(words, status, scale, pow10):
         if c > lim18 or c < -lim18:
             wide += 1
     return wide
-
-
-@helper
-def _pair(b0, b1):
-    """The number two ASCII digits write, or a negative number."""
-    d0 = np.int64(b0) - 48
-    d1 = np.int64(b1) - 48
-    if d0 < 0 or d0 > 9 or d1 < 0 or d1 > 9:
-        return np.int64(-100_000)
-    return d0 * 10 + d1
-
-
-@kernel("u8[]r i64[]r i64[]r i64[,]r i64[] i64[] i64[] u8[]")
-def parse_timestamps(data, seg_lo, seg_hi, pool, secs, frac, ndig, status):
-    """Read a column's ``UTCTimestamp`` values ``YYYYMMDD-HH:MM:SS[.f...]`` (1 to 9
-    fraction digits): seconds since 1970 into ``secs``, the fraction's digits as an
-    integer into ``frac`` and their count into ``ndig``; ``status`` 0, or 2 (not such a
-    timestamp, or no such day or time) or :data:`TS_LEAP_SECOND` (second 60, which Arrow
-    cannot hold). Returns the most fraction digits of a good value (-1 if none)."""
-    most = -1
-    j = -1
-    for s in range(seg_lo.shape[0]):
-        hi = seg_hi[s]
-        for p in range(seg_lo[s], hi):
-            j += 1
-            prefetch(data, pool[min(p + AHEAD, hi - 1), 0])
-            a = pool[p, 0]
-            size = pool[p, 1] & _LENGTH
-            secs[j] = 0
-            frac[j] = 0
-            ndig[j] = 0
-            status[j] = 2
-            nd = size - 18 if size > 17 else 0
-            if size < 17 or size == 18 or nd > 9:
-                continue
-            if data[a + 8] != 45 or data[a + 11] != 58 or data[a + 14] != 58:  # "-" ":" ":"
-                continue
-            if size > 17 and data[a + 17] != 46:  # "."
-                continue
-            y = _pair(data[a], data[a + 1]) * 100 + _pair(data[a + 2], data[a + 3])
-            mo = _pair(data[a + 4], data[a + 5])
-            d = _pair(data[a + 6], data[a + 7])
-            hh = _pair(data[a + 9], data[a + 10])
-            mi = _pair(data[a + 12], data[a + 13])
-            ss = _pair(data[a + 15], data[a + 16])
-            fr = np.int64(0)
-            for x in range(a + 18, a + 18 + nd):
-                digit = np.int64(data[x]) - 48
-                if digit < 0 or digit > 9:
-                    fr = -1
-                    break
-                fr = fr * 10 + digit
-            if y < 0 or mo < 1 or mo > 12 or d < 1 or hh < 0 or hh > 23 or mi < 0 or mi > 59:
-                continue
-            if ss < 0 or ss > 60 or fr < 0:
-                continue
-            leap = (y % 4 == 0 and y % 100 != 0) or y % 400 == 0
-            dim = 31
-            if mo == 4 or mo == 6 or mo == 9 or mo == 11:
-                dim = 30
-            elif mo == 2:
-                dim = 29 if leap else 28
-            if d > dim:
-                continue
-            if ss == 60:
-                status[j] = TS_LEAP_SECOND
-                continue
-            yy = y - (1 if mo <= 2 else 0)  # days from civil (H. Hinnant), y >= 0 here
-            era = yy // 400
-            yoe = yy - era * 400
-            doy = (153 * (mo + (-3 if mo > 2 else 9)) + 2) // 5 + d - 1
-            doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-            days = era * 146097 + doe - 719468
-            secs[j] = days * 86400 + hh * 3600 + mi * 60 + ss
-            frac[j] = fr
-            ndig[j] = nd
-            status[j] = 0
-            if nd > most:
-                most = nd
-    return most

@@ -56,6 +56,9 @@ GROUP_COUNT = 8  # a NumInGroup count that disagrees with the entries that follo
 BAD_VALUE = 9  # a value that does not parse as its column's type
 MISPLACED = 10  # CheckSum (10) before the end of the message
 
+#: The FIX version of a message's BeginString (``frame_messages``'s ``version``).
+V44, V42, V50 = 0, 1, 2
+
 #: Count tags whose entries become rows: NoMDEntries (268), NoQuoteSets (296),
 #: NoQuoteEntries (295). The field after the count opens the first entry; each later field
 #: with that tag opens the next one.
@@ -69,17 +72,18 @@ _ONES = _U64(0x0101010101010101)  # SOH in every byte
 _EQS = _U64(0x3D3D3D3D3D3D3D3D)  # "=" in every byte
 
 
-@kernel("u8[]r u64[]")
-def soh_bits(data, bits):
-    """Where the SOH bytes are: bit ``j % 64`` of ``bits[j // 64]`` for byte ``j``;
+@kernel("u8[]r u8 u64[]")
+def soh_bits(data, delim, bits):
+    """Where the SOH bytes (the ``delim`` bytes) are: bit ``j % 64`` of ``bits[j // 64]``
+    for byte ``j``;
     ``bits`` has ``len(data) // 64 + 2`` words, the last all ones (a stop for a search
     that runs past the end)."""
     full = data.shape[0] // 64
     for w in range(full):
-        bits[w] = equal_bits(data, w * 64, SOH)
+        bits[w] = equal_bits(data, w * 64, delim)
     tail = _U64(0)
     for j in range(full * 64, data.shape[0]):
-        if data[j] == SOH:
+        if data[j] == delim:
             tail |= _U64(1) << _U64(j - full * 64)
     bits[full] = tail
     bits[full + 1] = ~_U64(0)
@@ -97,18 +101,25 @@ def _is_space(b):
     return b == 32 or b == 9 or b == _NL or b == _CR
 
 
-@kernel("u8[]r i64 i64[] i64[] i64[] u8[] i64[] i64[]")
-def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh):
+@kernel("u8[]r u8 i64 i64[] i64[] i64[] u8[] i64[] i64[] i64[,] u8[]")
+def frame_messages(
+    data, delim, pos, starts, ends, trailers, problem, problem_at, nsoh, prefix, version
+):
     """Frame messages from byte ``pos`` on, filling the arrays from index 0; stop when they
-    are full. Returns ``(count, next_pos, junk_at)``: ``junk_at`` is the first byte that is
-    neither space nor part of a message after the last one (-1 if none; only once the
-    buffer's end is reached).
+    are full. Fields end at ``delim`` (SOH, or ``|`` as logs often keep them: BodyLength
+    and CheckSum are then checked as over SOH, as the engine computed them). Returns
+    ``(count, next_pos, junk_at)``: ``junk_at`` is the first byte that is neither space
+    nor part of a message after the last one (-1 if none; only once the buffer's end is
+    reached).
 
     Message ``i`` is ``data[starts[i]:ends[i]]``; ``trailers[i]`` is where its ``10=``
-    field starts (-1 if it has none); ``nsoh[i]`` counts its SOH bytes (its fields are at
-    most one more). ``problem`` and ``problem_at`` receive the framing's verdict
+    field starts (-1 if it has none); ``nsoh[i]`` counts its ``delim`` bytes (its fields
+    are at most one more). ``problem`` and ``problem_at`` receive the framing's verdict
     (:data:`OK`, :data:`BODY_LENGTH`, :data:`CHECKSUM` or :data:`TRUNCATED`) and the byte
-    it is about.
+    it is about; ``prefix[i]`` the bounds of the text before its ``8=`` on its line, spaces
+    and tabs around it left out (empty: none); ``version[i]`` the FIX version its
+    BeginString names: :data:`V42` (FIX.4.0 to 4.2), :data:`V50` (FIXT.1.1, FIX.5.0...)
+    or :data:`V44` (any other).
     """
     n = data.shape[0]
     m = 0
@@ -129,10 +140,27 @@ def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh)
                     junk = q
                     break
             return m, n, junk
+        lo = s  # the line's text before the message: its prefix
+        while lo > p and data[lo - 1] != _NL and data[lo - 1] != _CR:
+            lo -= 1
+        hi = s
+        while lo < hi and (data[lo] == 32 or data[lo] == 9):
+            lo += 1
+        while hi > lo and (data[hi - 1] == 32 or data[hi - 1] == 9):
+            hi -= 1
+        prefix[m, 0] = lo
+        prefix[m, 1] = hi
+        v = V44  # by "FIX.4.2" / "FIXT.1.1" after "8="
+        if s + 8 < n:
+            if data[s + 5] == 84 or (data[s + 5] == 46 and data[s + 6] == 53):  # "T", ".5"
+                v = V50
+            elif data[s + 5] == 46 and data[s + 6] == 52 and data[s + 8] <= 50:  # ".4", <= "2"
+                v = V42
+        version[m] = v
         code = OK
         at = np.int64(-1)
         q = s + 2
-        while q < n and data[q] != SOH and data[q] != _NL and data[q] != _CR:
+        while q < n and data[q] != delim and data[q] != _NL and data[q] != _CR:
             q += 1
         body = q + 1
         declared = np.int64(-1)
@@ -140,7 +168,7 @@ def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh)
         e = np.int64(-1)
         total = np.int64(0)
         count = np.int64(0)
-        if q >= n or data[q] != SOH:  # not even a whole BeginString field
+        if q >= n or data[q] != delim:  # not even a whole BeginString field
             code = TRUNCATED
             at = q
             e = q
@@ -151,14 +179,14 @@ def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh)
                 while r < n and 48 <= data[r] <= 57 and r - body < 14:
                     v = v * 10 + np.int64(data[r] - _ZERO)
                     r += 1
-                if r > body + 2 and r < n and data[r] == SOH:
+                if r > body + 2 and r < n and data[r] == delim:
                     declared = v
                     body = r + 1
             c = body + declared
             if (
                 declared > 0
                 and c + 3 <= n
-                and data[c - 1] == SOH
+                and data[c - 1] == delim
                 and data[c] == 49
                 and data[c + 1] == 48
                 and data[c + 2] == _EQ
@@ -167,11 +195,11 @@ def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh)
             else:
                 code = BODY_LENGTH
                 at = q + 1
-                r = body - 1  # the SOH before the body: an empty body is a trailer at once
+                r = body - 1  # the delimiter before the body: an empty body is a trailer at once
                 e = n
                 while r < n:
                     b = data[r]
-                    if b == SOH:
+                    if b == delim:
                         if r + 3 < n and data[r + 1] == 49 and data[r + 2] == 48:
                             if data[r + 3] == _EQ:
                                 t = r + 1
@@ -192,19 +220,19 @@ def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh)
                     code = TRUNCATED
                     at = e
         stop = t if t >= 0 else e
-        k = s  # the bytes' sum and SOH count, 64 bytes a step
+        k = s  # the bytes' sum and delimiter count, 64 bytes a step
         while WORDS and k + 64 <= stop:
             total += np.int64(byte_sum(data, k, 64))
-            count += np.int64(popcount(equal_bits(data, k, SOH)))
+            count += np.int64(popcount(equal_bits(data, k, delim)))
             k += 64
         if WORDS and k < stop and k + 64 <= n:
             rest = _U64(stop - k)
             total += np.int64(byte_sum(data, k, rest))
-            count += np.int64(popcount(equal_bits(data, k, SOH) & ((_U64(1) << rest) - _U64(1))))
+            count += np.int64(popcount(equal_bits(data, k, delim) & ((_U64(1) << rest) - _U64(1))))
             k = stop
         for j in range(k, stop):  # near the buffer's end (and without the JIT)
             total += data[j]
-            count += data[j] == SOH
+            count += data[j] == delim
         if t >= 0:
             r = t + 3
             v = np.int64(0)
@@ -212,11 +240,12 @@ def frame_messages(data, pos, starts, ends, trailers, problem, problem_at, nsoh)
                 v = v * 10 + np.int64(data[r] - _ZERO)
                 r += 1
             digits = r - t - 3
-            while r < n and data[r] != SOH and data[r] != _NL and data[r] != _CR:
+            while r < n and data[r] != delim and data[r] != _NL and data[r] != _CR:
                 r += 1
-            if r < n and data[r] == SOH:
+            if r < n and data[r] == delim:
                 e = r + 1
                 count += 1
+                total -= (count - 1) * (np.int64(delim) - SOH)  # as over SOH
                 if code == OK and (digits != 3 or v != total % 256):
                     code = CHECKSUM
                     at = t

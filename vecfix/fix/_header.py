@@ -5,7 +5,6 @@ polars as ``UTCTimestamp`` text)."""
 from __future__ import annotations
 
 import datetime as _dt
-import re
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +13,7 @@ import numpy as np
 
 from .._limits import INT64_MAX
 from .._result import Formatted
+from .._utc import OK, check_column, utc_fields
 from ..columns.column import Identity
 from ..columns.rules import show_value
 from ._buffers import Messages
@@ -186,7 +186,7 @@ def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Fo
         one = _one_text(values, time_only)  # the common call: one well-formed timestamp
         if one is not None:
             return one
-        return _check_text(name, text_column(name, [values]), time_only)  # says what is wrong
+        return check_column(name, text_column(name, [values]), time_only)  # says what is wrong
     if isinstance(values, _dt.datetime):
         moment = _utc_us(name, values, 0)
         one = _one_time(moment, precision, time_only)  # the common call: now, or one moment
@@ -209,7 +209,7 @@ def timestamps(name: str, values: Any, precision: str, *, time_only: bool) -> Fo
                 [0 if v is None else _utc_us(name, v, i) for i, v in enumerate(items)], np.int64
             )
             return _format_us(name, us, ~nulls if nulls.any() else None, precision, time_only)
-        return _check_text(name, text_column(name, values if items is None else items), time_only)
+        return check_column(name, text_column(name, values if items is None else items), time_only)
     return _format_us(name, *micros, precision, time_only)
 
 
@@ -290,77 +290,16 @@ def _format_us(
     return Formatted(matrix, np.full(us.size, matrix.shape[1], dtype=np.int32), valid)
 
 
-_DATE_DIGITS = (*range(8), 9, 10, 12, 13, 15, 16)
-_MONTH_DAYS = np.array([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])  # (+1: leap February)
-_TIME_DIGITS = (0, 1, 3, 4, 6, 7)
-
-
-_ONE_TEXT = {
-    False: re.compile(
-        rb"([0-9]{4})([0-9]{2})([0-9]{2})-([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]{3}|\.[0-9]{6})?"
-    ),
-    True: re.compile(rb"()()()([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]{3}|\.[0-9]{6})?"),
-}
-
-
 def _one_text(value: str | bytes, time_only: bool) -> Formatted | None:
-    """One timestamp as text, as :func:`_check_text` takes it, without its array passes
-    (a tenth of the time: a message sent at a time); None when it is not well formed (the
-    array passes then say why)."""
+    """One timestamp as text, checked by FIX's one rule without a column's passes (a
+    message sent at a time); None when the rule refuses it (the column then says why)."""
     try:
         raw = value.encode("ascii") if isinstance(value, str) else value
     except UnicodeEncodeError:
         return None
-    match = _ONE_TEXT[time_only].fullmatch(raw)
-    if match is None:
+    if utc_fields(raw, 0, len(raw), time_only)[0] != OK:
         return None
-    year, month, day, hour, minute, second = (int(g or 0) for g in match.groups())
-    if hour > 23 or minute > 59 or second > 60:
-        return None
-    if not time_only:
-        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-        if not 1 <= month <= 12 or not 1 <= day <= _MONTH_DAYS[month - 1] + (leap and month == 2):
-            return None
     return _one_row(raw)
-
-
-def _check_text(name: str, col: Formatted, time_only: bool) -> Formatted:
-    """Check ``YYYYMMDD-HH:MM:SS[.sss[sss]]`` (or ``HH:MM:SS[.sss[sss]]``) row by row."""
-    shift = -9 if time_only else 0
-    base = 17 + shift
-    m = np.zeros((len(col), base + 7), dtype=np.uint8)
-    m[:, : min(m.shape[1], col.matrix.shape[1])] = col.matrix[:, : m.shape[1]]
-    d = m.astype(np.int64) - ord("0")
-    is_digit = (d >= 0) & (d <= 9)
-
-    def num(a: int, b: int) -> np.ndarray:
-        return sum(d[:, k + shift] * 10 ** (b - 1 - k) for k in range(a, b))
-
-    lengths = col.lengths
-    ms, us = lengths == base + 4, lengths == base + 7
-    ok = (lengths == base) | ms | us
-    digits = _TIME_DIGITS if time_only else _DATE_DIGITS
-    for k in digits:
-        ok &= is_digit[:, k]
-    ok &= is_digit[:, base + 1 : base + 4].all(axis=1) | ~(ms | us)
-    ok &= is_digit[:, base + 4 : base + 7].all(axis=1) | ~us
-    ok &= (m[:, 11 + shift] == ord(":")) & (m[:, 14 + shift] == ord(":"))
-    ok &= (m[:, base] == ord(".")) | ~(ms | us)
-    if not time_only:
-        ok &= m[:, 8] == ord("-")
-        year, month, day = num(0, 4), num(4, 6), num(6, 8)
-        leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
-        last = _MONTH_DAYS[np.clip(month - 1, 0, 11)] + (leap & (month == 2))
-        ok &= (month >= 1) & (month <= 12) & (day >= 1) & (day <= last)  # (no 20240231)
-    ok &= (num(9, 11) <= 23) & (num(12, 14) <= 59) & (num(15, 17) <= 60)
-    if col.valid is not None:
-        ok |= ~col.valid
-    if not ok.all():
-        r = int(np.argmin(ok))
-        text = col.matrix[r, : col.lengths[r]].tobytes().decode("ascii")
-        form = "HH:MM:SS" if time_only else "a UTC timestamp YYYYMMDD-HH:MM:SS"
-        raise ValueError(f"{name}[{r}] = {show_value(text)} is not {form}[.sss or .ssssss]")
-    return col
 
 
 def times_for(values: Any, header: Header, n: int) -> tuple[Formatted, int]:

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from .._kernels import fixread as _k
-from ._read_columns import Scan, build, empty
-from ._read_types import check_tags, check_types, spec_for
+from ._read_columns import Scan, build, empty, prefix_array
+from ._read_types import check_tags, check_types, name_for, spec_for
 
 Source = bytes | bytearray | memoryview | np.ndarray | str | os.PathLike[str]
 
@@ -43,6 +43,8 @@ def read(
     tags: Iterable[int | str] | None = None,
     types: Mapping[Any, Any] | None = None,
     strict: bool = False,
+    delimiter: str | bytes | None = None,
+    names: str = "tag",
 ) -> Any:
     """Read FIX tag=value messages into a ``pyarrow.Table``, one row per group entry.
 
@@ -54,20 +56,27 @@ def read(
     Parameters
     ----------
     source : bytes, bytearray, memoryview, numpy.ndarray of uint8, str or path
-        Messages back to back (SOH framed), or a log of one message a line; text before
-        ``8=FIX`` on a line (a timestamp, say) is skipped. A ``str`` or path names a file,
-        which is memory-mapped.
-    tags : sequence of int, optional
-        The tags to read, in this order (default: every tag seen, in first-seen order). A
-        tag not seen gives a column of nulls.
+        Messages back to back, or a log of one message a line; text before ``8=FIX`` on a
+        line (a timestamp, say) is kept in a column ``prefix``. A ``str`` or path names a
+        file, which is memory-mapped.
+    tags : sequence of int or str, optional
+        The tags to read, in this order (default: every tag seen, in first-seen order),
+        as numbers or FIX names (``"MDEntryPx"``). A tag not seen gives a column of nulls.
     types : mapping of tag to type, optional
-        A tag's column type instead of FIX 4.4's: ``"string"``, ``"int64"``,
+        A tag's column type instead of its FIX type's: ``"string"``, ``"int64"``,
         ``"decimal"`` (at the widest scale seen), ``"timestamp"`` (at the precision
         written), or an Arrow type: ``pa.string()``, ``pa.large_string()``, an integer
-        type, ``pa.decimal128(p, s)``/``pa.decimal256(p, s)`` (values with more decimals
-        or digits are bad values), ``pa.timestamp(unit, tz)``.
+        type, ``pa.decimal128(p, s)``/``pa.decimal256(p, s)`` (values outside the integer
+        type, or with more decimals or digits, are bad values), ``pa.timestamp(unit, tz)``.
     strict : bool, default False
         Raise at the first message that is not valid instead of keeping it.
+    delimiter : str or bytes, optional
+        The byte each field ends with (default: the log's, ``|`` when its first
+        BeginString ends with one, else SOH). BodyLength and CheckSum are checked as over
+        SOH, as the engine computed them before it logged the message.
+    names : {"tag", "name"}, default "tag"
+        Columns named by tag number (``"270"``) or by FIX name (``"MDEntryPx"``; a tag no
+        dictionary knows keeps its number).
 
     Returns
     -------
@@ -76,18 +85,22 @@ def read(
         NoQuoteEntries ``295`` inside NoQuoteSets ``296`` of ``35=i``), in order, each with
         its message's fields (and its quote set's); one row per message without entries.
         Columns ``msg`` (message number from 0), ``offset`` (the byte where its ``8=``
-        starts), ``valid``, then one per tag, named by its number (``"270"``): prices and
-        quantities as ``decimal128`` at the widest scale seen (the text's own digits),
-        integers as ``int64``, ``UTCTimestamp`` fields (``52``, ``60`` ...) as UTC
-        ``timestamp`` at the precision written, the rest as ``string``. A tag missing from
-        a row, or whose value is bad, is null there.
+        starts), ``valid``, ``prefix`` (only when a line has one: its text before ``8=``,
+        spaces around it left out; null where there is none), then one per tag. Each
+        tag's type is its FIX type in the version of the messages (their BeginString:
+        FIX.4.2 and older as 4.2, FIXT.1.1 and FIX.5.0 as 5.0 SP2, others as 4.4; text
+        where the log's versions disagree): prices, quantities, amounts and percentages
+        as ``decimal128`` at the widest scale seen (the text's own digits; ``decimal256``
+        past 38 digits, a bad value past 76), integers as ``int64``, ``UTCTimestamp``
+        fields as UTC ``timestamp`` at the precision written (a leap second, ``:60``, as
+        the next second), the rest as ``string``. A tag missing from a row, or whose value
+        is bad, is null there.
 
     Raises
     ------
     ValueError
         With ``strict=True``: the first message that is not valid (its number, the byte
-        where it starts and what is wrong, at which byte). Also a ``types=`` integer type
-        a value does not fit.
+        where it starts and what is wrong, at which byte).
     TypeError
         A ``source``, ``tags`` or ``types`` of the wrong type.
     FileNotFoundError
@@ -102,8 +115,8 @@ def read(
 
     Notes
     -----
-    A message starts at ``8=FIX`` (text before it, such as a line's timestamp, is skipped)
-    and is framed by its BodyLength; where that is wrong, by the first ``SOH 10=`` after
+    A message starts at ``8=FIX`` (text before it on its line is its prefix) and is
+    framed by its BodyLength; where that is wrong, by the first ``SOH 10=`` after
     its header, or else the end of its line or the next ``8=FIX`` (truncated). Such
     messages are kept, ``valid`` False, with their fields as far as they parse. ``valid``
     covers the values of the columns read (``tags=`` leaves the others unchecked). Strings
@@ -123,20 +136,34 @@ def read(
     (Decimal128Type(decimal128(18, 2)), TimestampType(timestamp[ms, tz=UTC]))
     >>> [str(v) for v in t["270"].to_pylist()], t["55"].to_pylist(), t["valid"].to_pylist()
     (['5000.25', '5000.50'], ['ESZ4', 'ESZ4'], [True, True])
+
+    A log as engines keep them, ``|`` for SOH and a time before each message:
+
+    >>> line = b"14:30:00.125 IN 8=FIX.4.4|9=24|35=8|31=402.125|12=1.25|10=065|"
+    >>> t = fix.read(line, names="name")
+    >>> t.column_names[3:]
+    ['prefix', 'BeginString', 'BodyLength', 'MsgType', 'LastPx', 'Commission', 'CheckSum']
+    >>> t["prefix"][0].as_py(), t["LastPx"][0].as_py(), t["valid"][0].as_py()
+    ('14:30:00.125 IN', Decimal('402.125'), True)
     """
     import pyarrow as pa
 
     data = _as_array(source)
+    delim = _delimiter(data, delimiter)
     wanted = check_tags(tags)
     given = check_types(types)
     if not isinstance(strict, bool):
         raise TypeError(f"strict must be True or False, got {strict!r}")
-    scan, col_tags = _scan(data, wanted)
-    names = ["msg", "offset", "valid"]
+    if names not in ("tag", "name"):
+        raise ValueError(f'names must be "tag" or "name", got {names!r}')
+    scan, col_tags = _scan(data, wanted, delim)
+    versions = _versions(scan)
+    header = ["msg", "offset", "valid"]
     arrays: list[Any] = []
     for c, tag in enumerate(col_tags):
-        arrays.append(build(pa, scan, c, spec_for(tag, given), tag))
-        names.append(str(tag))
+        arrays.append(build(pa, scan, c, spec_for(tag, given, versions), tag))
+    by_name = names == "name"  # (no FIX name is two tags': tests/test_fix_spec.py)
+    titles = [name_for(tag, versions) if by_name else str(tag) for tag in col_tags]
     if strict:
         _raise_first(scan)
     ok = scan.problem == _k.OK
@@ -145,8 +172,12 @@ def read(
         pa.array(scan.starts[scan.row_msg]),
         pa.array(ok[scan.row_msg]),
     ]
+    prefix = prefix_array(pa, scan)
+    if prefix is not None:
+        head.append(prefix)
+        header.append("prefix")
     _warn(scan, ok)
-    return pa.Table.from_arrays(head + arrays, names=names)
+    return pa.Table.from_arrays(head + arrays, names=header + titles)
 
 
 def _as_array(source: object) -> np.ndarray:
@@ -181,7 +212,34 @@ def _as_array(source: object) -> np.ndarray:
     return arr
 
 
-def _frame(data: np.ndarray) -> tuple[list[np.ndarray], int]:
+def _versions(scan: Scan) -> set[str]:
+    """The FIX versions of the log's messages, each by its BeginString (``8``): FIX.4.0 to
+    4.2 as 4.2, FIX.4.3 and 4.4 (and any other) as 4.4, FIXT.1.1 and FIX.5.0 as 5.0 SP2."""
+    counts = np.bincount(scan.version, minlength=3)
+    names = {_k.V44: "4.4", _k.V42: "4.2", _k.V50: "5.0SP2"}
+    return {names[code] for code in range(3) if counts[code]}
+
+
+def _delimiter(data: np.ndarray, delimiter: str | bytes | None) -> int:
+    """``delimiter=`` as a byte, or the log's: the byte after its first BeginString's
+    value (``8=FIX.4.4|``), when that is ``|``; else SOH."""
+    if delimiter is None:
+        head = data[:65536].tobytes()
+        at = head.find(b"8=FIX")
+        end = at + 5
+        while 0 <= at and end < len(head) and (head[end : end + 1].isalnum() or head[end] == 46):
+            end += 1
+        return 124 if 0 <= at and end < len(head) and head[end] == 124 else 1
+    raw = delimiter.encode("latin-1") if isinstance(delimiter, str) else delimiter
+    if not isinstance(raw, bytes) or len(raw) != 1 or raw.isalnum() or raw in b"=.\r\n":
+        raise ValueError(
+            "delimiter must be one byte that is not a letter, digit, '=', '.' or a line end"
+            f" (SOH '\\x01' or '|'), got {delimiter!r}"
+        )
+    return raw[0]
+
+
+def _frame(data: np.ndarray, delim: int) -> tuple[list[np.ndarray], int]:
     """Every message's bounds and framing verdict, in as few kernel calls as the array
     sizes allow (one, unless the messages are shorter than 64 bytes on average)."""
     n = data.shape[0]
@@ -191,7 +249,8 @@ def _frame(data: np.ndarray) -> tuple[list[np.ndarray], int]:
     while True:
         arrays = [np.empty(cap, dtype=np.int64) for _ in range(6)]
         arrays[3] = np.empty(cap, dtype=np.uint8)
-        m, pos, junk = (int(x) for x in _k.frame_messages(data, pos, *arrays))
+        arrays += [np.empty((cap, 2), dtype=np.int64), np.empty(cap, dtype=np.uint8)]
+        m, pos, junk = (int(x) for x in _k.frame_messages(data, delim, pos, *arrays))
         parts.append([a[:m] for a in arrays])
         if m < cap:
             break
@@ -201,9 +260,10 @@ def _frame(data: np.ndarray) -> tuple[list[np.ndarray], int]:
     return [np.concatenate(p) for p in zip(*parts, strict=True)], junk
 
 
-def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
+def _scan(data: np.ndarray, wanted: list[int] | None, delim: int) -> tuple[Scan, list[int]]:
     """Frame and split the log; every column's records (its fields), in message order."""
-    (starts, ends, trailers, problem, problem_at, nsoh), junk = _frame(data)
+    framed, junk = _frame(data, delim)
+    starts, ends, trailers, problem, problem_at, nsoh, prefix, version = framed
     m = starts.shape[0]
     fields = int(nsoh.sum()) + m  # at most one field a SOH, and one unterminated
     table = np.full(_k.DENSE_TAGS, -1, dtype=np.int32)
@@ -233,7 +293,7 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
     levels = np.zeros((_k.LEVEL_ROWS, _k.MAX_DEPTH + 1), dtype=np.int64)
     tree = np.zeros((2, largest), dtype=np.int64)
     bits = empty(data.shape[0] // 64 + 2, np.uint64)
-    _k.soh_bits(data, bits)
+    _k.soh_bits(data, delim, bits)
     fixed = starts, ends, trailers, nsoh
     while True:
         status = _k.split_fields(
@@ -264,7 +324,9 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
         data=data, starts=starts, ends=ends, trailers=trailers, problem=problem,
         problem_at=problem_at, pool=pool, nodes=nodes[:nnodes], row_msg=row_msg[:rows],
         seg_lo=seg_lo, seg_hi=seg_hi, bounds=bounds,
-        flat=cols[:ncols, _k.C_FLAT].astype(np.uint8), junk_at=junk,
+        flat=cols[:ncols, _k.C_FLAT].astype(np.uint8), junk_at=junk, prefix=prefix,
+        version=version,
+        delim=delim,
     )  # fmt: skip
     return scan, col_tags[:ncols].tolist()
 
@@ -274,46 +336,46 @@ def _scan(data: np.ndarray, wanted: list[int] | None) -> tuple[Scan, list[int]]:
 # ---------------------------------------------------------------------------------------
 
 
-def _shown(data: np.ndarray, at: int, limit: int = 40) -> str:
-    """The field at byte ``at`` as text, SOH as ``|``, cut at ``limit`` characters."""
+def _shown(data: np.ndarray, at: int, delim: int = 1, limit: int = 40) -> str:
+    """The field at byte ``at`` as text, cut at ``limit`` characters."""
     chunk = data[at : at + limit + 1].tobytes()
-    end = chunk.find(b"\x01")
+    end = chunk.find(bytes([delim]))
     text = chunk[: end if end >= 0 else limit].decode("ascii", "replace").replace("\n", "\\n")
     return text[:limit] + ("..." if len(text) > limit or (end < 0 and len(chunk) > limit) else "")
 
 
 def describe(scan: Scan, i: int) -> str:
     """What is wrong with message ``i``, in a sentence naming the byte."""
-    data = scan.data
+    data, d = scan.data, scan.delim
     code, at = int(scan.problem[i]), int(scan.problem_at[i])
     start, trailer = int(scan.starts[i]), int(scan.trailers[i])
     if code == _k.BODY_LENGTH:
-        head = data[start : start + 64].tobytes().split(b"\x01")
+        head = data[start : start + 64].tobytes().split(bytes([scan.delim]))
         said = head[1].decode("ascii", "replace") if len(head) > 1 else ""
         body = start + len(head[0]) + len(head[1]) + 2 if said.startswith("9=") else None
         if body is not None and trailer >= 0:
             return f"BodyLength ({said}) at byte {at}, but the body has {trailer - body} bytes"
-        return f"BodyLength (9) at byte {at} is missing or malformed: {_shown(data, at)!r}"
+        return f"BodyLength (9) at byte {at} is missing or malformed: {_shown(data, at, d)!r}"
     if code == _k.CHECKSUM:
-        total = int(data[start:trailer].sum(dtype=np.int64)) % 256
-        return f"CheckSum ({_shown(data, at)}) at byte {at}, but the bytes sum to {total:03d}"
+        summed = data[start:trailer]
+        total = int(summed.sum(dtype=np.int64) - (summed == d).sum() * (d - 1)) % 256  # as SOH
+        return f"CheckSum ({_shown(data, at, d)}) at byte {at}, but the bytes sum to {total:03d}"
     if code == _k.TRUNCATED:
         return f"truncated at byte {at}: no CheckSum (10) field"
-    if code == _k.BAD_VALUE:
-        shown = _shown(data, at)
-        tag = int(shown.partition("=")[0]) if shown.partition("=")[0].isdigit() else 0
+    if code == _k.BAD_VALUE:  # ``at`` is the value's first byte: its tag is before it
+        before = data[max(start, at - 12) : at].tobytes()
+        digits = before[before.rfind(bytes([d])) + 1 : -1]
+        tag = int(digits) if digits.isdigit() else 0
         kind = scan.bad_tags.get(tag, "value")
-        return f"field {shown!r} at byte {at} is not a FIX {kind}"
+        return f"field '{tag}={_shown(data, at, d)}' at byte {at} is not a FIX {kind}"
     what = WHAT.get(code, f"problem {code}")
-    return f"{what}: field {_shown(data, at)!r} at byte {at}"
+    return f"{what}: field {_shown(data, at, d)!r} at byte {at}"
 
 
 def _junk(scan: Scan) -> str:
     n = scan.data.shape[0] - scan.junk_at
-    return (
-        f"the last {n:,} bytes (from byte {scan.junk_at}: {_shown(scan.data, scan.junk_at)!r})"
-        " are not a FIX message"
-    )
+    shown = _shown(scan.data, scan.junk_at, scan.delim)
+    return f"the last {n:,} bytes (from byte {scan.junk_at}: {shown!r}) are not a FIX message"
 
 
 def _raise_first(scan: Scan) -> None:

@@ -18,12 +18,14 @@ import numpy as np
 from .._kernels import fixcolumns as _c
 from .._kernels import fixread as _k
 from .._kernels import text as _text
-from .._limits import INT32_MAX, INT64_MAX
+from .._kernels import utc as _utc
+from .._limits import INT32_MAX, INT64_MAX, INT64_MIN
 from ._read_types import DECIMAL, INT, STRING, TIMESTAMP, Spec
 
 POW10 = 10 ** np.arange(19, dtype=np.int64)
 _NO_VALID = np.zeros(0, dtype=np.uint8)
 _UNITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+MOST_DIGITS = 76  # decimal256's precision: a value of more digits is a bad value
 
 
 @dataclass
@@ -44,6 +46,10 @@ class Scan:
     seg_hi: np.ndarray  # bounds[c]:bounds[c + 1], in message order
     bounds: np.ndarray
     flat: np.ndarray  # per column: each row takes its value from at most one record
+    # per message: its line's text before "8=" (lo, hi); its BeginString's version (_k.V44...)
+    prefix: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+    version: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint8))
+    delim: int = 1  # the byte fields end with: SOH, or "|"
     junk_at: int = -1  # first byte after the last message that is not space (-1: none)
     repeated: int = 0  # fields that repeat a tag in their row (the first is kept)
     bad_tags: dict[int, str] = field(default_factory=dict)  # tag -> its kind, for messages
@@ -197,17 +203,20 @@ def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
 
 
 def int_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
-    """``int64`` (or the integer type ``types=`` asks for, cast exactly)."""
+    """``int64`` (or the integer type ``types=`` asks for: a value outside it is a bad
+    value, as one outside int64 is)."""
     words, status, _ = _parse(scan, c, 0, 1)
-    ok = (status == _text.OK).view(np.uint8)
-    _mark(scan, c, tag, "int", ok == 0)
-    arr = _spread(pa, scan, c, words, ok, pa.int64())
+    good = status == _text.OK
+    kind = "int"
     if spec.arrow is not None and spec.arrow != pa.int64():
-        try:
-            arr = arr.cast(spec.arrow, safe=True)
-        except pa.ArrowInvalid as exc:
-            raise ValueError(f"tag {tag}: a value does not fit {spec.arrow}: {exc}") from None
-    return arr
+        kind = str(spec.arrow)
+        limits = np.iinfo(spec.arrow.to_pandas_dtype())
+        low, high = max(limits.min, INT64_MIN), min(limits.max, INT64_MAX)
+        good &= (words[:, 0] >= low) & (words[:, 0] <= high)
+    ok = good.view(np.uint8)
+    _mark(scan, c, tag, kind, ok == 0)
+    arr = _spread(pa, scan, c, words, ok, pa.int64())
+    return arr if kind == "int" else arr.cast(spec.arrow, safe=True)
 
 
 def _exact(text: bytes, exp: int, scale: int) -> int | None:
@@ -216,6 +225,9 @@ def _exact(text: bytes, exp: int, scale: int) -> int | None:
     if scale + exp < 0:
         return None
     digits = text.lstrip(b"-").replace(b".", b"").decode("ascii")
+    significant = len(digits.lstrip("0"))
+    if significant and significant + scale + exp > MOST_DIGITS:  # before any int is made:
+        return None  # the text may have any number of digits
     value = int(decimal.Decimal(digits)) * 10 ** (scale + exp)  # no int-from-str limit
     return -value if text.startswith(b"-") else value
 
@@ -229,6 +241,10 @@ def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     it; ``decimal256(76, s)`` past that), or the decimal type ``types=`` asks for: the
     text's own digits, no float anywhere."""
     words, status, lowest = _parse(scan, c, 1, 2)
+    if lowest < -MOST_DIGITS:  # more decimals than any decimal type holds: a bad value
+        good = status <= _text.BIG
+        status[good & (words[:, 1] < -MOST_DIGITS)] = _text.INVALID
+        lowest = int(words[status <= _text.BIG, 1].min(initial=0))
     forced = spec.arrow
     if forced is not None:
         scale, precision = forced.scale, forced.precision
@@ -274,14 +290,14 @@ def decimal_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
 
 def timestamp_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     """``timestamp`` in UTC at the precision written (s, ms, us or ns: the most fraction
-    digits of the column), or the unit ``types=`` asks for."""
+    digits of the column), or the unit ``types=`` asks for; the text checked by FIX's one
+    rule (:mod:`vecfix._utc`: a leap second reads as the next second)."""
     k = scan.records(c)
     secs = empty(k, np.int64)
     frac = empty(k, np.int64)
     ndig = empty(k, np.int64)
     status = empty(k, np.uint8)
-    lo, hi = scan.segments(c)
-    most = int(_c.parse_timestamps(scan.data, lo, hi, scan.pool, secs, frac, ndig, status))
+    most = int(_utc.parse_utc(scan.data, scan.pairs(c), False, secs, frac, ndig, status))
     if spec.arrow is not None:
         unit, tz = spec.arrow.unit, spec.arrow.tz
     else:
@@ -294,6 +310,24 @@ def timestamp_array(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:
     ok = (~bad).view(np.uint8)
     _mark(scan, c, tag, "UTCTimestamp", bad)
     return _spread(pa, scan, c, values.reshape(-1, 1), ok, pa.timestamp(unit, tz=tz))
+
+
+def prefix_array(pa: Any, scan: Scan) -> Any | None:
+    """The ``prefix`` column: each row's message's line text before its ``8=`` (null where
+    there is none), or None when no message has any."""
+    sizes = scan.prefix[:, 1] - scan.prefix[:, 0]
+    if not sizes.any():
+        return None
+    at, size = scan.prefix[scan.row_msg, 0], sizes[scan.row_msg]
+    total = int(size.sum())
+    offsets = np.zeros(scan.rows + 1, np.int64 if total > INT32_MAX else np.int32)
+    np.cumsum(size, out=offsets[1:])
+    buf = empty(total + 8, np.uint8)  # room for copy_rows' last 8-byte store
+    _text.copy_rows(scan.data, at, 0, size, buf, offsets[:-1])
+    present = (size > 0).view(np.uint8)
+    typ = pa.large_string() if total > INT32_MAX else pa.string()
+    bitmap = _validity(pa, present, int(np.count_nonzero(present)))
+    return pa.Array.from_buffers(typ, scan.rows, [bitmap, pa.py_buffer(offsets), pa.py_buffer(buf)])
 
 
 def build(pa: Any, scan: Scan, c: int, spec: Spec, tag: int) -> Any:

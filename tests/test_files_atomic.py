@@ -1,0 +1,81 @@
+"""One atomic replace for every path vecfix writes (:func:`vecfix._io.atomic_path`): the new
+file is written beside the target, flushed to disk, then renamed over it; a write that fails
+part-way leaves an existing file as it was and no temporary file behind."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import numpy as np
+import pytest
+
+from vecfix._io import atomic_path, write_all
+
+
+def _calls(monkeypatch):
+    """Record the fsync and replace calls, in order (each still done)."""
+    seen = []
+    fsync, replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (seen.append("fsync"), fsync(fd))[1])
+    monkeypatch.setattr(
+        os, "replace", lambda a, b: (seen.append(("replace", a, b)), replace(a, b))[1]
+    )
+    return seen
+
+
+def test_write_all_replaces_a_path_whole_after_fsync(tmp_path, monkeypatch):
+    target = tmp_path / "out.fix"
+    target.write_bytes(b"old contents, longer than the new")
+    os.chmod(target, 0o640)
+    inode = target.stat().st_ino
+    seen = _calls(monkeypatch)
+    assert write_all(target, np.frombuffer(b"35=W\x01", np.uint8)) == 5
+    assert target.read_bytes() == b"35=W\x01"
+    assert seen[0] == "fsync" and seen[1][0] == "replace" and seen[1][2] == target
+    assert target.stat().st_ino != inode  # a new file renamed over it, not truncated in place
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640  # its permissions kept
+    assert [p.name for p in tmp_path.iterdir()] == ["out.fix"]
+
+
+def test_a_write_that_fails_part_way_leaves_the_file_as_it_was(tmp_path, monkeypatch):
+    target = tmp_path / "out.fix"
+    target.write_bytes(b"keep")
+    written = []
+
+    def fails(fd):  # the data is written, then the flush to disk fails (a full disk, say)
+        written.append(os.fstat(fd).st_size)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", fails)
+    with pytest.raises(OSError, match="No space left"):
+        write_all(target, b"35=W\x0135=W\x01")
+    assert written == [10]
+    assert target.read_bytes() == b"keep"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.fix"]
+
+
+def test_a_new_file_gets_the_umask_permissions_and_a_link_its_target_replaced(tmp_path):
+    old = os.umask(0o027)
+    try:
+        with atomic_path(tmp_path / "new.csv") as tmp:
+            with open(tmp, "wb") as f:
+                f.write(b"x\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.csv").stat().st_mode) == 0o640
+    real = tmp_path / "real.csv"
+    real.write_bytes(b"old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(real)
+    write_all(link, b"new\n")
+    assert link.is_symlink() and real.read_bytes() == b"new\n"
+
+
+def test_an_error_in_the_block_removes_the_temporary_file(tmp_path):
+    target = tmp_path / "t.parquet"
+    with pytest.raises(KeyboardInterrupt):
+        with atomic_path(target) as tmp:
+            assert os.path.dirname(tmp) == str(tmp_path)
+            raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []

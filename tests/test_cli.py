@@ -609,7 +609,7 @@ def test_failed_stream_leaves_no_output(runs):
     d, results = runs
     assert results["bad_text_mid_stream"].returncode == 1
     assert not (d / "bad_out.csv").exists()
-    assert not [p.name for p in d.iterdir() if p.name.endswith(".partial")]
+    assert not [p.name for p in d.iterdir() if p.name.startswith(".bad_out.csv.")]
 
 
 def test_console_script_version():

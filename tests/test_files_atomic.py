@@ -79,3 +79,28 @@ def test_an_error_in_the_block_removes_the_temporary_file(tmp_path):
             assert os.path.dirname(tmp) == str(tmp_path)
             raise KeyboardInterrupt
     assert list(tmp_path.iterdir()) == []
+
+
+def test_vecfix_format_replaces_its_output_through_the_atomic_replace(tmp_path, monkeypatch):
+    """``format_file``'s output is flushed to disk and renamed over the old file; a job that
+    fails in a later batch (a bad cell 150,000 rows in) leaves the old file as it was."""
+    pytest.importorskip("polars")
+    from vecfix import NumberFormat
+    from vecfix.files import ColumnSpec, DataError, format_file
+
+    src = tmp_path / "in.csv"
+    rows = [f"S{i % 7},{i}.5" for i in range(200_000)]
+    src.write_text("sym,px\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    seen = _calls(monkeypatch)
+    format_file(src, out, [ColumnSpec("px", NumberFormat(scale=2))], progress=False)
+    assert out.read_text().splitlines()[:3] == ["sym,px", "S0,0.50", "S1,1.50"]
+    assert [c if c == "fsync" else c[::2] for c in seen] == ["fsync", ("replace", out), "fsync"]
+    out.write_text("old\n")
+    rows[150_000] = "S0,1.5x"
+    src.write_text("sym,px\n" + "\n".join(rows) + "\n")
+    with pytest.raises(DataError, match=r"1\.5x"):
+        format_file(src, out, [ColumnSpec("px", NumberFormat(scale=2))], progress=False)
+    assert out.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "out.csv"]

@@ -269,14 +269,17 @@ def scan(
 
 
 class Destination:
-    """Where the output goes: a temporary file beside a regular file, renamed over it by
-    :meth:`commit`; standard output, a named pipe or a device written directly. A CSV is
-    compressed by polars (gzip, zstd) or by pyarrow's stream (bz2, lz4)."""
+    """Where the output goes: a regular file is replaced whole when the ``with`` block ends
+    without an error (:func:`vecfix._io.atomic_path`: a temporary file beside it, renamed
+    over it), and left as it was otherwise; standard output, a named pipe or a device is
+    written directly. A CSV is compressed by polars (gzip, zstd) or by pyarrow's stream
+    (bz2, lz4)."""
 
     def __init__(self, output: str | os.PathLike, input: str | os.PathLike, fmt: str) -> None:
         self.fmt, self.shown = fmt, os.fspath(output)
-        self.final: Path | None = None
-        self.tmp: Path | None = None
+        self.regular = False
+        self.tmp: str | None = None
+        self._stack = contextlib.ExitStack()
         self.codec = None if self.shown == STDIO else _CODECS.get(Path(self.shown).suffix.lower())
         if self.shown == STDIO:
             return
@@ -300,11 +303,9 @@ class Destination:
             ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/")
         ):
             return
-        final = path.resolve()  # a link to a regular file stays a link: replace its target
-        if not final.parent.is_dir():
+        if not path.resolve().parent.is_dir():
             raise UsageError(f"the output's folder {os.fspath(path.parent)!r} does not exist")
-        self.final = final
-        self.tmp = final.with_name(f".{final.name}.{os.getpid()}.partial")
+        self.regular = True
 
     def _open(self, stack: contextlib.ExitStack) -> Any:
         """The path or the file object polars writes to, closed (flushed) by ``stack``."""
@@ -312,7 +313,7 @@ class Destination:
             sys.stdout.flush()
             stack.callback(sys.stdout.buffer.flush)
             return sys.stdout.buffer
-        target: Any = str(self.tmp)
+        target: Any = self.tmp
         if self.tmp is None:  # a pipe or a device: "ab" never truncates
             try:
                 target = stack.enter_context(open(self.shown, "ab", buffering=0))
@@ -347,16 +348,15 @@ class Destination:
                 raise BrokenPipeError(str(exc)) from None  # the reader went away: | head
             raise UsageError(f"cannot write {self.shown!r}: {exc}") from None
 
-    def commit(self) -> None:
-        if self.tmp is not None and self.final is not None:
-            os.replace(self.tmp, self.final)
-
     def __enter__(self) -> Destination:
+        if self.regular:
+            from ._io import atomic_path
+
+            self.tmp = self._stack.enter_context(atomic_path(self.shown))
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self.tmp is not None:
-            self.tmp.unlink(missing_ok=True)
+    def __exit__(self, *exc: Any) -> None:
+        self._stack.__exit__(*exc)
 
 
 def check_csv_columns(pl: Any, schema: Any, formatted: set[str], quoting: str) -> list[Any]:

@@ -247,7 +247,8 @@ def format_file(
         )
     fio.check_specs(columns)
     pl = fio.polars()
-    with fio.Source(input, in_fmt) as src, fio.Destination(output, input, out_fmt) as dst:
+    dst = fio.Destination(output, input, out_fmt)
+    with fio.Source(input, in_fmt) as src:
         lf = fio.scan(pl, src, in_fmt, columns, csv_infer_types, list(csv_nulls))
         schema = fio.check_schema(pl, lf, columns, src.shown, in_fmt)
         show = sys.stderr.isatty() if progress is None else progress
@@ -260,7 +261,8 @@ def format_file(
             checks = fio.check_csv_columns(pl, schema, {s.name for s in columns}, quoting)
             query = query.with_columns(checks) if checks else query
         try:
-            job.run(lambda: dst.sink(query, quoting, compression, job.passes_through))
+            with dst:
+                job.run(lambda: dst.sink(query, quoting, compression, job.passes_through))
         except UsageError:
             raise
         except DataError as exc:  # (raised in a batch: polars added where)
@@ -272,7 +274,6 @@ def format_file(
             raise fio.polars_error(exc, src.shown, in_fmt, scale_columns) from None
         finally:
             job.progress.close()
-        dst.commit()
         job.warn_sentinels(on_warning)
     return FormatStats(job.progress.rows, time.perf_counter() - start)
 

@@ -30,6 +30,7 @@ from reference import reference_fixed
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 ipc = pytest.importorskip("pyarrow.ipc")
+pl = pytest.importorskip("polars")
 
 from vecfix import NumberFormat  # noqa: E402
 from vecfix._sample import PRICENULL9, sample_snapshot  # noqa: E402
@@ -281,6 +282,9 @@ def test_demo_table_files_hold_exact_prices(runs):
     with open(d / "demo.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["price"] or None for r in rows] == want
+    # one CSV writer (vecfix format's, polars'): quotes only where a field needs them
+    assert (d / "demo.csv").read_bytes() == pl.from_arrow(t).write_csv().encode()
+    assert (d / "demo.csv").read_bytes().startswith(b"symbol,side,price_e9,price,size\nES")
 
 
 def test_demo_fix_output_parses_with_simplefix(runs):

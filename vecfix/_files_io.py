@@ -448,6 +448,7 @@ class Destination:
 
 #: A CSV field needs quotes when it holds one of these, or is empty (polars' rule, and
 #: RFC 4180's): ``tests/test_files_csv.py`` holds it to polars' own writer.
+_QUOTED = (",", '"', "\r", "\n")
 _NEEDS_QUOTES = r'[,"\r\n]'
 
 
@@ -511,7 +512,7 @@ def csv_query(
 def _quoted(pl: Any, col: Any) -> Any:
     """``col``'s text as a CSV field: in quotes, its quotes doubled, where it needs them."""
     quoted = pl.concat_str([pl.lit('"'), col.str.replace_all('"', '""', literal=True), pl.lit('"')])
-    needs = col.str.contains(_NEEDS_QUOTES) | (col.str.len_bytes() == 0)
+    needs = col.str.contains_any(list(_QUOTED)) | (col.str.len_bytes() == 0)  # (2x a regex)
     return pl.when(needs).then(quoted).otherwise(col)
 
 

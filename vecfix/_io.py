@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import shutil
 import stat
 import uuid
 from collections.abc import Iterator
@@ -74,7 +75,7 @@ def check_binary(file: object) -> None:
 
 
 @contextlib.contextmanager
-def atomic_path(target: str | os.PathLike[str]) -> Iterator[str]:
+def atomic_path(target: str | os.PathLike[str], *, folder: bool = False) -> Iterator[str]:
     """Replace the file ``target`` whole, or leave it as it was: yield the path of a new,
     empty temporary file beside it for the block to write (by name, as polars' sinks do,
     or by opening it); when the block ends normally, the file is flushed to disk
@@ -86,6 +87,10 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[str]:
     written through this.
 
     The temporary file is ``.NAME.<32 hex digits>.tmp`` in ``target``'s folder.
+    ``folder=True``: the same for a folder of files (a Parquet dataset): a new folder
+    yielded, every file in it flushed, then put in place of ``target`` (an existing one is
+    renamed aside first, then removed: two renames, so a crash between them leaves the
+    old folder under ``.NAME.<hex>.old``).
 
     Examples
     --------
@@ -111,24 +116,36 @@ def atomic_path(target: str | os.PathLike[str]) -> Iterator[str]:
     except FileNotFoundError:
         mode = None
     tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}.tmp")
-    os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # (the umask applies)
+    if folder:
+        os.mkdir(tmp)
+    else:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # (umask applies)
     try:
         yield os.fspath(tmp)
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        for path in [tmp, *(tmp.rglob("*") if folder else ())]:
+            _fsync(path)
         if mode is not None:
             os.chmod(tmp, mode)
-        os.replace(tmp, final)
+        if folder and mode is not None:  # (a folder is not renamed over another: set aside)
+            aside = tmp.with_suffix(".old")
+            os.replace(final, aside)
+            os.replace(tmp, final)
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.replace(tmp, final)
     except BaseException:
+        if folder:
+            shutil.rmtree(tmp, ignore_errors=True)
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
     with contextlib.suppress(OSError):  # the rename itself on disk (where the OS allows)
-        fd = os.open(final.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fsync(final.parent)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

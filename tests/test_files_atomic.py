@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -104,3 +105,21 @@ def test_vecfix_format_replaces_its_output_through_the_atomic_replace(tmp_path, 
         format_file(src, out, [ColumnSpec("px", NumberFormat(scale=2))], progress=False)
     assert out.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "out.csv"]
+
+
+def test_a_folder_is_replaced_whole_or_left_as_it_was(tmp_path):
+    """``folder=True`` (a Parquet dataset): the new folder takes the old one's place only
+    when the block ends normally; no stale file of the old one lingers."""
+    target = tmp_path / "ds"
+    target.mkdir()
+    (target / "part.9.parquet").write_bytes(b"old")
+    with pytest.raises(OSError, match="worker died"):
+        with atomic_path(target, folder=True) as tmp:
+            (Path(tmp) / "part.0.parquet").write_bytes(b"half")
+            raise OSError("worker died")
+    assert [p.name for p in tmp_path.iterdir()] == ["ds"]
+    assert [p.name for p in target.iterdir()] == ["part.9.parquet"]
+    with atomic_path(target, folder=True) as tmp:
+        (Path(tmp) / "part.0.parquet").write_bytes(b"new")
+    assert [p.name for p in tmp_path.iterdir()] == ["ds"]
+    assert [(p.name, p.read_bytes()) for p in target.iterdir()] == [("part.0.parquet", b"new")]

@@ -143,8 +143,11 @@ otherwise).
 The job is one polars lazy query (scan, vecfix's expression, sink) on polars' streaming
 engine: memory stays bounded. Standard input, a named pipe and a CSV compressed with bz2 or
 lz4 cannot be streamed by polars: they are first copied (decompressed) into a temporary
-file ($TMPDIR). A progress line (rows done of the total) shows on stderr when it is a
-terminal; -q turns it and the summary line off.
+file ($TMPDIR). An existing output file is replaced only when the job succeeds (written
+beside it, flushed to disk, renamed over it). A row that cannot be formatted stops the job,
+named by its row in the file; with --bad-rows null it is written as null, and counted on
+stderr with the first few. A progress line (rows done of the total) shows on stderr when it
+is a terminal; -q turns it and the summary line off.
 
 examples:
   vecfix format snapshot.parquet -o prices.csv --column price_e9 --exponent -9 --scale 2

@@ -232,9 +232,11 @@ def test_inputs_that_cannot_be_chunked_are_refused_at_the_call(args, error, word
         ([1, 10**6], ValueError, "MAX_ROW_LENGTH"),  # a row too long in the first chunk
     ],
 )
-def test_a_first_chunk_refused_leaves_the_file_as_it_was(coefficients, error, words, tmp_path):
+def test_a_refused_chunk_leaves_the_file_as_it_was(coefficients, error, words, tmp_path):
     """Refusals that come with formatting the first chunk (a float column, bad text, a row
-    too long) leave an existing file untouched too; a later chunk's, the rows before it."""
+    too long) leave an existing file untouched; so does a later chunk's, after the rows
+    before it were written (the file is replaced whole, or not at all), and no temporary
+    file is left beside it."""
     path = tmp_path / "prices.txt"
     path.write_bytes(b"keep")
     exponent = 0 if not isinstance(coefficients[0], str) else None
@@ -244,7 +246,8 @@ def test_a_first_chunk_refused_leaves_the_file_as_it_was(coefficients, error, wo
     assert path.read_bytes() == b"keep"
     with pytest.raises(ValueError, match="'abc' is not decimal text"):
         write_formatted(path, ["1.5", "2", "abc"], scale=1, chunksize=2)
-    assert path.read_bytes() == b"1.5\n2.0"  # the first chunk's rows, then the error
+    assert path.read_bytes() == b"keep"
+    assert [p.name for p in tmp_path.iterdir()] == ["prices.txt"]
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,7 @@ from reference import reference_fixed
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 ipc = pytest.importorskip("pyarrow.ipc")
+pl = pytest.importorskip("polars")
 
 from vecfix import NumberFormat  # noqa: E402
 from vecfix._sample import PRICENULL9, sample_snapshot  # noqa: E402
@@ -281,6 +282,9 @@ def test_demo_table_files_hold_exact_prices(runs):
     with open(d / "demo.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [r["price"] or None for r in rows] == want
+    # one CSV writer (vecfix format's, polars'): quotes only where a field needs them
+    assert (d / "demo.csv").read_bytes() == pl.from_arrow(t).write_csv().encode()
+    assert (d / "demo.csv").read_bytes().startswith(b"symbol,side,price_e9,price,size\nES")
 
 
 def test_demo_fix_output_parses_with_simplefix(runs):
@@ -598,7 +602,9 @@ def test_cold_compile_is_announced(tmp_path):
     rows = list(csv.DictReader((tmp_path / "o.csv").open()))
     assert [x["px_e9"] or None for x in rows] == expected_px(2)[:50]
     deadline = time.monotonic() + 900  # the background compile leaves the cache filled
-    while list(cache.glob("vecfix-*/compiling.lock")) and time.monotonic() < deadline:
+    from vecfix._engine import _held
+
+    while any(map(_held, cache.glob("vecfix-*/compiling.lock"))) and time.monotonic() < deadline:
         time.sleep(1)
     r = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr
@@ -609,7 +615,7 @@ def test_failed_stream_leaves_no_output(runs):
     d, results = runs
     assert results["bad_text_mid_stream"].returncode == 1
     assert not (d / "bad_out.csv").exists()
-    assert not [p.name for p in d.iterdir() if p.name.endswith(".partial")]
+    assert not [p.name for p in d.iterdir() if p.name.startswith(".bad_out.csv.")]
 
 
 def test_console_script_version():

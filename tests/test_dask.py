@@ -710,3 +710,25 @@ def test_a_row_error_names_the_partition_and_the_index_label():
     error = info.value
     assert (error.argument, error.row) == ("coefficients", 1)  # counted in its partition
     assert str(error).startswith("partition 1, index 13, column 'px', row 1: '1,5'")
+
+
+def test_format_parquet_replaces_a_local_output_whole_or_not_at_all(client, tmp_path):
+    """The output folder is written beside itself and put in place at the end: a part file
+    of an earlier, longer run does not linger; a run that fails in its last partition (a
+    text that is no decimal) leaves the old folder as it was, and nothing beside it."""
+    root = tmp_path / "in"
+    root.mkdir()
+    for k, texts in enumerate((["1.5", "2"], ["3", "4.125"])):
+        pq.write_table(pa.table({"t": texts}), root / f"part.{k}.parquet")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "part.999.parquet").write_bytes(b"an earlier run's")
+    n = vd.format_parquet(root, out, {"t": {"scale": 2}}, scheduler=client)
+    assert sorted(p.name for p in out.iterdir()) == [f"part.{i}.parquet" for i in range(n)]
+    assert pd.read_parquet(out)["t"].tolist() == ["1.50", "2.00", "3.00", "4.13"]
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    pq.write_table(pa.table({"t": ["3", "4,125"]}), root / "part.1.parquet")
+    with pytest.raises(ValueError, match="'4,125' is not decimal text"):
+        vd.format_parquet(root, out, {"t": {"scale": 2}}, scheduler=client)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out"]

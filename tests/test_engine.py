@@ -307,7 +307,7 @@ def test_cold_cache_one_background_compile_then_the_kernels(tmp_path):
     assert second["compiling"]
     assert int(locks[0].read_text()) == pid  # the same child: none started
     deadline = time.monotonic() + 600
-    while locks[0].exists() and time.monotonic() < deadline:
+    while _engine._held(locks[0]) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert len(list(tmp_path.glob("vecfix-*/ready-*"))) == len(_engine.KERNEL_MODULES)
     third = _fresh(
@@ -346,3 +346,84 @@ def test_import_vecfix_registers_the_namespaces_of_libraries_already_imported():
         """
     )
     assert later == ["1.3"]
+
+
+# ------------------------------------------------------ the compile lock and the JIT switch
+
+_HOLDER = """
+import pathlib, sys, time
+import vecfix._engine as e
+lock, marker = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+e._lock_path = lambda: lock
+def warmup():  # a compile: says it started, then takes its time
+    with marker.open("a") as f:
+        f.write("compiled\\n")
+    time.sleep(float(sys.argv[3]))
+e.warmup = warmup
+sys.exit(e.child())
+"""
+
+
+def _holder(lock: Path, marker: Path, seconds: float) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), str(marker), str(seconds)],
+                            env=env)  # fmt: skip
+
+
+def _until(condition, seconds: float = 30) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
+def test_the_compile_lock_is_an_os_lock_that_dies_with_its_holder(tmp_path):
+    """One compiler at a time, by an OS lock: a second process that finds it held compiles
+    nothing; a holder killed outright (no clean-up) blocks nobody; and a lock file left
+    behind naming a live process (a pid reused) is no lock."""
+    lock, marker = tmp_path / "compiling.lock", tmp_path / "marker"
+    lock.write_text(str(os.getpid()))  # left behind; its pid is alive (this process)
+    assert not _engine._held(lock)
+    first = _holder(lock, marker, 60)
+    try:
+        assert _until(lambda: marker.exists() and _engine._held(lock))
+        second = _holder(lock, marker, 0)
+        assert second.wait(30) == 0
+        assert marker.read_text() == "compiled\n"  # the second one compiled nothing
+        assert _engine._held(lock)
+    finally:
+        first.kill()  # SIGKILL: no finally block runs in it
+        first.wait(30)
+    assert not _engine._held(lock)
+    third = _holder(lock, marker, 0)
+    assert third.wait(30) == 0
+    assert marker.read_text() == "compiled\n" * 2
+
+
+NUMBA_READS = {"0": False, "1": True, "false": False, "no": False, "00": False, "": False,
+               " 1 ": True, "-1": True, "true": False, "2": True}  # fmt: skip
+
+
+@pytest.mark.parametrize(("value", "disabled"), NUMBA_READS.items())
+def test_numba_disable_jit_read_as_numba_reads_it(value, disabled, monkeypatch):
+    monkeypatch.setenv("NUMBA_DISABLE_JIT", value)
+    assert _engine._jit_disabled() is disabled
+
+
+def test_numba_itself_reads_numba_disable_jit_so():
+    """The table above is Numba's own reading (``numba.config.DISABLE_JIT``), asked of
+    Numba in a child process for each value."""
+    got = _fresh(
+        f"""
+        import json, os, warnings
+        warnings.simplefilter("ignore")
+        from numba.core import config
+        out = {{}}
+        for value in {list(NUMBA_READS)!r}:
+            os.environ["NUMBA_DISABLE_JIT"] = value
+            config.reload_config()
+            out[value] = bool(config.DISABLE_JIT)
+        print(json.dumps(out))
+        """
+    )
+    assert got == NUMBA_READS

@@ -4,17 +4,17 @@ chunk's text to a binary file; only one chunk's result is alive at a time."""
 
 from __future__ import annotations
 
+import contextlib
 import decimal
 import itertools
 import os
 from collections.abc import Iterator
-from contextlib import nullcontext
 from typing import IO, Any
 
 import numpy as np
 
 from ._format import _UNSET, format_fixed, number_format_parts, renamed
-from ._io import check_binary
+from ._io import atomic_path, check_binary
 from ._number_format import NumberFormat
 from ._result import Formatted
 from .columns import ColumnLike, DecimalColumn, RowError, rules
@@ -132,7 +132,8 @@ def write_formatted(
     Parameters
     ----------
     file : str, os.PathLike or binary file object
-        A path (created or truncated, closed afterwards) or an open binary file (left
+        A path (replaced whole once every row is written: an error leaves an existing
+        file as it was, :func:`vecfix._io.atomic_path`) or an open binary file (left
         open, written from its current position).
     coefficients, exponent, scale, chunksize
         As for :func:`iter_format` (``exponents=``, ``scales=``: deprecated names).
@@ -150,8 +151,8 @@ def write_formatted(
     Raises
     ------
     TypeError, ValueError
-        As :func:`iter_format`; what it refuses at the call or in the first chunk, before
-        a path is opened (an error in a later chunk leaves the chunks before it written).
+        As :func:`iter_format`. A path is left as it was; an open file keeps the chunks
+        written before the one that failed.
 
     Examples
     --------
@@ -174,14 +175,13 @@ def write_formatted(
         kwargs.pop("scales", _UNSET),
     )  # fmt: skip
     chunks = iter_format(coefficients, exponent, scale, chunksize=chunksize, **kwargs)
-    opened: Any = nullcontext(file)
-    if isinstance(file, (str, os.PathLike)):
-        # the first chunk formatted before the path is opened (truncated): an input
-        # refused whole (floats, text that is no number) leaves an existing file as it was
-        chunks = itertools.chain(list(itertools.islice(chunks, 1)), chunks)
-        opened = open(file, "wb")
-    written = rows = 0
-    with opened as fh:
+    with contextlib.ExitStack() as stack:
+        fh: IO[bytes]
+        if isinstance(file, (str, os.PathLike)):  # replaced whole, or left as it was
+            fh = stack.enter_context(open(stack.enter_context(atomic_path(file)), "wb"))
+        else:
+            fh = file
+        written = rows = 0
         for chunk in chunks:
             if rows:
                 fh.write(sep)
@@ -192,7 +192,7 @@ def write_formatted(
         if rows:
             fh.write(end)
             written += len(end)
-    return written
+        return written
 
 
 def _length(name: str, value: Any) -> int | None:

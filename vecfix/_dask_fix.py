@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import uuid
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -25,6 +24,7 @@ from .fix._header import check_header
 from .fix._numbers import builder_words, decide, number_column
 
 _PART_NAME = "part-{:05d}.fix"
+#: :func:`vecfix._io.atomic_path`'s temporary files of the part files.
 _TMP_RE = re.compile(r"^\.part-\d{5}\.fix\.[0-9a-f]{32}\.tmp$")
 
 
@@ -181,16 +181,7 @@ def _write_part(
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"{where}: {exc}") from None
     final = os.path.join(out_dir, _PART_NAME.format(number))
-    tmp = os.path.join(out_dir, f".{_PART_NAME.format(number)}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            msgs.write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)  # atomic: readers see the old file or the whole new one
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    msgs.write(final)  # (replaced whole: readers see the old file or the whole new one)
     return WrittenPart(final, len(msgs), int(counts.sum()), int(msgs.nbytes), first_seq)
 
 
@@ -228,7 +219,8 @@ def write_fix_snapshots(
     pass over each partition's symbols when this function is called (even with
     ``compute=False``; ``ddf.persist()`` first avoids reading the data twice).
 
-    Each file is written under a temporary name and renamed over its own (``os.replace``):
+    Each file is written under a temporary name and renamed over its own
+    (:func:`vecfix._io.atomic_path`):
     a task that Dask retries after a worker died rewrites the same bytes under the same
     name: no file is lost, half-written or duplicated (dead attempts' temporary files are
     removed at the end).

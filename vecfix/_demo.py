@@ -215,13 +215,15 @@ def _mass_quotes(fix: Any, head: Any, when: str, snap: Any, prices: Any, sizes: 
 
 
 def _write_table(path: str, fmt: str, snap: Any, prices: Any, sizes: Any) -> str | None:
-    """The demo's table as CSV or Parquet; returns the line that says so, or None (the error
-    printed on stderr)."""
+    """The demo's table as CSV or Parquet, written as ``vecfix format`` writes (polars'
+    writers, :class:`vecfix._files_io.Destination`: a CSV field in quotes only where it
+    needs them); returns the line that says so, or None (the error printed on stderr)."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.csv as pacsv
-    import pyarrow.parquet as pq
 
+    from ._files_io import STDIO, Destination, UsageError, polars
+
+    pl = polars()
     table = pa.table(
         {
             "symbol": pa.array(snap.symbols, pa.string()).take(pa.array(snap.instrument)),
@@ -231,9 +233,11 @@ def _write_table(path: str, fmt: str, snap: Any, prices: Any, sizes: Any) -> str
             "size": sizes.to_arrow(large=False),
         }
     )
+    frame = pl.from_arrow(table)
     try:
-        (pacsv.write_csv if fmt == "csv" else pq.write_table)(table, path)
-    except OSError as exc:
+        with Destination(path, STDIO, fmt) as dst:
+            dst.sink(frame.lazy(), plain={"price", "size"})
+    except (OSError, UsageError) as exc:
         print(f"vecfix demo: cannot write {path!r}: {exc}", file=sys.stderr)
         return None
     return f"wrote the formatted table ({table.num_rows:,} rows, {fmt}) to {path}"

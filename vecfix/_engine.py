@@ -12,9 +12,10 @@ formatting a million rows loads the kernels on its first call.
 
 The first time on a machine (no compiled kernels in the cache), the kernels compile in a
 background process (:func:`warmup` in a child; at most one per cache directory at a
-time, by a lock file) while this process carries on in Python; once the child has filled
-the cache it leaves a *ready* stamp, and the next call here loads the kernels from it. A
-call too large for Python in the meantime waits for the child instead.
+time, by an OS lock on a file, which the OS lets go when its holder ends) while this
+process carries on in Python; once the child has filled the cache it leaves a *ready*
+stamp, and the next call here loads the kernels from it. A call too large for Python in
+the meantime waits for the child instead.
 
 ``VECFIX_ENGINE`` overrides the rule: ``python`` (never the kernels), ``kernels`` (always),
 ``auto`` (the default). Tests use it to run each behaviour through both engines.
@@ -25,6 +26,7 @@ This module imports no Numba: it is what lets ``import vecfix`` and small calls 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import gc
 import hashlib
@@ -255,7 +257,19 @@ def cache_dir() -> Path | None:
 
 
 def _jit_disabled() -> bool:
-    return os.environ.get("NUMBA_DISABLE_JIT", "0").strip() not in ("", "0")
+    """``NUMBA_DISABLE_JIT`` as Numba reads it (``numba.core.config``: ``int(value)``, a
+    value that is no int taken as 0 with a warning), without importing Numba.
+
+    >>> import os
+    >>> [_jit_disabled() for os.environ["NUMBA_DISABLE_JIT"] in ("1", " 2 ", "false", "00")]
+    [True, True, False, False]
+    >>> del os.environ["NUMBA_DISABLE_JIT"]
+    """
+    value = os.environ.get("NUMBA_DISABLE_JIT")
+    try:
+        return value is not None and int(value) != 0
+    except ValueError:
+        return False
 
 
 def warn_once(key: str, text: str) -> None:
@@ -346,40 +360,37 @@ def compiling() -> bool:
         start_new_session=True,  # it outlives this process if it must: the cache stays
     )
     deadline = time.monotonic() + 5
-    while child.poll() is None and not lock.exists() and time.monotonic() < deadline:
+    while child.poll() is None and not _held(lock) and time.monotonic() < deadline:
         time.sleep(0.005)  # until it holds the lock (or has given up)
     return _held(lock)
 
 
 def _held(lock: Path) -> bool:
-    """Whether ``lock`` is held by a live process (a stale one, its process gone or it
-    older than :data:`~vecfix._tuning.COMPILE_LOCK_LIFE`, is removed)."""
+    """Whether a process holds ``lock`` now: an OS lock (``flock``) on the file, which the
+    OS lets go when its holder ends, however it ends; asked by taking it for an instant."""
     try:
-        pid = int(lock.read_text() or 0)
-        age = time.time() - lock.stat().st_mtime
-    except (OSError, ValueError):
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError:
         return False
-    if pid > 0 and age < _tuning.COMPILE_LOCK_LIFE and _alive(pid):
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
         return True
-    with contextlib.suppress(OSError):
-        lock.unlink()
+    except OSError:  # a file system without locks: no compile is known to run
+        return False
+    finally:
+        os.close(fd)  # (lets go of the instant's lock)
     return False
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: alive
-        return True
-    return True
-
-
 def _wait_for_child() -> None:
-    """Wait while a child compiles into the cache (then this process loads its work)."""
+    """Wait while a child compiles into the cache (then this process loads its work), for
+    at most :data:`~vecfix._tuning.COMPILE_LOCK_LIFE` seconds (a compile that hangs)."""
     lock = _lock_path()
+    deadline = time.monotonic() + _tuning.COMPILE_LOCK_LIFE
     while lock is not None and _held(lock) and not ready("fixed"):
+        if time.monotonic() > deadline:
+            return
         time.sleep(0.05)
 
 
@@ -402,20 +413,28 @@ def warmup() -> None:
 
 
 def child() -> int:
-    """The background compile: take the lock, :func:`warmup` (each kernel module leaves
-    its stamp as it is done: the format kernels first)."""
+    """The background compile: take the lock (an OS lock on ``compiling.lock``, held until
+    this process ends, then :func:`warmup` (each kernel module leaves its stamp as it is
+    done: the format kernels first). Another process holding the lock for longer than a
+    moment (not :func:`_held` asking) is compiling: this one ends."""
     lock = _lock_path()
     if lock is None:
         return 1
-    try:
-        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    except FileExistsError:  # another process compiles
-        return 0
-    with os.fdopen(fd, "w") as f:
-        f.write(str(os.getpid()))
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    deadline = time.monotonic() + 0.5
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            if time.monotonic() > deadline:  # another process compiles
+                os.close(fd)
+                return 0
+            time.sleep(0.01)
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())  # (who holds it, for a person to see)
     try:
         warmup()
     finally:
-        with contextlib.suppress(OSError):
-            lock.unlink()
+        os.close(fd)  # the lock goes with it (and with this process, should it die)
     return 0

@@ -17,14 +17,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ._limits import INT32_MAX, INT32_MIN
-
 if TYPE_CHECKING:
-    from .files import ColumnSpec
+    from ._number_format import NumberFormat
 
 FORMATS = ("csv", "parquet", "arrow")
 """The file formats ``vecfix format`` reads and writes."""
@@ -34,6 +33,9 @@ STDIO = "-"
 
 COMPRESSIONS = ("snappy", "zstd", "lz4", "gzip", "brotli", "none")
 """Parquet output's codecs (``"none"``: uncompressed)."""
+
+ROW_GROUP_SIZE = 1 << 20
+"""Rows per Parquet row group :func:`format_file` writes."""
 
 _EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".arrow": "arrow",
                ".feather": "arrow", ".ipc": "arrow"}  # fmt: skip
@@ -54,6 +56,78 @@ class DataError(ValueError):
     """The command does not fit the data (columns, types, values): exit status 1."""
 
     exit_code = 1
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """One column of a file to format: its :class:`~vecfix.NumberFormat`, and where its
+    text goes.
+
+    Attributes
+    ----------
+    name : str
+        The column.
+    format : NumberFormat
+        Its exponent, scale and null sentinels. ``scale`` may name a column holding each
+        row's scale (``--scale-column``); with ``scales_by``, an int ``scale`` is the
+        scale of the symbols the map does not list.
+    output_name : str, optional
+        Write the text as a new column of this name right after the raw column, which is
+        kept. By default the text replaces the raw column.
+    scales_by : tuple of (str, mapping of str to int), optional
+        ``(symbol_column, {symbol: scale})``: each row's scale looked up by its symbol
+        (:func:`read_scale_map`).
+
+    Examples
+    --------
+    >>> from vecfix import NumberFormat
+    >>> from vecfix.files import ColumnSpec
+    >>> ColumnSpec("px", NumberFormat(-9), "price", scales_by=("symbol", {"ESZ4": 2})).target
+    'price'
+    """
+
+    name: str
+    format: NumberFormat
+    output_name: str | None = None
+    scales_by: tuple[str, Mapping[str, int]] | None = None
+
+    def __post_init__(self) -> None:
+        from ._number_format import NumberFormat
+        from .columns.rules import is_int, show_value
+
+        owner = f"column {show_value(self.name)}"
+        if not isinstance(self.name, str) or not self.name:
+            raise UsageError(f"a column name must be a non-empty str, got {show_value(self.name)}")
+        if not isinstance(self.format, NumberFormat):
+            raise UsageError(
+                f"{owner}: format must be a vecfix.NumberFormat, got {show_value(self.format)}"
+            )
+        if self.output_name is not None and (
+            not isinstance(self.output_name, str) or not self.output_name
+        ):
+            raise UsageError(
+                f"{owner}: the formatted column's name (--as) must be a non-empty str,"
+                f" got {show_value(self.output_name)}"
+            )
+        scale = self.format.scale
+        if self.scales_by is not None:
+            by, table = self.scales_by
+            if not isinstance(by, str) or not isinstance(table, Mapping):
+                raise UsageError(f"{owner}: scales_by must be (symbol column, {{symbol: scale}})")
+            if scale is not None and not is_int(scale):
+                raise UsageError(f"{owner}: give --scale-column or --scales-by, not both")
+            for symbol, v in table.items():
+                check_scale(v, f"{owner}, scale of symbol {symbol!r}")
+        elif scale is None:
+            raise UsageError(
+                f"{owner} has no scale (the decimal places to print): give --scale,"
+                " --scale-column or --scales-by"
+            )
+
+    @property
+    def target(self) -> str:
+        """The name of the formatted column in the output."""
+        return self.output_name or self.name
 
 
 def polars() -> Any:
@@ -98,13 +172,15 @@ def file_format(path: str | os.PathLike, given: str | None = None, *, role: str 
     return fmt
 
 
-def check_scale(v: object, where: str) -> None:
-    if isinstance(v, bool) or not isinstance(v, int):
-        from .columns.rules import show_value
+def check_scale(v: object, where: str) -> int:
+    """``v`` as a scale (an int within int32, NumPy's too: the rule of
+    :func:`vecfix.columns.rules.as_int32`), else :class:`UsageError` saying ``where``."""
+    from .columns.rules import as_int32
 
-        raise UsageError(f"{where}: {show_value(v)} is not an integer scale")
-    if not INT32_MIN <= v <= INT32_MAX:
-        raise UsageError(f"{where}: scale {v} is outside int32")
+    try:
+        return as_int32(v, "the scale")
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"{where}: {str(exc).splitlines()[0]}") from None
 
 
 def read_scale_map(path: str | os.PathLike) -> dict[str, int]:
@@ -269,14 +345,17 @@ def scan(
 
 
 class Destination:
-    """Where the output goes: a temporary file beside a regular file, renamed over it by
-    :meth:`commit`; standard output, a named pipe or a device written directly. A CSV is
-    compressed by polars (gzip, zstd) or by pyarrow's stream (bz2, lz4)."""
+    """Where the output goes: a regular file is replaced whole when the ``with`` block ends
+    without an error (:func:`vecfix._io.atomic_path`: a temporary file beside it, renamed
+    over it), and left as it was otherwise; standard output, a named pipe or a device is
+    written directly. A CSV is compressed by polars (gzip, zstd) or by pyarrow's stream
+    (bz2, lz4)."""
 
     def __init__(self, output: str | os.PathLike, input: str | os.PathLike, fmt: str) -> None:
         self.fmt, self.shown = fmt, os.fspath(output)
-        self.final: Path | None = None
-        self.tmp: Path | None = None
+        self.regular = False
+        self.tmp: str | None = None
+        self._stack = contextlib.ExitStack()
         self.codec = None if self.shown == STDIO else _CODECS.get(Path(self.shown).suffix.lower())
         if self.shown == STDIO:
             return
@@ -300,11 +379,9 @@ class Destination:
             ("/dev/fd/", "/proc/self/fd/", f"/proc/{os.getpid()}/fd/")
         ):
             return
-        final = path.resolve()  # a link to a regular file stays a link: replace its target
-        if not final.parent.is_dir():
+        if not path.resolve().parent.is_dir():
             raise UsageError(f"the output's folder {os.fspath(path.parent)!r} does not exist")
-        self.final = final
-        self.tmp = final.with_name(f".{final.name}.{os.getpid()}.partial")
+        self.regular = True
 
     def _open(self, stack: contextlib.ExitStack) -> Any:
         """The path or the file object polars writes to, closed (flushed) by ``stack``."""
@@ -312,7 +389,7 @@ class Destination:
             sys.stdout.flush()
             stack.callback(sys.stdout.buffer.flush)
             return sys.stdout.buffer
-        target: Any = str(self.tmp)
+        target: Any = self.tmp
         if self.tmp is None:  # a pipe or a device: "ab" never truncates
             try:
                 target = stack.enter_context(open(self.shown, "ab", buffering=0))
@@ -323,10 +400,21 @@ class Destination:
             target = stack.enter_context(pa.CompressedOutputStream(target, self.codec))
         return target
 
-    def sink(self, query: Any, quoting: str, compression: str | None, statistics: bool) -> None:
-        """Run ``query`` into the output."""
-        from .files import ROW_GROUP_SIZE
+    def sink(
+        self,
+        query: Any,
+        quoting: str = "necessary",
+        compression: str | None = None,
+        statistics: bool = True,
+        plain: Set[str] = frozenset(),
+        failed: Callable[[int | None, Exception], None] = lambda row, error: None,
+    ) -> None:
+        """Run ``query`` into the output: a CSV through polars' writer with ``quoting``
+        (:func:`csv_query`; ``plain``: the columns that never need quotes)."""
+        import polars as pl
 
+        if self.fmt == "csv":
+            query, quoting = csv_query(pl, query, quoting, plain, failed)
         try:
             with contextlib.ExitStack() as stack:
                 target = self._open(stack)
@@ -347,51 +435,85 @@ class Destination:
                 raise BrokenPipeError(str(exc)) from None  # the reader went away: | head
             raise UsageError(f"cannot write {self.shown!r}: {exc}") from None
 
-    def commit(self) -> None:
-        if self.tmp is not None and self.final is not None:
-            os.replace(self.tmp, self.final)
-
     def __enter__(self) -> Destination:
+        if self.regular:
+            from ._io import atomic_path
+
+            self.tmp = self._stack.enter_context(atomic_path(self.shown))
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self.tmp is not None:
-            self.tmp.unlink(missing_ok=True)
+    def __exit__(self, *exc: Any) -> None:
+        self._stack.__exit__(*exc)
 
 
-def check_csv_columns(pl: Any, schema: Any, formatted: set[str], quoting: str) -> list[Any]:
-    """Refuse a column CSV has no text for (a list, a struct); for ``quoting="never"``,
-    the checks that no text value would need quotes (else the file would not read back)."""
+#: A CSV field needs quotes when it holds one of these, or is empty (polars' rule, and
+#: RFC 4180's): ``tests/test_files_csv.py`` holds it to polars' own writer.
+_QUOTED = (",", '"', "\r", "\n")
+_NEEDS_QUOTES = r'[,"\r\n]'
+
+
+def csv_query(
+    pl: Any,
+    query: Any,
+    quoting: str,
+    plain: Set[str],
+    failed: Callable[[int | None, Exception], None],
+) -> tuple[Any, str]:
+    """The CSV output's query and the quoting its writer is given, the file's bytes those
+    of polars' writer with ``quoting``.
+
+    Refuses a column CSV has no text for (a list, a struct). ``plain`` are the columns
+    that never need quotes (vecfix's text: digits, a point, a minus). ``"necessary"``:
+    polars' writer looks for characters to quote in every text value, the formatted ones
+    too, which costs more than formatting them; so the other text columns are quoted in
+    the query, where needed (one vectorised pass), and the writer is told ``"never"``
+    (unless a column's name needs quotes). ``"never"``: a check that no text value would
+    need quotes, nor is empty (else the file would not read back), its error kept aside
+    by ``failed``.
+    """
+    schema = query.collect_schema()
     for name, dtype in schema.items():
         if dtype.is_nested() or dtype == pl.Object:
             raise UsageError(
                 f"a CSV file cannot hold column {name!r} ({dtype})\nWrite Parquet or Arrow IPC"
                 " (-o NAME.parquet / NAME.arrow), or leave the column out of the input"
             )
+    texts = (pl.String, pl.Categorical, pl.Enum)
+    text = [n for n, t in schema.items() if n not in plain and any(t == k for k in texts)]
+    header = [n for n in schema.names() if re.search(_NEEDS_QUOTES, n) or not n]
+    if quoting == "necessary" and not header:
+        exprs = [_quoted(pl, pl.col(n).cast(pl.String)).alias(n) for n in text]
+        return (query.with_columns(exprs) if exprs else query), "never"
     if quoting != "never":
-        return []
-    special = re.compile(r'[,"\r\n]')
-    for name in schema.names():
-        if special.search(name):
-            raise UsageError(f"--csv-quoting never: the column name {name!r} needs quotes")
+        return query, quoting
+    if header:
+        raise UsageError(f"--csv-quoting never: the column name {header[0]!r} needs quotes")
 
     def check(values: Any) -> Any:
-        bad = values.str.contains(special.pattern)
+        texts = values.cast(pl.String)
+        bad = texts.str.contains(_NEEDS_QUOTES) | (texts.str.len_bytes() == 0)
         if bad.any():
             from .columns.rules import show_value
 
-            value = values.filter(bad)[0]
-            raise DataError(
+            value = texts.filter(bad)[0]
+            error = DataError(
                 f"--csv-quoting never: column {values.name!r} holds {show_value(value)}, which"
                 " needs quotes\nChoose another --csv-quoting"
             )
+            failed(None, error)
+            raise error
         return values
 
-    return [
-        pl.col(n).map_batches(check, return_dtype=pl.String, is_elementwise=True)
-        for n, t in schema.items()
-        if n not in formatted and t == pl.String
-    ]
+    checks = [pl.col(n).map_batches(check, return_dtype=schema[n], is_elementwise=True)
+              for n in text]  # fmt: skip
+    return (query.with_columns(checks) if checks else query), quoting
+
+
+def _quoted(pl: Any, col: Any) -> Any:
+    """``col``'s text as a CSV field: in quotes, its quotes doubled, where it needs them."""
+    quoted = pl.concat_str([pl.lit('"'), col.str.replace_all('"', '""', literal=True), pl.lit('"')])
+    needs = col.str.contains_any(list(_QUOTED)) | (col.str.len_bytes() == 0)  # (2x a regex)
+    return pl.when(needs).then(quoted).otherwise(col)
 
 
 class Progress:
@@ -491,8 +613,6 @@ _OPTION_WORDS = (
 
 
 def check_specs(columns: Sequence[ColumnSpec]) -> None:
-    from .files import ColumnSpec
-
     if not columns:
         raise UsageError("no columns to format: give at least one --column")
     seen: set[str] = set()

@@ -173,4 +173,3 @@ def write(table: Any, output: str, fmt: str, source: str) -> None:
     pl = fio.polars()
     with fio.Destination(output, source, fmt) as dst:
         dst.sink(pl.from_arrow(table).lazy(), "necessary", None, True)
-        dst.commit()

@@ -51,7 +51,7 @@ KERNEL_LOAD_COST = 0.35
 #: call whose Python work would cost more waits for them rather than run in Python.
 KERNEL_COMPILE_COST = 30.0
 
-#: Seconds after which a compile lock left by a process that died is taken over.
+#: Seconds a process waits at most for a background compile before compiling itself.
 COMPILE_LOCK_LIFE = 600.0
 
 #: Whether compiled kernels are kept in an on-disk cache (``VECFIX_NUMBA_CACHE=0``: no).

@@ -10,6 +10,7 @@ bad scale, an unknown file format).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -19,6 +20,7 @@ from typing import Any, NoReturn
 from ._limits import INT32_MAX, INT32_MIN, INT64_MIN, UINT64_MAX
 from .files import (  # (format_file and the rest also here, their old home)
     _QUOTING_ALIASES,
+    BAD_ROWS,
     COMPRESSIONS,
     CSV_QUOTING,
     FORMATS,
@@ -141,8 +143,11 @@ otherwise).
 The job is one polars lazy query (scan, vecfix's expression, sink) on polars' streaming
 engine: memory stays bounded. Standard input, a named pipe and a CSV compressed with bz2 or
 lz4 cannot be streamed by polars: they are first copied (decompressed) into a temporary
-file ($TMPDIR). A progress line (rows done of the total) shows on stderr when it is a
-terminal; -q turns it and the summary line off.
+file ($TMPDIR). An existing output file is replaced only when the job succeeds (written
+beside it, flushed to disk, renamed over it). A row that cannot be formatted stops the job,
+named by its row in the file; with --bad-rows null it is written as null, and counted on
+stderr with the first few. A progress line (rows done of the total) shows on stderr when it
+is a terminal; -q turns it and the summary line off.
 
 examples:
   vecfix format snapshot.parquet -o prices.csv --column price_e9 --exponent -9 --scale 2
@@ -293,6 +298,10 @@ def build_parser() -> argparse.ArgumentParser:
     add("--csv-null", action="append", default=[], metavar="TEXT",
         help="CSV input: read cells holding TEXT as null, besides empty cells (repeat it for"
         " more, e.g. --csv-null NA --csv-null NULL; by default such text stays text)")
+    add("--bad-rows", choices=BAD_ROWS, default="error",
+        help="a row that cannot be formatted (text that is no decimal, a scale out of range, a"
+        " symbol not in the scale map): stop with an error naming it (error, the default), or"
+        " write that field as null and carry on, counting them on stderr (null)")
     add("--dask", nargs="?", const="local", default=None, metavar="SCHEDULER_ADDRESS",
         help="run a partitioned Parquet dataset (file or directory) on a Dask cluster: the"
         " scheduler at SCHEDULER_ADDRESS, or a loopback-only local one when none is given"
@@ -327,6 +336,7 @@ def _format_command(args: argparse.Namespace) -> int:
         csv_infer_types=args.csv_infer_types,
         csv_nulls=("", *args.csv_null),
         compression=args.compression,
+        bad_rows=args.bad_rows,
         progress=False if args.quiet else None,
         on_warning=lambda text: print(f"vecfix format: warning: {text}", file=sys.stderr),
     )
@@ -366,11 +376,17 @@ def _format_on_dask(args: argparse.Namespace, specs: list[ColumnSpec]) -> int:
                 f"column {s.name!r}: --dask takes one --scale per column (no --scale-column,"
                 " --scales-by or --as)"
             )
+    if args.bad_rows != "error":
+        raise UsageError("--dask stops at a row that cannot be formatted: no --bad-rows null")
     if not os.path.exists(args.input):
         raise UsageError(f"input {args.input!r} does not exist")
     for path, given in ((args.input, args.input_format), (args.output, args.output_format)):
-        is_dataset = os.path.isdir(path) or os.path.splitext(path)[1].lower() in ("", ".parquet")
-        if (given or ("parquet" if is_dataset else "")) != "parquet":
+        fmt = given  # a folder (or a name without an extension) is a dataset
+        if fmt is None and (os.path.isdir(path) or not os.path.splitext(path)[1]):
+            fmt = "parquet"
+        with contextlib.suppress(UsageError):  # (the extensions file_format knows)
+            fmt = fmt or file_format(path)
+        if fmt != "parquet":
             raise UsageError(f"--dask reads and writes Parquet datasets; {path!r} is not one")
     try:
         from . import dask as vdask

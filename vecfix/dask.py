@@ -29,6 +29,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from ._batch import format_values
 from ._dask_fix import WrittenPart, write_fix_snapshots
+from ._io import atomic_path
 from ._number_format import NumberFormat
 from .columns import RowError, kind_of, rules
 from .columns.rules import as_int
@@ -242,7 +243,9 @@ def format_parquet(
     """Format columns of a partitioned Parquet dataset on a Dask cluster.
 
     ``dask.dataframe.read_parquet``, :func:`format_columns`, ``to_parquet`` (one output
-    file per input partition, index included): ``vecfix format --dask [ADDRESS]``.
+    file per input partition, index included): ``vecfix format --dask [ADDRESS]``. A local
+    output folder is written beside itself and put in place of the old one when every
+    partition is written (:func:`vecfix._io.atomic_path`): an error leaves it as it was.
 
     Parameters
     ----------
@@ -308,5 +311,8 @@ def format_parquet(
         elif address:
             scheduler = stack.enter_context(Client(os.fspath(scheduler), set_as_default=False))
         kwargs = {"compute_kwargs": {"scheduler": scheduler}, **dict(write_kwargs or {})}
-        formatted.to_parquet(os.fspath(output_path), compute=True, **kwargs)
+        output = os.fspath(output_path)
+        if "://" not in output:  # a local dataset: replaced whole, or left as it was
+            output = stack.enter_context(atomic_path(output, folder=True))
+        formatted.to_parquet(output, compute=True, **kwargs)
     return formatted.npartitions

@@ -73,8 +73,8 @@ class _Chunks:
 
         The buffer is handed over as one :class:`memoryview` (no copy, no object per
         item); a partial write from a raw file is continued until everything is written.
-        A path is opened with ``"wb"``. For a socket, pass ``self.buffer`` to
-        ``sock.sendall`` directly. Returns the byte count.
+        A path is replaced whole (:func:`vecfix._io.atomic_path`). For a socket, pass
+        ``self.buffer`` to ``sock.sendall`` directly. Returns the byte count.
         """
         return write_all(file, self.buffer[self.offsets[0] : self.offsets[-1]])
 

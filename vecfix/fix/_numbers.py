@@ -26,12 +26,14 @@ row (the builders take columns, not column names).
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import format_fixed
+from .._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from .._number_format import NumberFormat
 from .._result import Formatted
 from ..columns import ColumnLike, kind_of, read_column, rules
@@ -49,6 +51,8 @@ values and its ``*_valid`` mask (``prices``' is ``price_valid``, ``bid_px``'s
 
 
 _QUOTE = (("bid_px", "price"), ("offer_px", "price"), ("bid_size", "size"), ("offer_size", "size"))
+#: A quote's value columns, in the order of the builders' arguments.
+QUOTE_NAMES = tuple(name for name, _ in _QUOTE)
 
 
 def quote_columns(
@@ -109,6 +113,108 @@ def check_formats(
     return price, size  # type: ignore[return-value]
 
 
+def plain_layout(price: object, size: object) -> np.ndarray | None:
+    """The layout rows of :func:`vecfix._kernels.fix.quote_frames` (exponent, scale, null
+    sentinel, whether there is one) for a quote's bid and offer prices and sizes, when
+    ``price`` and ``size`` are of the per-tick call: a ``NumberFormat`` of an int
+    exponent and scale and at most one null sentinel (for sizes also none: whole
+    numbers); None otherwise (the general path applies the rules above)."""
+    try:
+        found = _LAYOUTS.get((price, size))
+    except TypeError:  # a format of arrays (one value a row): unhashable
+        return None
+    if found is None:
+        px, sz = _plain_format(price), (0, 0, 0, 0) if size is None else _plain_format(size)
+        if px is None or sz is None:
+            return None
+        found = np.array((px, px, sz, sz), dtype=np.int64)
+        found.flags.writeable = False
+        if len(_LAYOUTS) >= 256:  # bounded
+            _LAYOUTS.clear()
+        _LAYOUTS[price, size] = found
+    return found
+
+
+#: :func:`plain_layout`'s layouts, by ``(price, size)``: built once per pair of formats.
+_LAYOUTS: dict[tuple[object, object], np.ndarray] = {}
+
+
+def _plain_format(fmt: object) -> tuple[int, int, int, int] | None:
+    if type(fmt) is not NumberFormat:
+        return None
+    e, s, null = fmt.exponent, fmt.scale, fmt.null
+    if type(e) is not int or type(s) is not int:
+        return None
+    if not (INT32_MIN <= e <= INT32_MAX and INT32_MIN <= s <= INT32_MAX):
+        return None
+    if null is None:
+        return e, s, 0, 0
+    if type(null) is int and INT64_MIN <= null <= INT64_MAX:
+        return e, s, null, 1
+    return None
+
+
+def plain_coefficients(columns: tuple[object, ...], n: int) -> list[np.ndarray] | None:
+    """The integer columns of a per-tick call, ``n`` values each, as C-contiguous int64
+    arrays: an integer NumPy array (as it is when it is one), a list or tuple of ``int``
+    within int64; None for anything else."""
+    out = []
+    for values in columns:
+        if type(values) is np.ndarray:
+            kind, size = values.dtype.kind, values.dtype.itemsize
+            if values.shape != (n,) or not (kind == "i" or (kind == "u" and size < 8)):
+                return None
+            out.append(np.ascontiguousarray(values, dtype=np.int64))
+        elif type(values) is list or type(values) is tuple:
+            if len(values) != n or not all(type(v) is int for v in values):
+                return None
+            try:
+                out.append(np.array(values, dtype=np.int64))
+            except OverflowError:  # beyond int64: the general path's decimals
+                return None
+        else:
+            return None
+    return out
+
+
+def warn_sentinel(names: list[str]) -> None:
+    """The one warning of the builders (issue 39's item 3) for integer prices or sizes
+    equal to ``2**63 - 1`` printed as numbers, their format giving no null sentinel: one
+    ``UserWarning`` a call, naming the columns (``stacklevel``: a builder's caller, from
+    a function the builder calls)."""
+    verb = "holds" if len(names) == 1 else "hold"
+    warnings.warn(
+        f"{' and '.join(names)} {verb} 2**63 - 1, the usual int64 null sentinel (CME"
+        " PRICENULL9, Databento UNDEF_PRICE), printed as a number: if it means no value,"
+        " give the format null=2**63 - 1, e.g. vecfix.NumberFormat(-9, 2, null=2**63 - 1)",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+def holds_sentinel(values: object, valid: ColumnLike = None) -> bool:
+    """Whether an integer column (a NumPy array, a list or tuple, a pandas or polars
+    integer column) holds ``2**63 - 1`` in a row ``valid`` (checked already) keeps."""
+    column: Any = values
+    if type(column) is list or type(column) is tuple:
+        hits = np.array([type(v) is int and v == INT64_MAX for v in column], dtype=np.bool_)
+    else:
+        if type(column).__module__.partition(".")[0] == "polars" and hasattr(column, "to_numpy"):
+            column = column.to_numpy()
+        dtype = getattr(column, "dtype", None)
+        if not (isinstance(dtype, np.dtype) and dtype.kind in "iu" and dtype.itemsize == 8):
+            return False
+        hits = (
+            np.ma.filled(column == INT64_MAX, False)
+            if is_masked(column)
+            else np.asarray(column) == INT64_MAX
+        )
+    mask = None if valid is None else np.asarray(valid, dtype=np.bool_)
+    if mask is not None and hits.shape == mask.shape:
+        hits &= mask
+    return bool(hits.any())
+
+
 def read_numbers(
     price: NumberFormat | None,
     size: NumberFormat | None,
@@ -117,12 +223,16 @@ def read_numbers(
     what: str,
 ) -> list[Formatted]:
     """The columns ``given`` formatted (:func:`number_column`), ``n`` rows each."""
-    cols = []
+    cols, sentinels = [], []
     for name, role, values, valid in given:
         fmt = price if role == "price" else size
         col = number_column(name, role, values, fmt, valid=valid, valid_name=_valid_name(name))
         check_rows(name, col, n, what)
         cols.append(col)
+        if (fmt is None or fmt.null is None) and holds_sentinel(values, valid):
+            sentinels.append(name)
+    if sentinels:
+        warn_sentinel(sentinels)
     return cols
 
 

@@ -694,3 +694,14 @@ def test_the_sentinel_warning_names_each_column_once():
     assert len(caught) == 1
     assert str(caught[0].message).startswith("bid_px and bid_size hold 2**63 - 1")
     assert caught[0].filename == __file__  # the caller's line, not vecfix's
+
+
+def test_per_tick_quotes_of_strided_arrays_take_the_general_path():
+    bid = np.repeat(np.array([12_345, -5], dtype=np.int64), 2)[::2]  # not contiguous
+    msgs = fix.quotes(["A", "B"], bid, bid, [1, 2], [3, 4], quote_ids=["a", "b"],
+                      price=vecfix.NumberFormat(-3, 2), header=fix.Header("S", "T"),
+                      sending_time=WHEN)  # fmt: skip
+    assert [q[2:4] for q in sent_quotes(msgs)] == [
+        [(132, b"12.35"), (133, b"12.35")],
+        [(132, b"-0.01"), (133, b"-0.01")],
+    ]

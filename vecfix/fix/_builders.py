@@ -416,8 +416,11 @@ def _plain_quotes(
     tail = (times.matrix, int(times.lengths[0]), MAX_ROW_LENGTH, *ids, *syms, *cols, layout)
     found: list[int] = []
 
-    def build(first: int) -> tuple[int, Messages]:
-        bad, sentinels, buf, offsets = _fix().quote_messages(begin, head, first, *tail)
+    def build(first: int) -> tuple[int, Messages | None]:
+        try:
+            bad, sentinels, buf, offsets = _fix().quote_messages(begin, head, first, *tail)
+        except TypeError:  # an array the kernel does not take as it is (strided...)
+            return -1, None
         found.append(sentinels)
         return (-1 if bad >= 0 else n), Messages._trusted(buf, offsets)
 

@@ -119,24 +119,24 @@ def plain_layout(price: object, size: object) -> np.ndarray | None:
     ``price`` and ``size`` are of the per-tick call: a ``NumberFormat`` of an int
     exponent and scale and at most one null sentinel (for sizes also none: whole
     numbers); None otherwise (the general path applies the rules above)."""
-    try:
-        found = _LAYOUTS.get((price, size))
-    except TypeError:  # a format of arrays (one value a row): unhashable
+    found = _LAYOUTS.get((id(price), id(size)))
+    if found is not None and found[0] is price and found[1] is size:
+        return found[2]
+    px, sz = _plain_format(price), (0, 0, 0, 0) if size is None else _plain_format(size)
+    if px is None or sz is None:
         return None
-    if found is None:
-        px, sz = _plain_format(price), (0, 0, 0, 0) if size is None else _plain_format(size)
-        if px is None or sz is None:
-            return None
-        found = np.array((px, px, sz, sz), dtype=np.int64)
-        found.flags.writeable = False
-        if len(_LAYOUTS) >= 256:  # bounded
-            _LAYOUTS.clear()
-        _LAYOUTS[price, size] = found
-    return found
+    layout = np.array((px, px, sz, sz), dtype=np.int64)
+    layout.flags.writeable = False
+    if len(_LAYOUTS) >= 256:  # bounded
+        _LAYOUTS.clear()
+    _LAYOUTS[id(price), id(size)] = (price, size, layout)  # (holding them: ids stay theirs)
+    return layout
 
 
-#: :func:`plain_layout`'s layouts, by ``(price, size)``: built once per pair of formats.
-_LAYOUTS: dict[tuple[object, object], np.ndarray] = {}
+#: :func:`plain_layout`'s layouts, by the formats' identities (NumberFormat is frozen): a
+#: pair of formats is checked and its layout built once.
+_LAYOUTS: dict[tuple[int, int], tuple[object, object, np.ndarray]] = {}
+_INT64 = np.dtype(np.int64)
 
 
 def _plain_format(fmt: object) -> tuple[int, int, int, int] | None:
@@ -160,7 +160,9 @@ def plain_coefficients(columns: tuple[object, ...], n: int) -> list[np.ndarray] 
     within int64; None for anything else."""
     out = []
     for values in columns:
-        if type(values) is np.ndarray:
+        if type(values) is np.ndarray and values.dtype is _INT64 and values.shape == (n,):
+            out.append(values)  # (C-contiguous, or the kernel refuses it: the general path)
+        elif type(values) is np.ndarray:
             kind, size = values.dtype.kind, values.dtype.itemsize
             if values.shape != (n,) or not (kind == "i" or (kind == "u" and size < 8)):
                 return None

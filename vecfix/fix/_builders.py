@@ -73,9 +73,14 @@ def group_starts(name: str, counts: ColumnLike, n: int, what: str, *, empty: boo
     return np.concatenate([[0], np.cumsum(arr)]).astype(np.int64)
 
 
+#: ``10**k`` for ``0 <= k <= 18``.
+POWERS = 10 ** np.arange(19, dtype=np.int64)
+
+
 def ndigits(v: np.ndarray) -> np.ndarray:
-    """Decimal digits of each ``v >= 0`` (int64)."""
-    return 1 + sum((v >= 10**k).astype(np.int64) for k in range(1, 19))
+    """Decimal digits of each ``v >= 0`` (int64): one search among the powers of ten
+    (18 comparisons of every value cost a call of a few rows 20 us)."""
+    return np.searchsorted(POWERS[1:], v, side="right").astype(np.int64) + 1
 
 
 def fields(

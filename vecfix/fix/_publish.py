@@ -17,7 +17,7 @@ from .._result import Formatted
 from ..columns import ColumnLike
 from ..columns.rules import show_value
 from ._buffers import Messages
-from ._builders import TimeLike, group_starts, ndigits
+from ._builders import POWERS, TimeLike, group_starts, ndigits
 from ._columns import (
     _fix,
     all_valid,
@@ -45,8 +45,8 @@ def _prefixed(prefix: bytes, numbers: range) -> Formatted:
 
 def _digit_total(x: np.ndarray) -> np.ndarray:
     """Decimal digits written for all of ``1, 2, ..., x`` (0 for ``x = 0``), for each ``x``:
-    every number ``>= 10**(d - 1)`` has a ``d``-th digit."""
-    return sum(np.maximum(x - 10**d + 1, 0) for d in range(19))
+    every number ``>= 10**(d - 1)`` has a ``d``-th digit (one pass over a row a power)."""
+    return np.maximum(x[:, None] - POWERS + 1, 0).sum(axis=1)
 
 
 def _pack(set_total: np.ndarray, limit: int) -> tuple[np.ndarray, ...]:

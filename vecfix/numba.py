@@ -62,6 +62,7 @@ The length alone, to size a buffer:
 
 from __future__ import annotations
 
-from ._kernels.rows import fixed_length, write_fixed
+from ._kernels.rows import _fixed_length as fixed_length
+from ._kernels.rows import _write_fixed as write_fixed
 
 __all__ = ["fixed_length", "write_fixed"]

@@ -124,14 +124,15 @@ def _check_layout(exponent, scale):
 
 
 @kernel
-def fixed_length(coefficient, exponent, scale):
-    """:func:`vecfix.numba.fixed_length`: :func:`_row_length`, the layout checked."""
+def _fixed_length(coefficient, exponent, scale):
+    """:func:`vecfix.numba.fixed_length`: :func:`_row_length`, the layout checked (called
+    from users' nopython code, compiled for their types: no signature)."""
     _check_layout(_I64(exponent), _I64(scale))
     return _row_length(_I64(coefficient), _I64(exponent), _I64(scale))
 
 
 @kernel
-def write_fixed(buf, pos, coefficient, exponent, scale):
+def _write_fixed(buf, pos, coefficient, exponent, scale):
     """:func:`vecfix.numba.write_fixed`: :func:`_write_row` at ``buf[pos:]`` when the row
     fits, else nothing written and ``-(pos + length)``."""
     c, e, s = _I64(coefficient), _I64(exponent), _I64(scale)

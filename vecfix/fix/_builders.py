@@ -319,6 +319,12 @@ def quotes(
     ``132`` BidPx, ``133`` OfferPx, ``134`` BidSize and ``135`` OfferSize, then ``10``. For
     many quotes in few messages, see :func:`mass_quotes`.
 
+    A tick's call (up to :data:`PLAIN_QUOTES` quotes: lists or NumPy arrays of ``str``
+    and of ints, ``price`` and ``size`` of int exponents and scales and at most one
+    ``null`` each, no masks, one SendingTime) is checked, numbered and written by one
+    kernel call; any other call, or one that call refuses, takes the general path, which
+    builds the same bytes or says what is wrong.
+
     Parameters
     ----------
     symbols : column of str

@@ -673,6 +673,7 @@ def test_the_int64_sentinel_warns_once_a_call_without_null(builder):
     with pytest.warns(UserWarning, match=r"2\*\*63 - 1.*null=") as caught:
         _builders_with([INT64_MAX, INT64_MAX], PX)[builder]()
     assert len([w for w in caught if issubclass(w.category, UserWarning)]) == 1
+    assert caught[0].filename == __file__  # the caller's line, not vecfix's
 
 
 @pytest.mark.parametrize("builder", list(_builders_with([1, 2], PX)))
@@ -705,3 +706,63 @@ def test_per_tick_quotes_of_strided_arrays_take_the_general_path():
         [(132, b"12.35"), (133, b"12.35")],
         [(132, b"-0.01"), (133, b"-0.01")],
     ]
+
+
+# ---------------------------------------------------------------------------------------
+# The per-tick call of fix.snapshots: one kernel call
+# ---------------------------------------------------------------------------------------
+
+
+def sent_snapshots(msgs, first_seq=1):
+    """Each snapshot's fields after its header, its sequence number checked."""
+    out = []
+    for i, m in enumerate(msgs):
+        pairs = pairs_of(m)
+        seq, k = header_of(pairs, b"W")
+        assert seq == first_seq + i and pairs[4] == (52, WHEN.encode())
+        out.append(pairs[k:])
+    return out
+
+
+def test_per_tick_snapshots_take_one_path(general_path_refused):
+    msgs = fix.snapshots(
+        ["ESZ4", "NQZ4", "YM"], [2, 0, 1], ["0", "1", 2], np.array([5000_250000000, -5, 7]),
+        [7, INT64_MAX, 0], price=PX, size=vecfix.NumberFormat(0, 0, null=INT64_MAX),
+        header=fix.Header("S", "T", next_seq=99), sending_time=WHEN,
+    )  # fmt: skip
+    assert sent_snapshots(msgs, 99) == [
+        [(55, b"ESZ4"), (268, b"2"), (269, b"0"), (270, b"5000.25"), (271, b"7"),
+         (269, b"1"), (270, b"0.00")],
+        [(55, b"NQZ4"), (268, b"0")],
+        [(55, b"YM"), (268, b"1"), (269, b"2"), (270, b"0.00"), (271, b"0")],
+    ]  # fmt: skip
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    counts=st.lists(st.integers(0, 4), max_size=6),
+    data=st.data(),
+    price=layouts,
+    size=layouts,
+    first=st.integers(1, 10**12),
+)
+def test_per_tick_snapshots_any_int64_against_the_reference(counts, data, price, size, first):
+    total = sum(counts)
+    entry = st.integers(-(2**63), INT64_MAX - 1)
+    px, sz = (data.draw(st.lists(entry, min_size=total, max_size=total)) for _ in range(2))
+    types = data.draw(st.lists(st.integers(0, 9), min_size=total, max_size=total))
+    syms = [f"S{i}" for i in range(len(counts))]
+    msgs = fix.snapshots(
+        syms, counts, types, px, sz, price=vecfix.NumberFormat(*price),
+        size=vecfix.NumberFormat(*size), header=fix.Header("S", "T", next_seq=first),
+        sending_time=WHEN,
+    )  # fmt: skip
+    want, e = [], 0
+    for sym, k in zip(syms, counts, strict=True):
+        fields = [(55, sym.encode()), (268, str(k).encode())]
+        for j in range(e, e + k):
+            fields += [(269, str(types[j]).encode()), (270, ref_fixed(px[j], *price).encode()),
+                       (271, ref_fixed(sz[j], *size).encode())]  # fmt: skip
+        want.append(fields)
+        e += k
+    assert sent_snapshots(msgs, first) == want

@@ -21,6 +21,7 @@ from . import SOH
 from .rows import _row_length, _write_row
 
 _ZERO = 48  # b"0"
+_I64 = np.int64
 _T10, _T52, _T55, _T117, _T132, _T133, _T134, _T135, _T268, _T269, _T270, _T271 = (
     int.from_bytes(b"%d=" % tag, "little")
     for tag in (10, 52, 55, 117, 132, 133, 134, 135, 268, 269, 270, 271)
@@ -298,6 +299,39 @@ def _put_text(buf, p, word, n, data, at, length):
     return p + length + 1
 
 
+@helper
+def _value_bytes(v, layout, c, limit):
+    """``(bytes, sentinel)`` of a value field ``TAG=V|`` (a 3-digit tag) of ``v`` under
+    ``layout[c]``: 0 for the null sentinel, -1 past ``limit``; whether ``v`` is
+    ``2**63 - 1`` printed without a null sentinel."""
+    if not _quoted(v, layout, c):
+        return 0, False
+    k = _row_length(v, layout[c, EXPONENT], layout[c, SCALE])
+    if k > limit:
+        return -1, False
+    return 4 + k + 1, (v == _INT64_MAX) & (layout[c, HAS_NULL] == 0)
+
+
+@helper
+def _put_value(buf, p, word, v, layout, c):
+    """Write ``TAG=V|`` (``word``: a 3-digit tag) unless ``v`` is the null sentinel; the
+    value by vecfix's one row writer; return the end."""
+    if not _quoted(v, layout, c):
+        return p
+    p = _put_tag(buf, p, word, 4)
+    p += _write_row(buf, p, 0, v, layout[c, EXPONENT], layout[c, SCALE])  # (no padding)
+    buf[p] = SOH
+    return p + 1
+
+
+@helper
+def _framed(offsets, bodies, i, begin, head, seq, time_len, body):
+    """Frame message ``i`` around a body of ``body`` bytes, as :func:`frame_lengths`."""
+    body += head.shape[0] + ndigits(seq) + 4 + time_len
+    bodies[i] = body
+    offsets[i + 1] = offsets[i] + begin.shape[0] + ndigits(body) + 1 + body + 7
+
+
 @kernel("u8[]r u8[]r i64 u8[,]r i64 i64 " + _QUOTES)
 def quote_messages(begin, head, seq_start, times, time_len, limit,
                    ids, id_len, id_stride, syms, sym_len, sym_stride,
@@ -334,20 +368,15 @@ def quote_messages(begin, head, seq_start, times, time_len, limit,
         body = 4 + id_len[i] + 1 + 3 + sym_len[i] + 1
         priced = False
         for c in range(4):
-            v = cols[c][i]
-            if _quoted(v, layout, c):
-                k = _row_length(v, layout[c, EXPONENT], layout[c, SCALE])
-                if k > limit:
-                    return i, sentinels, np.empty(0, np.uint8), offsets[:0]
-                body += 4 + k + 1
-                priced |= c < 2
-                if (v == _INT64_MAX) & (layout[c, HAS_NULL] == 0):
-                    sentinels |= 1 << c
+            k, sentinel = _value_bytes(cols[c][i], layout, c, limit)
+            if k < 0:
+                return i, sentinels, np.empty(0, np.uint8), offsets[:0]
+            body += k
+            priced |= (c < 2) & (k > 0)
+            sentinels |= _I64(sentinel) << c
         if not priced:
             return i, sentinels, np.empty(0, np.uint8), offsets[:0]
-        body += head.shape[0] + ndigits(seq_start + i) + 4 + time_len
-        bodies[i] = body
-        offsets[i + 1] = offsets[i] + begin.shape[0] + ndigits(body) + 1 + body + 7
+        _framed(offsets, bodies, i, begin, head, seq_start + i, time_len, body)
     buf = np.empty(offsets[n], dtype=np.uint8)
     tags = (_T132, _T133, _T134, _T135)
     id_at, sym_at = 0, 0
@@ -360,13 +389,56 @@ def quote_messages(begin, head, seq_start, times, time_len, limit,
         id_at += id_len[i]
         sym_at += sym_len[i]
         for c in range(4):
-            v = cols[c][i]
-            if _quoted(v, layout, c):
-                p = _put_tag(buf, p, tags[c], 4)
-                p += _write_row(buf, p, 0, v, layout[c, EXPONENT], layout[c, SCALE])  # (no padding)
-                buf[p] = SOH
-                p += 1
+            p = _put_value(buf, p, tags[c], cols[c][i], layout, c)
         _write_trailer(buf, offsets[i], offsets[i + 1] - 7)
+    return -1, sentinels, buf, offsets
+
+
+@kernel("u8[]r u8[]r i64 u8[,]r i64 i64 u8[]r i32[]r i64 i64[]r u8[]r i64[]r i64[]r i64[,]r")
+def snapshot_messages(begin, head, seq_start, times, time_len, limit, syms, sym_len,
+                      sym_stride, entry_counts, types, prices, sizes, layout):  # fmt: skip
+    """Whole 35=W messages made from integer coefficients, the per-tick call of
+    :func:`vecfix.fix.snapshots`, in one call as :func:`quote_messages` makes quotes:
+    ``55=SYM|268=K|`` and per entry ``269=T|`` and the present ``270``, ``271`` (prices
+    under ``layout[0]``, sizes under ``layout[2]``). Returns ``(bad, sentinels, buffer,
+    offsets)`` (a bit 0 for prices, 2 for sizes)."""
+    n = sym_len.shape[0]
+    offsets = np.empty(n + 1, dtype=np.int64)
+    bodies = np.empty(n, dtype=np.int64)
+    sentinels = 0
+    offsets[0] = 0
+    sym_at, a = 0, 0
+    for i in range(n):
+        sym_at = _text_row(sym_at, i, sym_stride)
+        if _bad_bytes(syms[sym_at : sym_at + sym_len[i]], 0x20, 0x7E, 61):
+            return i, sentinels, np.empty(0, np.uint8), offsets[:0]
+        sym_at += sym_len[i]
+        b = a + entry_counts[i]
+        body = 3 + sym_len[i] + 1 + 4 + ndigits(b - a) + 1 + (b - a) * 6
+        for e in range(a, b):
+            for c in (0, 2):
+                k, sentinel = _value_bytes(prices[e] if c == 0 else sizes[e], layout, c, limit)
+                if k < 0:
+                    return i, sentinels, np.empty(0, np.uint8), offsets[:0]
+                body += k
+                sentinels |= _I64(sentinel) << c
+        _framed(offsets, bodies, i, begin, head, seq_start + i, time_len, body)
+        a = b
+    buf = np.empty(offsets[n], dtype=np.uint8)
+    sym_at, a = 0, 0
+    for i in range(n):
+        sym_at = _text_row(sym_at, i, sym_stride)
+        p = _write_head(buf, offsets[i], bodies[i], begin, head, seq_start + i, times, 0, time_len)
+        p = _put_text(buf, p, _T55, 3, syms, sym_at, sym_len[i])
+        sym_at += sym_len[i]
+        b = a + entry_counts[i]
+        p = _put_uint(buf, _put_tag(buf, p, _T268, 4), b - a)
+        for e in range(a, b):
+            p = _put_code(buf, p, _T269, types[e])
+            p = _put_value(buf, p, _T270, prices[e], layout, 0)
+            p = _put_value(buf, p, _T271, sizes[e], layout, 2)
+        _write_trailer(buf, offsets[i], offsets[i + 1] - 7)
+        a = b
     return -1, sentinels, buf, offsets
 
 

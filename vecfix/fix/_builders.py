@@ -273,6 +273,12 @@ def snapshots(
     8=FIX.4.4|9=85|35=W|49=MD|56=C|34=7|52=20240102-14:30:00.000|55=AAPL|268=1|269=2|270=189.98|271=100|10=036|
     8=FIX.4.4|9=95|35=W|49=MD|56=C|34=8|52=20240102-14:30:00.001|55=MSFT|268=2|269=0|270=402.12|271=5|269=1|271=7|10=235|
     """
+    if price_valid is None and size_valid is None and type(header) is Header:
+        done = _plain_snapshots(
+            symbols, entry_counts, entry_types, (prices, sizes), price, size, header, sending_time
+        )
+        if done is not None:
+            return done
     head = check_header(header)
     given = (("prices", "price", prices, price_valid), ("sizes", "size", sizes, size_valid))
     check_aligned({"symbols": symbols, "entry_counts": entry_counts})
@@ -391,9 +397,10 @@ def quotes(
     return frame(b"S", body, write, head, head.reserve(n).start, times)
 
 
-#: Most quotes :func:`quotes` writes by its per-tick path: its kernels print each value
-#: digit by digit (about 0.2 us a message), and above a few thousand quotes the general
-#: path's block kernels (0.17 us a message) have paid for its fixed cost (about 0.15 ms).
+#: Most quotes (snapshot entries) :func:`quotes` (:func:`snapshots`) writes by its per-tick
+#: path: its kernel prints each value digit by digit (a quote about 0.2 us), and above a
+#: few thousand the general path's block kernels (0.17 us) have paid for its fixed cost
+#: (about 0.15 ms).
 PLAIN_QUOTES = 2048
 
 
@@ -406,13 +413,12 @@ def _plain_quotes(
     header: Header,
     sending_time: TimeLike,
 ) -> Messages | None:
-    """:func:`quotes` of the per-tick call, in two kernel calls: lists (or NumPy arrays) of
-    str and of ints, one ``NumberFormat`` of ints per kind, one SendingTime. The kernels
-    check what :func:`quotes` checks, measure (:func:`~vecfix._kernels.fix.quote_frames`)
-    and write every message, its values printed by vecfix's row writer
-    (:func:`~vecfix._kernels.fix.write_quotes`). None, with nothing taken or written,
-    for any other call or any row the kernels refuse: :func:`quotes`' general path then
-    builds the messages or says what is wrong."""
+    """:func:`quotes` of the per-tick call in one kernel call: lists (or NumPy arrays) of
+    str and of ints, one ``NumberFormat`` of ints per kind, one SendingTime. The kernel
+    (:func:`~vecfix._kernels.fix.quote_messages`) checks what :func:`quotes` checks,
+    measures and writes every message, its values printed by vecfix's row writer. None,
+    with nothing taken or written, for any other call or any row the kernel refuses:
+    :func:`quotes`' general path then builds the messages or says what is wrong."""
     syms, ids, layout = plain_text(symbols), plain_text(quote_ids), plain_layout(price, size)
     if syms is None or ids is None or layout is None:
         return None
@@ -423,13 +429,62 @@ def _plain_quotes(
     times = one_time(sending_time, header)
     if cols is None or times is None:
         return None
-    begin, head = header._prefixes(b"S")
     tail = (times.matrix, int(times.lengths[0]), MAX_ROW_LENGTH, *ids, *syms, *cols, layout)
+    return _one_call(b"S", header, n, QUOTE_NAMES, _fix().quote_messages, tail)
+
+
+def _plain_snapshots(
+    symbols: object,
+    entry_counts: object,
+    entry_types: object,
+    values: tuple[object, object],
+    price: object,
+    size: object,
+    header: Header,
+    sending_time: TimeLike,
+) -> Messages | None:
+    """:func:`snapshots` of the per-tick call in one kernel call, as :func:`_plain_quotes`
+    makes quotes (:func:`~vecfix._kernels.fix.snapshot_messages`); None, nothing taken or
+    written, for any other call or any row refused."""
+    syms, layout = plain_text(symbols), plain_layout(price, size)
+    if syms is None or layout is None:
+        return None
+    n = syms[1].size
+    counts = plain_coefficients((entry_counts,), n)
+    if counts is None or (n and counts[0].min() < 0):
+        return None
+    total = int(counts[0].sum())
+    cols = plain_coefficients(values, total)
+    times = one_time(sending_time, header)
+    if total > PLAIN_QUOTES or cols is None or times is None:
+        return None
+    try:  # (a bad code: the general path says so, in its order)
+        types = codes("entry_types", entry_types, total, "entry")
+    except (TypeError, ValueError):
+        return None
+    tail = (times.matrix, int(times.lengths[0]), MAX_ROW_LENGTH, *syms, counts[0], types,
+            *cols, layout)  # fmt: skip
+    return _one_call(b"W", header, n, ("prices", "", "sizes"), _fix().snapshot_messages, tail)
+
+
+def _one_call(
+    msg_type: bytes,
+    header: Header,
+    n: int,
+    names: tuple[str, ...],
+    kernel: Any,
+    tail: tuple[Any, ...],
+) -> Messages | None:
+    """``n`` messages of ``msg_type`` from one call of a per-tick ``kernel`` (``begin,
+    head, first_seq, *tail`` -> ``(bad, sentinels, buffer, offsets)``), numbered under
+    the header's lock; None when the kernel refuses a row or an array (nothing taken).
+    Warns for the value columns ``names[c]`` of each bit ``c`` of ``sentinels``."""
+    begin, head = header._prefixes(msg_type)
     found: list[int] = []
 
     def build(first: int) -> tuple[int, Messages | None]:
         try:
-            bad, sentinels, buf, offsets = _fix().quote_messages(begin, head, first, *tail)
+            bad, sentinels, buf, offsets = kernel(begin, head, first, *tail)
         except TypeError:  # an array the kernel does not take as it is (strided...)
             return -1, None
         found.append(sentinels)
@@ -437,5 +492,5 @@ def _plain_quotes(
 
     done = header._numbered(build)
     if done is not None and found[0]:
-        warn_sentinel([name for c, name in enumerate(QUOTE_NAMES) if found[0] >> c & 1])
+        warn_sentinel([name for c, name in enumerate(names) if found[0] >> c & 1], 5)
     return done

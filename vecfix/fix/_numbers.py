@@ -179,18 +179,18 @@ def plain_coefficients(columns: tuple[object, ...], n: int) -> list[np.ndarray] 
     return out
 
 
-def warn_sentinel(names: list[str]) -> None:
+def warn_sentinel(names: list[str], stacklevel: int = 4) -> None:
     """The one warning of the builders (issue 39's item 3) for integer prices or sizes
     equal to ``2**63 - 1`` printed as numbers, their format giving no null sentinel: one
-    ``UserWarning`` a call, naming the columns (``stacklevel``: a builder's caller, from
-    a function the builder calls)."""
+    ``UserWarning`` a call, naming the columns (``stacklevel``: the builder's caller, by
+    default from a function the builder calls)."""
     verb = "holds" if len(names) == 1 else "hold"
     warnings.warn(
         f"{' and '.join(names)} {verb} 2**63 - 1, the usual int64 null sentinel (CME"
         " PRICENULL9, Databento UNDEF_PRICE), printed as a number: if it means no value,"
         " give the format null=2**63 - 1, e.g. vecfix.NumberFormat(-9, 2, null=2**63 - 1)",
         UserWarning,
-        stacklevel=4,
+        stacklevel=stacklevel,
     )
 
 

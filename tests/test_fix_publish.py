@@ -442,12 +442,13 @@ INT64_MAX = 2**63 - 1
 PX = vecfix.NumberFormat(-9, 2)
 
 
-def sent_quotes(msgs, first_seq=1):
-    """Each Quote's fields after the header, its sequence number checked: a list a quote."""
+def sent(msgs, first_seq=1, msg_type=b"S"):
+    """Each message's fields after its header, its type, sequence number and time checked:
+    a list a message."""
     out = []
     for i, m in enumerate(msgs):
         pairs = pairs_of(m)
-        seq, k = header_of(pairs, b"S")
+        seq, k = header_of(pairs, msg_type)
         assert seq == first_seq + i and pairs[4] == (52, WHEN.encode())
         out.append(pairs[k:])
     return out
@@ -486,7 +487,7 @@ def test_per_tick_quotes_take_one_path(general_path_refused, texts, numbers):
         texts(syms), *map(numbers, values), quote_ids=texts(ids), price=PX,
         header=fix.Header("S", "T", next_seq=9), sending_time=WHEN,
     )  # fmt: skip
-    got = sent_quotes(msgs, 9)
+    got = sent(msgs, 9)
     assert got[0][2:] == [(132, b"1.08"), (133, b"1.08"), (134, b"7"), (135, b"1")]
     assert got[1] == [(117, b"Q-22"), (55, b"ES"), (132, b"0.00"), (133, b"0.00"),
                       (134, b"0"), (135, b"12")]  # fmt: skip
@@ -500,7 +501,7 @@ def test_per_tick_quotes_one_sided_by_the_null_sentinel(general_path_refused):
         quote_ids=["x", "y"], price=price, size=size, header=fix.Header("S", "T"),
         sending_time=WHEN,
     )  # fmt: skip
-    assert sent_quotes(msgs) == [
+    assert sent(msgs) == [
         [(117, b"x"), (55, b"A"), (132, b"12.3456"), (135, b"1.0")],
         [(117, b"y"), (55, b"B"), (133, b"0.0007"), (134, b"2.5")],
     ]
@@ -551,7 +552,7 @@ def test_per_tick_quotes_any_int64_against_the_reference(rows, price, size, firs
         quote_fields(ids[i], syms[i], [col[i] for col in shown], (price, price, size, size))
         for i in range(len(rows))
     ]
-    assert sent_quotes(msgs, first) == want
+    assert sent(msgs, first) == want
 
 
 def test_quotes_past_the_per_tick_size_match_the_same_text():
@@ -564,7 +565,7 @@ def test_quotes_past_the_per_tick_size_match_the_same_text():
             price=PX, header=fix.Header("S", "T"), sending_time=WHEN,
         )  # fmt: skip
         for i in (0, 1, n // 2, n - 1):
-            assert sent_quotes(msgs[i : i + 1], i + 1)[0] == quote_fields(
+            assert sent(msgs[i : i + 1], i + 1)[0] == quote_fields(
                 str(i), "ES", [bid[i], 5, 1, 2], ((-9, 2), (-9, 2), (0, 0), (0, 0))
             )
 
@@ -621,7 +622,7 @@ def test_a_refused_quote_batch_takes_nothing(change, error, match):
         fix.quotes(**{**GOOD_QUOTES, **change}, header=head)
     assert len(str(info.value).splitlines()[0]) <= 200
     assert head.next_seq == 41  # nothing taken
-    assert sent_quotes(fix.quotes(**GOOD_QUOTES, header=head), 41)[0][0] == (117, b"q1")
+    assert sent(fix.quotes(**GOOD_QUOTES, header=head), 41)[0][0] == (117, b"q1")
 
 
 @pytest.mark.parametrize("builder", ["snapshots", "incremental", "mass_quotes"])
@@ -702,7 +703,7 @@ def test_per_tick_quotes_of_strided_arrays_take_the_general_path():
     msgs = fix.quotes(["A", "B"], bid, bid, [1, 2], [3, 4], quote_ids=["a", "b"],
                       price=vecfix.NumberFormat(-3, 2), header=fix.Header("S", "T"),
                       sending_time=WHEN)  # fmt: skip
-    assert [q[2:4] for q in sent_quotes(msgs)] == [
+    assert [q[2:4] for q in sent(msgs)] == [
         [(132, b"12.35"), (133, b"12.35")],
         [(132, b"-0.01"), (133, b"-0.01")],
     ]
@@ -713,24 +714,13 @@ def test_per_tick_quotes_of_strided_arrays_take_the_general_path():
 # ---------------------------------------------------------------------------------------
 
 
-def sent_snapshots(msgs, first_seq=1):
-    """Each snapshot's fields after its header, its sequence number checked."""
-    out = []
-    for i, m in enumerate(msgs):
-        pairs = pairs_of(m)
-        seq, k = header_of(pairs, b"W")
-        assert seq == first_seq + i and pairs[4] == (52, WHEN.encode())
-        out.append(pairs[k:])
-    return out
-
-
 def test_per_tick_snapshots_take_one_path(general_path_refused):
     msgs = fix.snapshots(
         ["ESZ4", "NQZ4", "YM"], [2, 0, 1], ["0", "1", 2], np.array([5000_250000000, -5, 7]),
         [7, INT64_MAX, 0], price=PX, size=vecfix.NumberFormat(0, 0, null=INT64_MAX),
         header=fix.Header("S", "T", next_seq=99), sending_time=WHEN,
     )  # fmt: skip
-    assert sent_snapshots(msgs, 99) == [
+    assert sent(msgs, 99, b"W") == [
         [(55, b"ESZ4"), (268, b"2"), (269, b"0"), (270, b"5000.25"), (271, b"7"),
          (269, b"1"), (270, b"0.00")],
         [(55, b"NQZ4"), (268, b"0")],
@@ -765,4 +755,4 @@ def test_per_tick_snapshots_any_int64_against_the_reference(counts, data, price,
                        (271, ref_fixed(sz[j], *size).encode())]  # fmt: skip
         want.append(fields)
         e += k
-    assert sent_snapshots(msgs, first) == want
+    assert sent(msgs, first, b"W") == want

@@ -325,6 +325,14 @@ def _put_value(buf, p, word, v, layout, c):
 
 
 @helper
+def _frames(n):
+    """Room for ``n`` messages' offsets (the first 0) and BodyLengths."""
+    offsets = np.empty(n + 1, dtype=np.int64)
+    offsets[0] = 0
+    return offsets, np.empty(n, dtype=np.int64)
+
+
+@helper
 def _framed(offsets, bodies, i, begin, head, seq, time_len, body):
     """Frame message ``i`` around a body of ``body`` bytes, as :func:`frame_lengths`."""
     body += head.shape[0] + ndigits(seq) + 4 + time_len
@@ -352,10 +360,8 @@ def quote_messages(begin, head, seq_start, times, time_len, limit,
     """
     n = id_len.shape[0]
     cols = (bid, offer, bid_size, offer_size)
-    offsets = np.empty(n + 1, dtype=np.int64)
-    bodies = np.empty(n, dtype=np.int64)
+    offsets, bodies = _frames(n)
     sentinels = 0
-    offsets[0] = 0
     id_at, sym_at = 0, 0
     for i in range(n):
         id_at = _text_row(id_at, i, id_stride)
@@ -403,10 +409,8 @@ def snapshot_messages(begin, head, seq_start, times, time_len, limit, syms, sym_
     under ``layout[0]``, sizes under ``layout[2]``). Returns ``(bad, sentinels, buffer,
     offsets)`` (a bit 0 for prices, 2 for sizes)."""
     n = sym_len.shape[0]
-    offsets = np.empty(n + 1, dtype=np.int64)
-    bodies = np.empty(n, dtype=np.int64)
+    offsets, bodies = _frames(n)
     sentinels = 0
-    offsets[0] = 0
     sym_at, a = 0, 0
     for i in range(n):
         sym_at = _text_row(sym_at, i, sym_stride)

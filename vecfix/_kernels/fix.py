@@ -446,6 +446,54 @@ def snapshot_messages(begin, head, seq_start, times, time_len, limit, syms, sym_
     return -1, sentinels, buf, offsets
 
 
+@kernel(
+    "u8[]r u8[]r i64 u8[,]r i64 i64 u8[]r i64[]r u8[]r u8[]r u8[]r i32[]r i64 i64[]r i64[]r i64[,]r"
+)
+def incremental_messages(begin, head, seq_start, times, time_len, limit, prefix, starts,
+                         actions, types, syms, sym_len, sym_stride, prices, sizes,
+                         layout):  # fmt: skip
+    """Whole 35=X messages made from integer coefficients, the per-tick call of
+    :func:`vecfix.fix.incremental`, in one call as :func:`quote_messages` makes quotes:
+    ``prefix`` (``262=ID|`` or nothing), ``268=K|``, then per entry (message ``i`` holds
+    entries ``starts[i]:starts[i + 1]``) ``279=A|269=T|55=SYM|`` and the present ``270``,
+    ``271`` (prices under ``layout[0]``, sizes under ``layout[2]``). Returns ``(bad,
+    sentinels, buffer, offsets)``, ``bad`` a message."""
+    n = starts.shape[0] - 1
+    offsets, bodies = _frames(n)
+    sentinels = 0
+    sym_at = 0
+    for i in range(n):
+        body = prefix.shape[0] + 5 + ndigits(starts[i + 1] - starts[i])
+        for e in range(starts[i], starts[i + 1]):
+            sym_at = _text_row(sym_at, e, sym_stride)
+            if _bad_bytes(syms[sym_at : sym_at + sym_len[e]], 0x20, 0x7E, 61):
+                return i, sentinels, np.empty(0, np.uint8), offsets[:0]
+            sym_at += sym_len[e]
+            body += 16 + sym_len[e]
+            for c in (0, 2):
+                k, sentinel = _value_bytes(prices[e] if c == 0 else sizes[e], layout, c, limit)
+                if k < 0:
+                    return i, sentinels, np.empty(0, np.uint8), offsets[:0]
+                body += k
+                sentinels |= _I64(sentinel) << c
+        _framed(offsets, bodies, i, begin, head, seq_start + i, time_len, body)
+    buf = np.empty(offsets[n], dtype=np.uint8)
+    sym_at = 0
+    for i in range(n):
+        p = _write_head(buf, offsets[i], bodies[i], begin, head, seq_start + i, times, 0, time_len)
+        p = _put_tag(buf, _put_array(buf, p, prefix), _T268, 4)
+        p = _put_uint(buf, p, starts[i + 1] - starts[i])
+        for e in range(starts[i], starts[i + 1]):
+            sym_at = _text_row(sym_at, e, sym_stride)
+            p = _put_code(buf, _put_code(buf, p, _T279, actions[e]), _T269, types[e])
+            p = _put_text(buf, p, _T55, 3, syms, sym_at, sym_len[e])
+            sym_at += sym_len[e]
+            p = _put_value(buf, p, _T270, prices[e], layout, 0)
+            p = _put_value(buf, p, _T271, sizes[e], layout, 2)
+        _write_trailer(buf, offsets[i], offsets[i + 1] - 7)
+    return -1, sentinels, buf, offsets
+
+
 @kernel("i64[]r i64 i64[] i64[] i64[] i64[]")
 def pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
     """Lay quote sets out in messages of at most ``limit`` entries, in order.

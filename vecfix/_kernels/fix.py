@@ -313,6 +313,21 @@ def _value_bytes(v, layout, c, limit):
 
 
 @helper
+def _entry_bytes(prices, sizes, e, layout, limit):
+    """``(bytes, sentinels)`` of entry ``e``'s ``270=PX|271=SIZE|`` (prices under
+    ``layout[0]``, sizes under ``layout[2]``; -1 when one is past ``limit``) and the
+    sentinel bits of :func:`_value_bytes` (bit 0 prices, 2 sizes)."""
+    total, bits = 0, 0
+    for c in (0, 2):
+        k, sentinel = _value_bytes(prices[e] if c == 0 else sizes[e], layout, c, limit)
+        bits |= _I64(sentinel) << c
+        if k < 0:
+            return -1, bits
+        total += k
+    return total, bits
+
+
+@helper
 def _put_value(buf, p, word, v, layout, c):
     """Write ``TAG=V|`` (``word``: a 3-digit tag) unless ``v`` is the null sentinel; the
     value by vecfix's one row writer; return the end."""
@@ -420,12 +435,11 @@ def snapshot_messages(begin, head, seq_start, times, time_len, limit, syms, sym_
         b = a + entry_counts[i]
         body = 3 + sym_len[i] + 1 + 4 + ndigits(b - a) + 1 + (b - a) * 6
         for e in range(a, b):
-            for c in (0, 2):
-                k, sentinel = _value_bytes(prices[e] if c == 0 else sizes[e], layout, c, limit)
-                if k < 0:
-                    return i, sentinels, np.empty(0, np.uint8), offsets[:0]
-                body += k
-                sentinels |= _I64(sentinel) << c
+            k, bits = _entry_bytes(prices, sizes, e, layout, limit)
+            sentinels |= bits
+            if k < 0:
+                return i, sentinels, np.empty(0, np.uint8), offsets[:0]
+            body += k
         _framed(offsets, bodies, i, begin, head, seq_start + i, time_len, body)
         a = b
     buf = np.empty(offsets[n], dtype=np.uint8)
@@ -469,13 +483,11 @@ def incremental_messages(begin, head, seq_start, times, time_len, limit, prefix,
             if _bad_bytes(syms[sym_at : sym_at + sym_len[e]], 0x20, 0x7E, 61):
                 return i, sentinels, np.empty(0, np.uint8), offsets[:0]
             sym_at += sym_len[e]
-            body += 16 + sym_len[e]
-            for c in (0, 2):
-                k, sentinel = _value_bytes(prices[e] if c == 0 else sizes[e], layout, c, limit)
-                if k < 0:
-                    return i, sentinels, np.empty(0, np.uint8), offsets[:0]
-                body += k
-                sentinels |= _I64(sentinel) << c
+            k, bits = _entry_bytes(prices, sizes, e, layout, limit)
+            sentinels |= bits
+            if k < 0:
+                return i, sentinels, np.empty(0, np.uint8), offsets[:0]
+            body += 16 + sym_len[e] + k
         _framed(offsets, bodies, i, begin, head, seq_start + i, time_len, body)
     buf = np.empty(offsets[n], dtype=np.uint8)
     sym_at = 0

@@ -218,6 +218,8 @@ def snapshots(
     entry_counts[i]`` entries ``269=TYPE|270=PRICE|271=SIZE|``, then ``10``. Entries are
     the rows of ``entry_types``, ``prices`` and ``sizes`` in order: message 0 owns the
     first ``entry_counts[0]``, and so on. A null price or size leaves its field out.
+    A tick's call (lists or NumPy arrays of ``str`` and ints, formats of ints, no masks)
+    is written by one kernel call, as in :func:`quotes`.
 
     Parameters
     ----------

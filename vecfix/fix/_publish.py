@@ -282,7 +282,9 @@ def incremental(
     By default the whole batch is one message; ``entry_counts`` makes one message per
     group of rows and ``max_entries`` caps the entries of a message (longer groups go on
     in the next one). A null price, size, time or position leaves its field out (a
-    delete, ``279=2``, often carries no price).
+    delete, ``279=2``, often carries no price). A tick's call (lists or NumPy arrays of
+    ``str`` and ints, formats of ints, no entry times or positions) is written by one
+    kernel call, as in :func:`quotes`.
 
     Parameters
     ----------

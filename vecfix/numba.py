@@ -45,7 +45,7 @@ One CSV line a quote, in a loop of your own:
 >>> print(buf[:end].tobytes().decode(), end="")
 5000.25,5000.50
 -12.35,0.00
->>> csv_lines(bid, offer, -9, 2, buf[:10])  # the second value needs 15 bytes
+>>> int(csv_lines(bid, offer, -9, 2, buf[:10]))  # the second value needs 15 bytes
 -15
 
 The length alone, to size a buffer:
@@ -56,7 +56,7 @@ The length alone, to size a buffer:
 ...     for c in coef:
 ...         n += fixed_length(c, exponent, scale)
 ...     return n
->>> total(bid, -9, 2), total(offer, -9, 2)
+>>> int(total(bid, -9, 2)), int(total(offer, -9, 2))
 (13, 11)
 """
 

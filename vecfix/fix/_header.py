@@ -20,8 +20,8 @@ from ._buffers import Messages
 from ._columns import _fix, checked_int, identifier, text_column
 
 _PRECISIONS = {"s": 0, "ms": 3, "us": 6}
-T = TypeVar("T")
 _TIMESPEC = {"s": "seconds", "ms": "milliseconds", "us": "microseconds"}
+T = TypeVar("T")
 
 
 class Header:

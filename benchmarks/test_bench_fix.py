@@ -13,6 +13,12 @@ Four groups, each comparing in one run:
 ``fix-one``
     One Quote (35=S) from Python values: the fixed cost of a call, for a loop that sends
     each quote as it comes (vecfix is built for batches; this is its floor).
+``fix-tick-N``
+    ``fix.quotes`` of N = 1, 8, 64, 1,000 and 100,000 quotes a call (a tick's re-quotes,
+    then batches) against simplefix building a message a quote, its prices made exact
+    text by :mod:`decimal` inside the timed call; ``extra_info["ns_per_message"]``.
+    ``python benchmarks/test_bench_fix.py --tick`` prints the table alone (ns/message and
+    the ratio, the two ways interleaved, best of rounds).
 
 Against vecfix (the baseline of each group, prices and sizes formatted from the integer
 columns inside the timed call):
@@ -336,7 +342,9 @@ def _record(benchmark, label: str, fields: int, messages: int, baseline: bool, s
     if stats:
         median = stats.stats.median
         benchmark.extra_info.update(
-            ns_per_field=median / fields * 1e9, messages_per_s=messages / median
+            ns_per_field=median / fields * 1e9,
+            messages_per_s=messages / median,
+            ns_per_message=median / messages * 1e9,
         )
 
 
@@ -423,6 +431,116 @@ def test_bench_one_quote(benchmark, one):
 
 
 # ---------------------------------------------------------------------------------------
+# fix-tick: a tick's quotes, 1 to 100,000 a call, against simplefix's per-message loop
+# ---------------------------------------------------------------------------------------
+
+#: Quotes a call: a tick re-quoting one instrument, eight, sixty-four; then batches.
+TICK_SIZES = (1, 8, 64, 1_000, 100_000)
+TICK_SIMPLEFIX = "simplefix, a message a quote, Decimal prices"
+
+
+@dataclass
+class Tick:
+    """One call's quotes as a publisher holds them: symbols and IDs as lists of str,
+    PRICE9 prices and whole sizes as int64 arrays."""
+
+    symbols: list[str]
+    quote_ids: list[str]
+    bid: np.ndarray
+    offer: np.ndarray
+    bid_size: np.ndarray
+    offer_size: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.symbols)
+
+
+def tick(n: int, seed: int = 3) -> Tick:
+    rng = np.random.default_rng(seed)
+    bid = rng.integers(1_000, 20_000, n) * 250_000_000  # PRICE9, quarter ticks
+    return Tick(
+        [f"ES{'HMUZ'[i % 4]}{5 + i % 3}" for i in range(n)], [f"Q{i}" for i in range(n)],
+        bid, bid + 250_000_000 * rng.integers(1, 4, n),
+        rng.integers(1, 500, n), rng.integers(1, 500, n),
+    )  # fmt: skip
+
+
+def vecfix_tick(t: Tick, header: fix.Header) -> fix.Messages:
+    """The per-tick call: one ``fix.quotes`` for the tick's quotes."""
+    return fix.quotes(
+        t.symbols, t.bid, t.offer, t.bid_size, t.offer_size, quote_ids=t.quote_ids,
+        **PRICES, header=header, sending_time=WHEN,
+    )  # fmt: skip
+
+
+def simplefix_tick(t: Tick, first_seq: int = 1) -> list[bytes]:
+    """A message a quote, its prices made exact text by :mod:`decimal` inside the call
+    (what a per-message publisher pays: the prices arrive as PRICE9 integers too)."""
+    out = []
+    bid, offer = t.bid.tolist(), t.offer.tolist()
+    bid_size, offer_size = t.bid_size.tolist(), t.offer_size.tolist()
+    for i in range(len(t)):
+        pairs = ((117, t.quote_ids[i]), (55, t.symbols[i]), (132, _px(bid[i])),
+                 (133, _px(offer[i])), (134, bid_size[i]), (135, offer_size[i]))  # fmt: skip
+        out.append(_simplefix_message(first_seq + i, "S", *pairs).encode())
+    return out
+
+
+def _tick_size(n: int, enabled: bool) -> int:
+    return n if enabled else min(n, SMOKE_ENTRIES)
+
+
+@pytest.mark.parametrize("n", TICK_SIZES)
+def test_bench_tick_vecfix(benchmark, enabled, n):
+    t = tick(_tick_size(n, enabled))
+    header = fix.Header("VECFIX", "CLIENT")
+    vecfix._engine.load()  # warm: the kernels loaded, as in a publisher that runs all day
+    vecfix_tick(t, header)
+    benchmark.group = f"fix-tick-{n}"
+    msgs = benchmark(vecfix_tick, t, header)
+    _record(benchmark, f"vecfix.fix.quotes, {len(t):,} quotes a call", _fields(msgs.buffer),
+            len(t), True)  # fmt: skip
+
+
+@pytest.mark.parametrize("n", TICK_SIZES)
+def test_bench_tick_simplefix(benchmark, enabled, n):
+    pytest.importorskip("simplefix")
+    t = tick(_tick_size(n, enabled))
+    want = vecfix_tick(t, fix.Header("VECFIX", "CLIENT")).to_bytes()
+    same = b"".join(simplefix_tick(t)) == want
+    assert same  # the same messages, byte for byte
+    benchmark.group = f"fix-tick-{n}"
+    if len(t) > 1_000:  # seconds a call: a few rounds
+        out = benchmark.pedantic(simplefix_tick, args=(t,), rounds=3, iterations=1)
+    else:
+        out = benchmark(simplefix_tick, t)
+    _record(benchmark, TICK_SIMPLEFIX, _fields(b"".join(out)), len(t), False, same)
+
+
+def tick_table(sizes: tuple[int, ...] = TICK_SIZES, rounds: int = 7) -> list[tuple]:
+    """``(n, vecfix ns/message, simplefix ns/message, ratio)`` for each size: the best
+    of ``rounds`` rounds (3 for large calls), the two ways interleaved so that a shared
+    machine's load hits both."""
+    vecfix._engine.load()
+    rows = []
+    for n in sizes:
+        t, header = tick(n), fix.Header("VECFIX", "CLIENT")
+        want = vecfix_tick(t, fix.Header("VECFIX", "CLIENT")).to_bytes()
+        assert b"".join(simplefix_tick(t)) == want
+        ways = (partial(vecfix_tick, t, header), partial(simplefix_tick, t))
+        repeats = (max(1, 20_000 // n), max(1, 2_000 // n))
+        best = [float("inf"), float("inf")]
+        for _ in range(rounds if n <= 1_000 else 3):
+            for k, (call, repeat) in enumerate(zip(ways, repeats, strict=True)):
+                start = time.perf_counter()
+                for _ in range(repeat):
+                    call()
+                best[k] = min(best[k], (time.perf_counter() - start) / repeat / n * 1e9)
+        rows.append((n, best[0], best[1], best[1] / best[0]))
+    return rows
+
+
+# ---------------------------------------------------------------------------------------
 # python benchmarks/test_bench_fix.py
 # ---------------------------------------------------------------------------------------
 
@@ -432,6 +550,13 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     from shapes import time_call  # median thread time of calls
 
+    print("fix-tick: fix.quotes of n quotes a call vs simplefix a message a quote (Decimal"
+          " prices), best of interleaved rounds")  # fmt: skip
+    for n, ns, peer, ratio in tick_table():
+        print(f"  {n:>7,} quotes  vecfix {ns:9.0f} ns/message  simplefix {peer:9.0f}"
+              f" ns/message  {ratio:6.1f}x")  # fmt: skip
+    if "--tick" in sys.argv:
+        return
     data = {"quotes_df": quote_frame(QUOTES), "batch": make_batch()}
     for group, g in GROUPS.items():
         full = data[g.data]

@@ -218,6 +218,7 @@ snapshot_batches = st.lists(
     seq=st.integers(1, 10**12),
     use_masks=st.booleans(),
 )
+@pytest.mark.filterwarnings("ignore:prices holds 2\\*\\*63 - 1:UserWarning")  # (drawn)
 def test_random_snapshots_round_trip(batch, pexp, pscale, sexp, sscale, seq, use_masks):
     symbols = [sym for sym, _ in batch]
     counts = [len(entries) for _, entries in batch]

@@ -109,6 +109,42 @@ def _write_row(buf, base, width, c, e, s):
     return n
 
 
+@helper
+def _check_layout(exponent, scale):
+    """Refuse an exponent or a scale outside int32 (the rows vecfix prints)."""
+    if (
+        (exponent < _INT32_MIN)
+        | (exponent > _INT32_MAX)
+        | (scale < _INT32_MIN)
+        | (scale > _INT32_MAX)
+    ):
+        raise ValueError("vecfix.numba: exponent and scale must be within int32")
+
+
+@kernel
+def _fixed_length(coefficient, exponent, scale):
+    """:func:`vecfix.numba.fixed_length`: :func:`_row_length`, the layout checked (called
+    from users' nopython code, compiled for their types: no signature)."""
+    _check_layout(_I64(exponent), _I64(scale))
+    return _row_length(_I64(coefficient), _I64(exponent), _I64(scale))
+
+
+@kernel
+def _write_fixed(buf, pos, coefficient, exponent, scale):
+    """:func:`vecfix.numba.write_fixed`: :func:`_write_row` at ``buf[pos:]`` when the row
+    fits, else nothing written and ``-(pos + length)``."""
+    c, e, s = _I64(coefficient), _I64(exponent), _I64(scale)
+    _check_layout(e, s)
+    if pos < 0:
+        raise ValueError("vecfix.numba.write_fixed: pos must be >= 0")
+    n = _row_length(c, e, s)
+    end = _I64(pos) + n
+    if end > buf.shape[0]:
+        return -end
+    _write_row(buf, _I64(pos), n, c, e, s)
+    return end
+
+
 #: :func:`widest_of_layouts` keeps the extremes of the layouts ``0 <= s < 16``, ``-20 <= d
 #: < 16`` in a table of this many rows (``(d + 20) * 16 + s``).
 LAYOUTS = 36 * 16

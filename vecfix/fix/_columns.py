@@ -28,7 +28,16 @@ _ALNUM = np.frombuffer(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrs
 
 def _fix() -> Any:
     """The FIX kernels (:mod:`vecfix._kernels.fix`), loaded on first use."""
-    return _engine.import_kernels("fix")
+    return _KERNELS[0] if _KERNELS else _loaded_fix()
+
+
+_KERNELS: list[Any] = []
+
+
+def _loaded_fix() -> Any:
+    module = _engine.import_kernels("fix")
+    _KERNELS[:] = [module]
+    return module
 
 
 def _module(values: object) -> str:
@@ -146,6 +155,40 @@ def _read_text(name: str, values: ColumnLike) -> Formatted:
     return _from_objects(name, items)
 
 
+def plain_text(values: object) -> tuple[np.ndarray, np.ndarray, int] | None:
+    """The symbols or IDs of a per-tick call, cheaply: a list or tuple of ``str`` as their
+    ASCII bytes back to back (and a stride of 0), a 1-D NumPy ``S``/``U`` array as its
+    matrix's bytes (and the matrix's width), with int32 lengths; the bytes not yet
+    checked (the caller's kernel checks them, and a refused row goes to
+    :func:`text_column`, which says what is wrong). None for anything else."""
+    if type(values) is list or type(values) is tuple:
+        try:
+            data = "".join(values).encode("ascii")  # (TypeError: not all str)
+        except (TypeError, UnicodeEncodeError):
+            return None
+        lengths = np.fromiter(map(len, values), np.int32, len(values))
+        return np.frombuffer(data or b"\0", np.uint8), lengths, 0
+    if type(values) is np.ndarray and values.ndim == 1 and values.dtype.kind in "SU":
+        try:
+            col = _from_numpy("", values)
+        except ValueError:  # not ASCII
+            return None
+        return col.matrix.reshape(-1), col.lengths, col.matrix.shape[1]
+    return None
+
+
+def _str_matrix(values: list[Any]) -> Formatted | None:
+    """A list of ``str`` (ASCII) as a byte matrix, in a few NumPy calls; None otherwise."""
+    if not all(type(v) is str for v in values):
+        return None
+    try:
+        arr = np.array(values, dtype="S")
+    except UnicodeEncodeError:
+        return None
+    lengths = np.fromiter(map(len, values), np.int32, len(values))
+    return Formatted(arr.view(np.uint8).reshape(len(values), arr.dtype.itemsize), lengths)
+
+
 def _from_numpy(name: str, arr: np.ndarray) -> Formatted:
     kind = arr.dtype.kind
     if kind == "S":
@@ -173,6 +216,9 @@ def _integers(name: str, values: ColumnLike) -> Formatted:
 
 
 def _from_objects(name: str, items: list[Any]) -> Formatted:
+    plain = _str_matrix(items)  # (the common call: every value a str)
+    if plain is not None:
+        return plain
     encoded = []
     for i, v in enumerate(items):
         if v is None:

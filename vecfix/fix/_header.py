@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as _dt
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -21,6 +21,7 @@ from ._columns import _fix, checked_int, identifier, text_column
 
 _PRECISIONS = {"s": 0, "ms": 3, "us": 6}
 _TIMESPEC = {"s": "seconds", "ms": "milliseconds", "us": "microseconds"}
+T = TypeVar("T")
 
 
 class Header:
@@ -52,7 +53,7 @@ class Header:
     Header(sender='VECFIX', target='CLIENT', begin_string='FIX.4.4', next_seq=10, precision='ms')
     """
 
-    __slots__ = ("_begin", "_lock", "_next", "_sender", "_target", "precision")
+    __slots__ = ("_begin", "_heads", "_lock", "_next", "_sender", "_target", "precision")
 
     def __init__(
         self,
@@ -69,6 +70,7 @@ class Header:
         self._next = checked_int("next_seq", next_seq, 1, INT64_MAX, ">= 1 and within int64")
         self.precision = _precision(precision)
         self._lock = threading.Lock()
+        self._heads: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
 
     @property
     def sender(self) -> str:
@@ -106,6 +108,22 @@ class Header:
             self._next = first + count
         return range(first, first + count)
 
+    def _numbered(self, build: Callable[[int], tuple[int, T]]) -> T | None:
+        """``build(first)`` under the numbering lock, ``first`` the next MsgSeqNum: it
+        returns how many messages it built (0 for none, -1 for a refused batch) and
+        what it made, and the numbers are taken only when it built any (None when
+        refused). One call numbers and builds, no other call between (the per-tick
+        path's check, measure and write are one kernel call)."""
+        with self._lock:
+            first = self._next
+            count, made = build(first)
+            if count < 0:
+                return None
+            if first + count - 1 > INT64_MAX:
+                raise ValueError(f"{count} messages from MsgSeqNum {first} would pass 2**63 - 1")
+            self._next = first + count
+        return made
+
     def __repr__(self) -> str:
         return (
             f"Header(sender={self.sender!r}, target={self.target!r},"
@@ -114,11 +132,16 @@ class Header:
         )
 
     def _prefixes(self, msg_type: bytes) -> tuple[np.ndarray, np.ndarray]:
-        """``8=BEGIN|9=`` and ``|35=TYPE|49=SENDER|56=TARGET|34=`` as byte arrays."""
-        begin = b"8=" + self._begin + b"\x019="
-        head = b"\x0135=" + msg_type + b"\x0149=" + self._sender + b"\x0156=" + self._target
-        head += b"\x0134="
-        return np.frombuffer(begin, np.uint8), np.frombuffer(head, np.uint8)
+        """``8=BEGIN|9=`` and ``|35=TYPE|49=SENDER|56=TARGET|34=`` as byte arrays, built
+        once per message type (sender, target and begin string never change)."""
+        found = self._heads.get(msg_type)
+        if found is None:
+            begin = b"8=" + self._begin + b"\x019="
+            head = b"\x0135=" + msg_type + b"\x0149=" + self._sender + b"\x0156=" + self._target
+            head += b"\x0134="
+            found = np.frombuffer(begin, np.uint8), np.frombuffer(head, np.uint8)
+            self._heads[msg_type] = found
+        return found
 
 
 def _precision(value: object) -> str:
@@ -307,6 +330,8 @@ def times_for(values: Any, header: Header, n: int) -> tuple[Formatted, int]:
     message (step 1)."""
     if values is None:
         values = _dt.datetime.now(_dt.timezone.utc)
+    if isinstance(values, (str, bytes)):
+        return one_time(values, header), 0  # type: ignore[return-value]
     col = timestamps("sending_time", values, header.precision, time_only=False)
     scalar = isinstance(values, (str, bytes, _dt.datetime, np.datetime64))
     if not scalar and len(col) != n:
@@ -315,6 +340,27 @@ def times_for(values: Any, header: Header, n: int) -> tuple[Formatted, int]:
         r = int(np.argmin(col.valid))
         raise ValueError(f"sending_time[{r}] is null; every row needs one")
     return col, 0 if scalar else 1
+
+
+#: SendingTime text already checked, by the value given (a str or bytes).
+_STAMPS: dict[object, Formatted] = {}
+
+
+def one_time(values: Any, header: Header) -> Formatted | None:
+    """SendingTime for every message of a call when it is one value (text, a datetime or
+    ``None``: now), as :func:`times_for` gives it, text checked once and remembered (a
+    publisher sends many calls at one time); None for a column."""
+    if isinstance(values, (str, bytes)):
+        found = _STAMPS.get(values)
+        if found is None:
+            found = timestamps("sending_time", values, header.precision, time_only=False)
+            if len(_STAMPS) >= 64:  # bounded
+                _STAMPS.clear()
+            _STAMPS[values] = found
+        return found
+    if values is None or isinstance(values, _dt.datetime):
+        return times_for(values, header, 1)[0]
+    return None
 
 
 def frame(
@@ -343,4 +389,4 @@ def frame(
     if bad >= 0:  # pragma: no cover - a measure/fill disagreement is a bug in vecfix
         raise RuntimeError(f"internal error: message {bad} was sized wrongly")
     _fix().write_trailers(buf, offsets)
-    return Messages(buf, offsets)
+    return Messages._trusted(buf, offsets)

@@ -26,12 +26,14 @@ row (the builders take columns, not column names).
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .. import format_fixed
+from .. import _format
+from .._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from .._number_format import NumberFormat
 from .._result import Formatted
 from ..columns import ColumnLike, kind_of, read_column, rules
@@ -49,6 +51,8 @@ values and its ``*_valid`` mask (``prices``' is ``price_valid``, ``bid_px``'s
 
 
 _QUOTE = (("bid_px", "price"), ("offer_px", "price"), ("bid_size", "size"), ("offer_size", "size"))
+#: A quote's value columns, in the order of the builders' arguments.
+QUOTE_NAMES = tuple(name for name, _ in _QUOTE)
 
 
 def quote_columns(
@@ -109,6 +113,106 @@ def check_formats(
     return price, size  # type: ignore[return-value]
 
 
+def plain_layout(price: object, size: object) -> np.ndarray | None:
+    """The layout rows of :func:`vecfix._kernels.fix.quote_frames` (exponent, scale, null
+    sentinel, whether there is one) for a quote's bid and offer prices and sizes, when
+    ``price`` and ``size`` are of the per-tick call: a ``NumberFormat`` of an int
+    exponent and scale and at most one null sentinel (for sizes also none: whole
+    numbers); None otherwise (the general path applies the rules above)."""
+    found = _LAYOUTS.get((id(price), id(size)))
+    if found is not None and found[0] is price and found[1] is size:
+        return found[2]
+    px, sz = _plain_format(price), (0, 0, 0, 0) if size is None else _plain_format(size)
+    if px is None or sz is None:
+        return None
+    layout = np.array((px, px, sz, sz), dtype=np.int64)
+    layout.flags.writeable = False
+    if len(_LAYOUTS) >= 256:  # bounded
+        _LAYOUTS.clear()
+    _LAYOUTS[id(price), id(size)] = (price, size, layout)  # (holding them: ids stay theirs)
+    return layout
+
+
+#: :func:`plain_layout`'s layouts, by the formats' identities (NumberFormat is frozen): a
+#: pair of formats is checked and its layout built once.
+_LAYOUTS: dict[tuple[int, int], tuple[object, object, np.ndarray]] = {}
+_INT64 = np.dtype(np.int64)
+
+
+def _plain_format(fmt: object) -> tuple[int, int, int, int] | None:
+    if type(fmt) is not NumberFormat:
+        return None
+    e, s, null = fmt.exponent, fmt.scale, fmt.null
+    if type(e) is not int or type(s) is not int:
+        return None
+    if not (INT32_MIN <= e <= INT32_MAX and INT32_MIN <= s <= INT32_MAX):
+        return None
+    if null is None:
+        return e, s, 0, 0
+    if type(null) is int and INT64_MIN <= null <= INT64_MAX:
+        return e, s, null, 1
+    return None
+
+
+def plain_coefficients(columns: tuple[object, ...], n: int) -> list[np.ndarray] | None:
+    """The integer columns of a per-tick call, ``n`` values each, as C-contiguous int64
+    arrays: an integer NumPy array (as it is when it is one), a list or tuple of ``int``
+    within int64; None for anything else."""
+    out = []
+    for values in columns:
+        if type(values) is np.ndarray and values.dtype is _INT64 and values.shape == (n,):
+            out.append(values)  # (C-contiguous, or the kernel refuses it: the general path)
+        elif type(values) is np.ndarray:
+            kind, size = values.dtype.kind, values.dtype.itemsize
+            if values.shape != (n,) or not (kind == "i" or (kind == "u" and size < 8)):
+                return None
+            out.append(np.ascontiguousarray(values, dtype=np.int64))
+        elif type(values) is list or type(values) is tuple:
+            if len(values) != n or not all(type(v) is int for v in values):
+                return None
+            try:
+                out.append(np.array(values, dtype=np.int64))
+            except OverflowError:  # beyond int64: the general path's decimals
+                return None
+        else:
+            return None
+    return out
+
+
+def warn_sentinel(names: list[str], stacklevel: int = 4) -> None:
+    """The builders' one :class:`vecfix.SentinelWarning` a call (in the words of
+    :func:`vecfix.columns.rules.sentinel_text`) for integer prices or sizes equal to
+    ``2**63 - 1`` printed as numbers, their format giving no null sentinel, naming the
+    columns (``stacklevel``: the builder's caller, by default from a function the builder
+    calls)."""
+    advice = "give its format null=2**63 - 1, e.g. vecfix.NumberFormat(-9, 2, null=2**63 - 1)"
+    text = rules.sentinel_text(INT64_MAX, " and ".join(names), advice)
+    warnings.warn(text, rules.SentinelWarning, stacklevel=stacklevel)
+
+
+def holds_sentinel(values: object, valid: ColumnLike = None) -> bool:
+    """Whether an integer column (a NumPy array, a list or tuple, a pandas or polars
+    integer column) holds ``2**63 - 1`` in a row ``valid`` (checked already) keeps."""
+    column: Any = values
+    if type(column) is list or type(column) is tuple:
+        hits = np.array([type(v) is int and v == INT64_MAX for v in column], dtype=np.bool_)
+    else:
+        if type(column).__module__.partition(".")[0] == "polars" and hasattr(column, "to_numpy"):
+            column = column.to_numpy()
+        dtype = getattr(column, "dtype", None)
+        if not (isinstance(dtype, np.dtype) and dtype.kind in "iu" and dtype.itemsize == 8):
+            return False
+        hits = (
+            np.ma.filled(column == INT64_MAX, False)
+            if is_masked(column)
+            else np.asarray(column) == INT64_MAX
+        )
+    mask = None if valid is None else np.asarray(valid, dtype=np.bool_)
+    if mask is not None and hits.shape == mask.shape:
+        hits &= mask
+    return bool(hits.any())
+
+
 def read_numbers(
     price: NumberFormat | None,
     size: NumberFormat | None,
@@ -117,12 +221,16 @@ def read_numbers(
     what: str,
 ) -> list[Formatted]:
     """The columns ``given`` formatted (:func:`number_column`), ``n`` rows each."""
-    cols = []
+    cols, sentinels = [], []
     for name, role, values, valid in given:
         fmt = price if role == "price" else size
         col = number_column(name, role, values, fmt, valid=valid, valid_name=_valid_name(name))
         check_rows(name, col, n, what)
         cols.append(col)
+        if (fmt is None or fmt.null is None) and holds_sentinel(values, valid):
+            sentinels.append(name)
+    if sentinels:
+        warn_sentinel(sentinels)
     return cols
 
 
@@ -191,7 +299,7 @@ def number_column(
             if scale is None:  # decimals, as written
                 read = read_column(values) if read is None else read
                 values, scale = read.decimal(), as_written(read.exponents)
-        out = format_fixed(values, exponent, scale, null=null)
+        out = _format.run(values, exponent, scale, null=null, sentinels=False)
     except RowError as exc:  # keep the row (and the type) for the caller
         same = exc.lead.strip() == exc.argument  # "coefficients row 2: ..."
         lead = f"{name} " if same else f"{name}: {builder_words(exc.lead, arg)}"

@@ -14,10 +14,11 @@ import numpy as np
 from .. import format_fixed
 from .._number_format import NumberFormat
 from .._result import Formatted
+from .._scalar import MAX_ROW_LENGTH
 from ..columns import ColumnLike
 from ..columns.rules import show_value
 from ._buffers import Messages
-from ._builders import TimeLike, group_starts, ndigits
+from ._builders import PLAIN_QUOTES, POWERS, TimeLike, _one_call, group_starts, ndigits
 from ._columns import (
     _fix,
     all_valid,
@@ -26,12 +27,21 @@ from ._columns import (
     codes,
     identifier,
     parts,
+    plain_text,
     require_a_price,
     text_column,
     with_fields,
 )
-from ._header import Header, check_header, frame, times_for, timestamps
-from ._numbers import WHOLE, check_formats, number_column, quote_columns, read_numbers
+from ._header import Header, check_header, frame, one_time, times_for, timestamps
+from ._numbers import (
+    WHOLE,
+    check_formats,
+    number_column,
+    plain_coefficients,
+    plain_layout,
+    quote_columns,
+    read_numbers,
+)
 
 
 def _prefixed(prefix: bytes, numbers: range) -> Formatted:
@@ -45,8 +55,8 @@ def _prefixed(prefix: bytes, numbers: range) -> Formatted:
 
 def _digit_total(x: np.ndarray) -> np.ndarray:
     """Decimal digits written for all of ``1, 2, ..., x`` (0 for ``x = 0``), for each ``x``:
-    every number ``>= 10**(d - 1)`` has a ``d``-th digit."""
-    return sum(np.maximum(x - 10**d + 1, 0) for d in range(19))
+    every number ``>= 10**(d - 1)`` has a ``d``-th digit (one pass over a row a power)."""
+    return np.maximum(x[:, None] - POWERS + 1, 0).sum(axis=1)
 
 
 def _pack(set_total: np.ndarray, limit: int) -> tuple[np.ndarray, ...]:
@@ -272,7 +282,9 @@ def incremental(
     By default the whole batch is one message; ``entry_counts`` makes one message per
     group of rows and ``max_entries`` caps the entries of a message (longer groups go on
     in the next one). A null price, size, time or position leaves its field out (a
-    delete, ``279=2``, often carries no price).
+    delete, ``279=2``, often carries no price). A tick's call (lists or NumPy arrays of
+    ``str`` and ints, formats of ints, no entry times or positions) is written by one
+    kernel call, as in :func:`quotes`.
 
     Parameters
     ----------
@@ -318,6 +330,13 @@ def incremental(
     >>> print(msgs[0].replace(b"\\x01", b"|").decode())
     8=FIX.4.4|9=110|35=X|49=MD|56=C|34=1|52=20240102-14:30:00.000|268=2|279=0|269=0|55=ESZ4|270=5000.25|271=7|279=2|269=1|55=ESZ4|10=010|
     """
+    if entry_times is None and position_nos is None and type(header) is Header:
+        done = _plain_incremental(
+            actions, entry_types, symbols, (prices, sizes), entry_counts, max_entries,
+            md_req_id, price, size, header, sending_time,
+        )  # fmt: skip
+        if done is not None:
+            return done
     head = check_header(header)
     given = (("prices", "price", prices, None), ("sizes", "size", sizes, None))
     others = {"actions": actions, "entry_types": entry_types, "symbols": symbols,
@@ -342,19 +361,9 @@ def incremental(
         if bad.any():
             r = int(np.argmax(bad))
             raise ValueError(f"position_nos[{r}] = {pos[r]} must be >= 1")
-    counts = ([n] if n else []) if entry_counts is None else entry_counts
-    starts = group_starts("entry_counts", counts, -1, "message", empty=False)
-    if starts[-1] != n:
-        raise ValueError(f"entry_counts sums to {int(starts[-1])}, but there are {n} entries")
-    if max_entries is not None:  # longer groups go on in the next message
-        limit = checked_int("max_entries", max_entries, 1)
-        groups = np.diff(starts)
-        pieces = (groups + limit - 1) // limit
-        cut = np.full(int(pieces.sum()), limit, dtype=np.int64)
-        cut[np.cumsum(pieces) - 1] = groups - limit * (pieces - 1)
-        starts = np.concatenate([[0], np.cumsum(cut)]).astype(np.int64)
+    starts = _message_starts(entry_counts, max_entries, n)
     m = starts.size - 1
-    prefix = b"" if md_req_id is None else b"262=" + identifier("md_req_id", md_req_id) + b"\x01"
+    prefix = _request_prefix(md_req_id)
     times = times_for(sending_time, head, m)
     entry_bytes = with_fields(16 + syms.lengths, [px, sz, stamps, pos])  # 279=|269=|55=|
     body = _sums(entry_bytes, starts) + len(prefix) + 5 + ndigits(np.diff(starts))
@@ -368,3 +377,63 @@ def incremental(
         )  # fmt: skip
 
     return frame(b"X", body, write, head, head.reserve(m).start, times)
+
+
+def _message_starts(entry_counts: Any, max_entries: int | None, n: int) -> np.ndarray:
+    """Where each 35=X message's entries start (and the end, ``n``): groups of
+    ``entry_counts`` (default: one), longer ones cut at ``max_entries``."""
+    counts = ([n] if n else []) if entry_counts is None else entry_counts
+    starts = group_starts("entry_counts", counts, -1, "message", empty=False)
+    if starts[-1] != n:
+        raise ValueError(f"entry_counts sums to {int(starts[-1])}, but there are {n} entries")
+    if max_entries is not None:  # longer groups go on in the next message
+        limit = checked_int("max_entries", max_entries, 1)
+        groups = np.diff(starts)
+        pieces = (groups + limit - 1) // limit
+        cut = np.full(int(pieces.sum()), limit, dtype=np.int64)
+        cut[np.cumsum(pieces) - 1] = groups - limit * (pieces - 1)
+        starts = np.concatenate([[0], np.cumsum(cut)]).astype(np.int64)
+    return starts
+
+
+def _request_prefix(md_req_id: str | None) -> bytes:
+    """``262=MDReqID|`` of every 35=X message, or nothing."""
+    return b"" if md_req_id is None else b"262=" + identifier("md_req_id", md_req_id) + b"\x01"
+
+
+def _plain_incremental(
+    actions: Any,
+    entry_types: Any,
+    symbols: Any,
+    values: tuple[Any, Any],
+    entry_counts: Any,
+    max_entries: int | None,
+    md_req_id: str | None,
+    price: Any,
+    size: Any,
+    header: Header,
+    sending_time: TimeLike,
+) -> Messages | None:
+    """:func:`incremental` of the per-tick call (no entry times or positions) in one
+    kernel call (:func:`~vecfix._kernels.fix.incremental_messages`), as
+    :func:`vecfix.fix._builders._plain_quotes` makes quotes; None, nothing taken or
+    written, for any other call or any row refused."""
+    syms, layout = plain_text(symbols), plain_layout(price, size)
+    if syms is None or layout is None or syms[1].size > PLAIN_QUOTES:
+        return None
+    n = syms[1].size
+    cols = plain_coefficients(values, n)
+    times = one_time(sending_time, header)
+    if cols is None or times is None:
+        return None
+    try:  # (a bad code or grouping: the general path says so, in its order)
+        acts = codes("actions", actions, n, "entry")
+        types = codes("entry_types", entry_types, n, "entry")
+        starts = _message_starts(entry_counts, max_entries, n)
+        prefix = np.frombuffer(_request_prefix(md_req_id), np.uint8)
+    except (TypeError, ValueError):
+        return None
+    tail = (times.matrix, int(times.lengths[0]), MAX_ROW_LENGTH, prefix, starts, acts, types,
+            *syms, *cols, layout)  # fmt: skip
+    kernel = _fix().incremental_messages
+    return _one_call(b"X", header, starts.size - 1, ("prices", "", "sizes"), kernel, tail)

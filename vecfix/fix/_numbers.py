@@ -186,7 +186,8 @@ def warn_sentinel(names: list[str], stacklevel: int = 4) -> None:
     columns (``stacklevel``: the builder's caller, by default from a function the builder
     calls)."""
     advice = "give its format null=2**63 - 1, e.g. vecfix.NumberFormat(-9, 2, null=2**63 - 1)"
-    text = rules.sentinel_text(INT64_MAX, " and ".join(names), advice)
+    where = names[0] if len(names) == 1 else f"each of {' and '.join(names)}"
+    text = rules.sentinel_text(INT64_MAX, where, advice)
     warnings.warn(text, rules.SentinelWarning, stacklevel=stacklevel)
 
 

@@ -55,6 +55,19 @@ def validity(valid: np.ndarray | None, nulls: int) -> Any:
     return pa.py_buffer(np.packbits(valid, bitorder="little"))
 
 
+def offsets(counts: Any, dtype: Any = np.int64) -> np.ndarray:
+    """``n + 1`` offsets from ``n`` counts (Arrow's layout of strings and lists): 0, then
+    their running sum; ``offsets(c)[:-1]`` is where each run starts.
+
+    >>> offsets([3, 0, 2]).tolist()
+    [0, 3, 3, 5]
+    """
+    out = np.empty(len(counts) + 1, dtype=dtype)
+    out[0] = 0
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
 def pack_rows(
     matrix: np.ndarray, lengths: np.ndarray, out: np.ndarray, at: np.ndarray, parts: int
 ) -> None:
@@ -136,12 +149,10 @@ def arrow_strings(
         )
     total = int(lengths.sum(dtype=np.int64))
     wide = large_offsets(total, large, offset_limit)
-    offsets = np.empty(n + 1, dtype=np.int64 if wide else np.int32)
-    offsets[0] = 0
-    np.cumsum(lengths, out=offsets[1:])
+    starts = offsets(lengths, np.int64 if wide else np.int32)
     packed = np.empty(total, dtype=np.uint8)
-    pack_rows(matrix, lengths, packed, offsets, parts)
+    pack_rows(matrix, lengths, packed, starts, parts)
     string = pa.large_string() if wide else pa.string()
-    buffers = [bitmap, pa.py_buffer(offsets), pa.py_buffer(packed)]
+    buffers = [bitmap, pa.py_buffer(starts), pa.py_buffer(packed)]
     text = pa.Array.from_buffers(string, n, buffers, null_count=nulls)
     return without_empty_buffers(text.cast(pa.string_view())) if view else text

@@ -16,6 +16,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from ._arrow import offsets
 from ._number_format import NumberFormat
 from .columns import RowError, kind_of
 from .columns.rules import show_value
@@ -323,7 +324,7 @@ def write_fix_snapshots(
     parts = ddf.to_delayed()
     counts = _message_counts(ddf, parts, symbol, kw)
     seq_start = head.reserve(int(counts.sum())).start
-    firsts = seq_start + np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    firsts = seq_start + offsets(counts)[:-1]
     write = dask.delayed(_write_part, pure=False)  # side effects: never reuse a result
     tasks = [
         write(p, k, int(firsts[k]), int(counts[k]), out, fields, fixed) for k, p in enumerate(parts)

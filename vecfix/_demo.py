@@ -127,9 +127,10 @@ def _print_rows(snap: Any, prices: Any, sizes: Any) -> None:
     """The best bid of a few instruments, plus a null price and a spread if there are any."""
     import numpy as np
 
+    from ._arrow import offsets
     from ._sample import PRICENULL9
 
-    starts = np.concatenate([[0], np.cumsum(snap.entry_counts)[:-1]])
+    starts = offsets(snap.entry_counts)[:-1]
     picks = [int(starts[i]) for i in range(min(6, len(starts)))]
     spread = [i for i, s in enumerate(snap.symbols) if "-" in s]
     if spread:
@@ -185,15 +186,16 @@ def _mass_quotes(fix: Any, head: Any, when: str, snap: Any, prices: Any, sizes: 
     side are left out."""
     import numpy as np
 
+    from ._arrow import offsets
     from ._result import Formatted
 
     inst, side = snap.instrument, snap.entry_types
-    first = np.concatenate([[0], np.cumsum(snap.entry_counts)[:-1]])
+    first = offsets(snap.entry_counts)[:-1]
     n_inst = len(snap.symbols)
     n_bids = np.bincount(inst[side == 0], minlength=n_inst)
     n_offers = np.bincount(inst[side == 1], minlength=n_inst)
     per_inst = np.maximum(n_bids, n_offers)
-    entry_first = np.concatenate([[0], np.cumsum(per_inst)[:-1]])
+    entry_first = offsets(per_inst)[:-1]
     level = np.arange(len(snap)) - first[inst] - np.where(side == 1, n_bids[inst], 0)
     entry = entry_first[inst] + level
     rows = np.full((2, int(per_inst.sum())), -1, dtype=np.int64)  # bid row, offer row

@@ -10,7 +10,7 @@ from typing import IO, Any
 import numpy as np
 
 from . import _engine
-from ._arrow import pack_rows
+from ._arrow import offsets, pack_rows
 from ._io import write_all
 from .columns.column import Identity
 from .columns.rules import is_int, show_value
@@ -377,8 +377,7 @@ class Formatted:
         nulls = None if self.valid is None else ~self.valid
         if nulls is not None:
             sizes[nulls] = z.size
-        starts = np.zeros(n + 1, dtype=np.int64)  # (and where a row after the last would)
-        np.cumsum(sizes + s.size, out=starts[1:])
+        starts = offsets(sizes + s.size)  # (and where a row after the last would)
         total = int(starts[n]) - s.size
         out = np.empty(total + e.size, dtype=np.uint8)
         pack_rows(self.matrix, self.lengths, out, starts, 1 if _engine.loaded() else 0)

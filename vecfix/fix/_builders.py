@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _arrow
 from .._limits import INT32_MAX
 from .._number_format import NumberFormat
 from .._result import Formatted
@@ -70,7 +71,7 @@ def group_starts(name: str, counts: ColumnLike, n: int, what: str, *, empty: boo
         i = int(np.argmax(arr < low))
         words = "is negative" if arr[i] < 0 else f"is empty: every {what} needs an entry"
         raise ValueError(f"{name}[{i}] = {int(arr[i])} {words}")
-    return np.concatenate([[0], np.cumsum(arr)]).astype(np.int64)
+    return _arrow.offsets(arr)
 
 
 #: ``10**k`` for ``0 <= k <= 18``.
@@ -150,7 +151,7 @@ def fields(
     if out is None:
         if offsets is not None:
             raise TypeError("offsets is only used together with out")
-        starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        starts = _arrow.offsets(sizes)
         buf = np.empty(int(starts[-1]), dtype=np.uint8)
         _fix().write_fields(buf, starts, tag_bytes, *parts(col))
         return FieldBuffer(buf, starts)

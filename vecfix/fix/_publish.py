@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import format_fixed
+from .._arrow import offsets
 from .._number_format import NumberFormat
 from .._result import Formatted
 from .._scalar import MAX_ROW_LENGTH
@@ -72,7 +73,7 @@ def _pack(set_total: np.ndarray, limit: int) -> tuple[np.ndarray, ...]:
     _fix().pack_sets(set_total, limit, frag_set, frag_len, msg_frags, counts)
     n_frags, m = int(counts[0]), int(counts[1])
     frag_set, frag_len, msg_frags = frag_set[:n_frags], frag_len[:n_frags], msg_frags[: m + 1]
-    frag_entries = np.concatenate([[0], np.cumsum(frag_len)]).astype(np.int64)
+    frag_entries = offsets(frag_len)
     split = np.bincount(frag_set, minlength=set_total.size)[frag_set] > 1
     last = np.append(frag_set[1:] != frag_set[:-1], True) if n_frags else split
     frag_flag = np.where(split, np.where(last, ord("Y"), ord("N")), 0).astype(np.uint8)
@@ -108,7 +109,7 @@ def _quote_sets(quote_set_ids: ColumnLike, n: int, limit: int) -> tuple[np.ndarr
 
 def _sums(lengths: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Sum of ``lengths[starts[g]:starts[g + 1]]`` for every group ``g``."""
-    total = np.concatenate([[0], np.cumsum(lengths)])
+    total = offsets(lengths)
     return total[starts[1:]] - total[starts[:-1]]
 
 
@@ -392,7 +393,7 @@ def _message_starts(entry_counts: Any, max_entries: int | None, n: int) -> np.nd
         pieces = (groups + limit - 1) // limit
         cut = np.full(int(pieces.sum()), limit, dtype=np.int64)
         cut[np.cumsum(pieces) - 1] = groups - limit * (pieces - 1)
-        starts = np.concatenate([[0], np.cumsum(cut)]).astype(np.int64)
+        starts = offsets(cut)
     return starts
 
 

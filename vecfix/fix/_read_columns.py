@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .._arrow import offsets as arrow_offsets
+from .._arrow import validity
 from .._kernels import fixcolumns as _c
 from .._kernels import fixread as _k
 from .._kernels import text as _text
@@ -120,13 +122,6 @@ def _stack() -> np.ndarray:
     return np.zeros((_c.STACK, 3), dtype=np.int64)
 
 
-def _validity(pa: Any, valid: np.ndarray, present: int) -> Any:
-    """Arrow's validity bitmap of the uint8 mask, or None when every row is present."""
-    if present == valid.shape[0]:
-        return None
-    return pa.py_buffer(np.packbits(valid, bitorder="little"))
-
-
 def _parse(scan: Scan, c: int, point: int, width: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Decimal text of each field (vecfix's one parser), less what FIX forbids. Returns
     ``words`` (each record's coefficient, then its exponent when ``width`` is 2), their
@@ -156,13 +151,13 @@ def _spread(pa: Any, scan: Scan, c: int, words: np.ndarray, ok: np.ndarray, typ:
     if scan.flat[c] and words.shape[0] == scan.rows:  # record j is row j: nothing to move
         words = np.ascontiguousarray(words)
         return pa.Array.from_buffers(
-            typ, scan.rows, [_validity(pa, ok, int(np.count_nonzero(ok))), pa.py_buffer(words)]
+            typ, scan.rows, [validity(ok, ok.size - int(np.count_nonzero(ok))), pa.py_buffer(words)]
         )
     out = empty((scan.rows, words.shape[1]), np.int64)
     valid = empty(scan.rows, np.uint8)
     present, repeated = _c.spread_words(*scan.walk(c), _stack(), words, ok, out, valid)
     scan.repeated += int(repeated)
-    bitmap = _validity(pa, valid, int(present))
+    bitmap = validity(valid, valid.size - int(present))
     return pa.Array.from_buffers(typ, scan.rows, [bitmap, pa.py_buffer(out)])
 
 
@@ -198,7 +193,7 @@ def string_array(pa: Any, scan: Scan, c: int, spec: Spec) -> Any:
     size = np.empty(_BLOCK, dtype=np.int32)
     _c.text_rows(*walk, _stack(), scan.data, offsets, valid, at, size, buf)
     typ = pa.large_string() if large else pa.string()
-    bitmap = _validity(pa, valid, present) if present < n else None
+    bitmap = validity(valid, n - present)
     return pa.Array.from_buffers(typ, n, [bitmap, pa.py_buffer(offsets), pa.py_buffer(buf)])
 
 
@@ -320,13 +315,12 @@ def prefix_array(pa: Any, scan: Scan) -> Any | None:
         return None
     at, size = scan.prefix[scan.row_msg, 0], sizes[scan.row_msg]
     total = int(size.sum())
-    offsets = np.zeros(scan.rows + 1, np.int64 if total > INT32_MAX else np.int32)
-    np.cumsum(size, out=offsets[1:])
+    offsets = arrow_offsets(size, np.int64 if total > INT32_MAX else np.int32)
     buf = empty(total + 8, np.uint8)  # room for copy_rows' last 8-byte store
     _text.copy_rows(scan.data, at, 0, size, buf, offsets[:-1])
     present = (size > 0).view(np.uint8)
     typ = pa.large_string() if total > INT32_MAX else pa.string()
-    bitmap = _validity(pa, present, int(np.count_nonzero(present)))
+    bitmap = validity(present, present.size - int(np.count_nonzero(present)))
     return pa.Array.from_buffers(typ, scan.rows, [bitmap, pa.py_buffer(offsets), pa.py_buffer(buf)])
 
 

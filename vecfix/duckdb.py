@@ -87,7 +87,6 @@ def register(con: Any, *, prefix: str = "vecfix_") -> None:
 def _format_rows(function: str, values: Any, exponent: Any, scale: Any) -> Any:
     """One DuckDB vector formatted: the Arrow arguments in, an Arrow string array out."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     values, scale = _one_array(values), _one_array(scale)
     exponent = None if exponent is None else _one_array(exponent)
@@ -108,13 +107,7 @@ def _format_rows(function: str, values: Any, exponent: Any, scale: Any) -> Any:
         arguments = {"coefficient": values, "exponent": exponent, "scale": scale}
     if any(pa.types.is_null(a.type) for a in arguments.values()):  # a NULL literal
         return pa.nulls(len(values), pa.string())
-    # A NULL exponent or scale gives a NULL row: the coefficient is made null there.
-    missing = [a.is_null() for a in (exponent, scale) if a is not None and a.null_count]
-    if missing:
-        nulls = missing[0] if len(missing) == 1 else pc.or_(*missing)
-        values = pc.if_else(nulls, pa.scalar(None, values.type), values)
-        scale = scale.fill_null(0)
-        exponent = None if exponent is None else exponent.fill_null(0)
+    # (a NULL exponent or scale gives a NULL row: format_fixed's rule)
     # BIGINT rows without NULLs go to the kernels as a NumPy view: the fewest checks a call
     plain = exponent is not None and not values.null_count
     try:
@@ -143,7 +136,7 @@ def _one_array(column: Any) -> Any:
 
 def _constant_or_column(column: Any) -> Any:
     """A Python int where every row holds the same value (a SQL constant, usually), else
-    the column as it is (its nulls made null rows already)."""
+    the column as it is (its nulls are null rows)."""
     if column.null_count or not len(column):
         return column
     values = column.to_numpy(zero_copy_only=True)

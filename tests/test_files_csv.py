@@ -6,7 +6,6 @@ Expected text comes from polars' writer, the ``decimal`` reference or is written
 
 from __future__ import annotations
 
-import ast
 import warnings
 from pathlib import Path
 
@@ -294,10 +293,3 @@ def test_dask_takes_the_parquet_names_file_format_knows(tmp_path, monkeypatch, n
     assert main(argv) == 0
     assert len(calls) == 1
     assert main([*argv[:3], str(tmp_path / "out.csv"), *argv[4:]]) == 2
-
-
-def test_files_and_its_io_module_import_no_circle():
-    """vecfix.files builds on vecfix._files_io, which imports nothing of it back."""
-    tree = ast.parse((ROOT / "vecfix" / "_files_io.py").read_text())
-    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-    assert "files" not in imported and "vecfix.files" not in imported

@@ -13,39 +13,7 @@ import numpy as np
 from ._number_format import NumberFormat
 from .columns.rules import RowError, is_int, is_masked, show_value
 
-__all__ = ["format_values", "number_format"]
-
-
-def number_format(owner: str, format: Any, exponent: Any, scale: Any, null: Any) -> NumberFormat:
-    """The one format a namespace method was given: a :class:`NumberFormat` (``format=``,
-    or positionally in ``exponent``'s place) or the keywords, never both (as
-    ``pyarrow.compute`` takes options).
-
-    >>> number_format("fixed", None, -9, 2, None)
-    NumberFormat(exponent=-9, scale=2, null=None)
-    >>> number_format("fixed", None, NumberFormat(-9, 2), 3, None)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    TypeError: fixed: give a NumberFormat or exponent=/scale=/null=, not both (got ... scale=3)
-    """
-    if isinstance(exponent, NumberFormat):
-        if format is not None:
-            raise TypeError(f"{owner}: give one NumberFormat, not two")
-        format, exponent = exponent, None
-    if format is None:
-        return NumberFormat(exponent, scale, null)
-    if not isinstance(format, NumberFormat):
-        raise TypeError(
-            f"{owner}: format must be a vecfix.NumberFormat, got {type(format).__name__}"
-        )
-    given = [f"{k}={show_value(v, 40)}" for k, v in (("exponent", exponent), ("scale", scale),
-             ("null", null)) if v is not None]  # fmt: skip
-    if given:
-        raise TypeError(
-            f"{owner}: give a NumberFormat or exponent=/scale=/null=, not both"
-            f" (got the format and {', '.join(given)})"
-        )
-    return format
+__all__ = ["format_values"]
 
 
 def format_values(

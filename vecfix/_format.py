@@ -19,7 +19,7 @@ import numpy as np
 from . import _engine, _plan, _python, _tuning
 from ._inputs import plain_list, read_inputs
 from ._limits import INT64_MAX, INT64_MIN
-from ._number_format import NumberFormat
+from ._number_format import NumberFormat, number_format
 from ._result import Formatted
 from .columns import ColumnLike
 from .columns.rules import NullLike, show_value
@@ -267,8 +267,6 @@ def number_format_parts(fmt: NumberFormat, scale: Any, null: Any) -> tuple[Any, 
     """The exponent, scale and null of a :class:`NumberFormat` given in ``exponent``'s
     place: ``scale=`` or ``null=`` beside it is refused (as the namespaces refuse it), and
     so is a column's name (``format_fixed`` has no other columns)."""
-    from ._batch import number_format
-
     fmt = number_format("format_fixed", None, fmt, scale, null)
     for name, value in (("exponent", fmt.exponent), ("scale", fmt.scale)):
         if isinstance(value, str):

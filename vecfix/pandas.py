@@ -9,8 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from ._batch import format_values, number_format
-from ._number_format import NumberFormat
+from ._batch import format_values
+from ._number_format import NumberFormat, number_format
 
 __all__ = ["VecfixAccessor"]
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import polars as pl
 
-from ._batch import format_values, number_format
-from ._number_format import NumberFormat
+from ._batch import format_values
+from ._number_format import NumberFormat, number_format
 
 __all__ = ["VecfixExpr", "VecfixSeries"]
 

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from .. import _engine
-from .._arrow import offsets as row_offsets
 from .._kernels import BIG, EXPONENT_RANGE, INVALID, OK
 from .._limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 from .column import DecimalColumn
@@ -42,14 +41,15 @@ def parse_texts(
             row = int(np.searchsorted(ends, exc.start, side="right"))
             raise text_error(row, texts[row], INVALID, name) from None
     arr = np.frombuffer(data, dtype=np.uint8)
+    offsets = np.empty(n + 1, dtype=np.int64)
+    offsets[0] = 0
     seps = np.flatnonzero(arr == 10)
     if n and seps.size == n - 1:  # row i ends where separator i is
-        offsets = np.empty(n + 1, dtype=np.int64)
-        offsets[0] = 0
         offsets[1:n] = seps + 1
         offsets[n] = arr.size + 1
     else:  # a row holds a newline itself (it is not decimal text): go by the lengths
-        offsets = row_offsets(np.fromiter(map(len, texts), dtype=np.int64, count=n) + 1)
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+        np.cumsum(lengths + 1, out=offsets[1:])
     return parse(arr, offsets, 0, 1, n, valid, name)
 
 

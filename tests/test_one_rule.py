@@ -341,6 +341,7 @@ def _containers(values: list[int | None]) -> dict[str, Any]:
     }
 
 
+@pytest.mark.filterwarnings("ignore::vecfix.SentinelWarning")  # int64 max drawn as a value
 @settings(max_examples=10 if NOJIT else 50)
 @given(
     values=st.lists(st.one_of(st.none(), _INT64), max_size=8),

@@ -16,7 +16,8 @@ Four groups, each comparing in one run:
 ``fix-tick-N``
     ``fix.quotes`` of N = 1, 8, 64, 1,000 and 100,000 quotes a call (a tick's re-quotes,
     then batches) against simplefix building a message a quote, its prices made exact
-    text by :mod:`decimal` inside the timed call; ``extra_info["ns_per_message"]``.
+    text by :mod:`decimal` inside the timed call, and ``fix.mass_quotes`` of the same
+    quotes (35=i, 100 entries a message); ``extra_info["ns_per_message"]`` (a quote).
     ``python benchmarks/test_bench_fix.py --tick`` prints the table alone (ns/message and
     the ratio, the two ways interleaved, best of rounds).
 
@@ -500,6 +501,27 @@ def test_bench_tick_vecfix(benchmark, enabled, n):
     msgs = benchmark(vecfix_tick, t, header)
     _record(benchmark, f"vecfix.fix.quotes, {len(t):,} quotes a call", _fields(msgs.buffer),
             len(t), True)  # fmt: skip
+
+
+def vecfix_tick_mass(t: Tick, header: fix.Header) -> fix.Messages:
+    """The tick's quotes as MassQuote entries: one ``fix.mass_quotes`` (35=i messages of
+    100 entries, sets of 100 numbered from 1, entries by position)."""
+    return fix.mass_quotes(
+        t.symbols, t.bid, t.offer, t.bid_size, t.offer_size, **PRICES, header=header,
+        sending_time=WHEN,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("n", TICK_SIZES)
+def test_bench_tick_mass_quotes(benchmark, enabled, n):
+    t = tick(_tick_size(n, enabled))
+    header = fix.Header("VECFIX", "CLIENT")
+    vecfix._engine.load()
+    vecfix_tick_mass(t, header)
+    benchmark.group = f"fix-tick-{n}"
+    msgs = benchmark(vecfix_tick_mass, t, header)
+    _record(benchmark, f"vecfix.fix.mass_quotes, {len(t):,} quotes a call (35=i)",
+            _fields(msgs.buffer), len(t), False)  # fmt: skip
 
 
 @pytest.mark.parametrize("n", TICK_SIZES)

@@ -393,3 +393,130 @@ def test_per_tick_incremental_any_int64_against_the_reference(counts, data, pric
         want.append(fields)
         e += k
     assert sent(msgs, first, b"X") == want
+
+
+# ---------------------------------------------------------------------------------------
+# The per-tick call of fix.mass_quotes: one kernel call
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("texts", [list, lambda v: np.array(v, dtype="S")])
+def test_per_tick_mass_quotes_take_one_path(general_path_refused, texts):
+    msgs = fix.mass_quotes(
+        texts(["ESZ4", "ESH5", "NQZ4"]), np.array([5000_250000000, -5, INT64_MAX]),
+        [1, 2, 3], [10, 5, 0], [12, 5, 3], quote_set_ids=texts(["ES", "ES", "NQ"]),
+        max_entries=1, response_level=2, quote_ids="MQ-",
+        price=vecfix.NumberFormat(-9, 2, null=INT64_MAX), header=fix.Header("S", "T", next_seq=9),
+        sending_time=WHEN,
+    )  # fmt: skip
+    entry = [(132, b"5000.25"), (133, b"0.00"), (134, b"10"), (135, b"12")]
+    assert sent(msgs, 9, b"i") == [
+        [(117, b"MQ-9"), (301, b"2"), (296, b"1"), (302, b"ES"), (304, b"2"), (893, b"N"),
+         (295, b"1"), (299, b"1"), (55, b"ESZ4"), *entry],
+        [(117, b"MQ-10"), (301, b"2"), (296, b"1"), (302, b"ES"), (304, b"2"), (893, b"Y"),
+         (295, b"1"), (299, b"2"), (55, b"ESH5"), (132, b"0.00"), (133, b"0.00"),
+         (134, b"5"), (135, b"5")],
+        [(117, b"MQ-11"), (301, b"2"), (296, b"1"), (302, b"NQ"), (304, b"1"), (295, b"1"),
+         (299, b"1"), (55, b"NQZ4"), (133, b"0.00"), (134, b"0"), (135, b"3")],
+    ]  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sets=st.lists(st.integers(1, 5), max_size=5),
+    named=st.booleans(),
+    data=st.data(),
+    price=layouts,
+    size=layouts,
+    limit=st.integers(1, 7),
+    first=st.integers(1, 10**12),
+)
+def test_per_tick_mass_quotes_any_int64_as_the_general_path(
+    sets, named, data, price, size, limit, first
+):
+    from unittest import mock
+
+    import vecfix.fix._publish as publish
+
+    n, null = sum(sets), INT64_MAX  # a missing bid or offer (never both)
+    entry = st.integers(-(2**63), INT64_MAX - 1)
+    values = [data.draw(st.lists(entry, min_size=n, max_size=n)) for _ in range(4)]
+    for i, side in enumerate(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))):
+        if side < 2:
+            values[side][i] = null
+    syms = [f"S{i % 3}" for i in range(n)]
+    labels = data.draw(st.lists(st.integers(0, 3), min_size=len(sets), max_size=len(sets)))
+    ids = [f"set-{s}" for s, k in zip(labels, sets, strict=True) for _ in range(k)]
+
+    def build(first_seq):
+        try:
+            return fix.mass_quotes(
+                syms, *values, quote_set_ids=ids if named else None, max_entries=limit,
+                price=vecfix.NumberFormat(*price, null=null), size=vecfix.NumberFormat(*size),
+                header=fix.Header("S", "T", next_seq=first_seq), sending_time=WHEN,
+            )  # fmt: skip
+        except ValueError as exc:  # a set ID that comes back: both paths say so
+            assert "comes back after another set" in str(exc)
+            return str(exc)
+
+    msgs = build(first)
+    with mock.patch.object(publish, "_plain_mass_quotes", lambda *args: None):
+        general = build(first)
+    if isinstance(msgs, str):
+        assert msgs == general
+        return
+    assert msgs.to_bytes() == general.to_bytes()
+    got = [(tag, v) for m in sent(msgs, first, b"i") for tag, v in m if tag in QUOTE_ORDER]
+    want = [
+        (tag, ref_fixed(v, *(price if c < 2 else size)).encode())
+        for i in range(n)
+        for c, (tag, v) in enumerate(zip(QUOTE_ORDER, [col[i] for col in values], strict=True))
+        if not (c < 2 and v == null)
+    ]
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"quote_set_ids": ["A", "B", "A"]}, r"^quote_set_ids\[2\] = 'A' comes back"),
+        ({"quote_set_ids": ["A", "B=", "B="]}, r"^quote_set_ids\[1\] = b'B=' contains '='"),
+        ({"bid_px": [1, INT64_MAX, 3], "offer_px": [1, INT64_MAX, 3]}, "^quote entry 1 has"),
+        ({"quote_ids": "Q="}, "^quote_ids = .* contains '='"),
+        ({"max_entries": 0}, "^max_entries must be >= 1"),
+    ],
+)  # fmt: skip
+def test_a_refused_mass_quote_batch_takes_nothing(change, match):
+    head = fix.Header("S", "T", next_seq=41)
+    call = {"symbols": ["A", "B", "C"], "bid_px": [1, 2, 3], "offer_px": [4, 5, 6],
+            "bid_size": [7, 8, 9], "offer_size": [1, 1, 1], "sending_time": WHEN,
+            "price": vecfix.NumberFormat(-9, 2, null=INT64_MAX), "header": head}  # fmt: skip
+    with pytest.raises(ValueError, match=match):
+        fix.mass_quotes(**{**call, **change})
+    assert head.next_seq == 41
+    assert len(fix.mass_quotes(**call)) == 1 and head.next_seq == 42
+
+
+def test_per_tick_mass_quotes_numbered_sets_take_one_path(general_path_refused):
+    msgs = fix.mass_quotes(["A", "B", "C"], [1, 2, 3], [4, 5, 6], [7, 8, 9], [1, 1, 1],
+                           max_entries=2, price=PX, header=fix.Header("S", "T"),
+                           sending_time=WHEN)  # fmt: skip
+    got = sent(msgs, 1, b"i")
+    assert [m[:6] for m in got] == [
+        [(117, b"1"), (296, b"1"), (302, b"1"), (304, b"2"), (295, b"2"), (299, b"1")],
+        [(117, b"2"), (296, b"1"), (302, b"2"), (304, b"1"), (295, b"1"), (299, b"1")],
+    ]
+    assert got[0][10:12] == [(135, b"1"), (299, b"2")]
+
+
+def test_mass_quote_set_ids_that_come_back_even_when_every_hash_is_equal(monkeypatch):
+    from vecfix._kernels import fixtick
+
+    monkeypatch.setattr(fixtick, "_HASH_MOD", 1)  # every pair of sets compared byte by byte
+    ids = [b"ES", b"NQ", b"ESX", b"YM", b"NQ"]
+    data = np.frombuffer(b"".join(ids), np.uint8)
+    lengths = np.array([len(i) for i in ids], np.int32)
+    at, starts = np.cumsum([0, *lengths[:-1]]), np.arange(len(ids) + 1)
+    comes_back = getattr(fixtick._comes_back, "py_func", fixtick._comes_back)  # (no JIT: itself)
+    assert comes_back(data, lengths, starts, at, 5)
+    assert not comes_back(data, lengths, starts, at, 4)

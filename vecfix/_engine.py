@@ -47,7 +47,7 @@ from . import _tuning
 
 #: The kernel modules :func:`warmup` compiles, most used first (the child that fills a
 #: cold cache compiles them in this order).
-KERNEL_MODULES = ("fixed", "text", "fix", "fixread", "fixcolumns", "utc")
+KERNEL_MODULES = ("fixed", "text", "fix", "fixtick", "fixread", "fixcolumns", "utc")
 
 _LOCK = threading.Lock()
 _IMPORT_LOCK = threading.RLock()

@@ -3,6 +3,7 @@
 * :mod:`~vecfix._kernels.fixed`: rounding and writing ``format_fixed``'s rows;
 * :mod:`~vecfix._kernels.text`: decimal text in, rows of text copied and justified out;
 * :mod:`~vecfix._kernels.fix`: FIX fields and messages;
+* :mod:`~vecfix._kernels.fixtick`: the per-tick call of MassQuote (35=i) in one kernel;
 * :mod:`~vecfix._kernels.fixread`: FIX messages scanned back (framing, fields, groups);
 * :mod:`~vecfix._kernels.fixcolumns`: the columns of a scanned log (strings, numbers,
   timestamps).

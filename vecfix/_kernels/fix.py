@@ -506,16 +506,10 @@ def incremental_messages(begin, head, seq_start, times, time_len, limit, prefix,
     return -1, sentinels, buf, offsets
 
 
-@kernel("i64[]r i64 i64[] i64[] i64[] i64[]")
-def pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
-    """Lay quote sets out in messages of at most ``limit`` entries, in order.
-
-    A set joins the current message if it fits; otherwise it starts a new one, and a set
-    larger than ``limit`` is cut into fragments of ``limit`` entries (its last fragment
-    leaves room for the next sets). Fragment ``f`` is ``frag_len[f]`` entries of set
-    ``frag_set[f]``; message ``m`` holds fragments ``msg_frags[m]:msg_frags[m + 1]``.
-    Writes the fragment and message counts to ``counts[0]`` and ``counts[1]``.
-    """
+@helper
+def _pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
+    """:func:`pack_sets`' loop, also the per-tick 35=i kernel's
+    (:func:`vecfix._kernels.fixtick.mass_quote_messages`)."""
     nf = 0
     nm = 0
     room = 0
@@ -537,6 +531,19 @@ def pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
     msg_frags[nm] = nf
     counts[0] = nf
     counts[1] = nm
+
+
+@kernel("i64[]r i64 i64[] i64[] i64[] i64[]")
+def pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts):
+    """Lay quote sets out in messages of at most ``limit`` entries, in order.
+
+    A set joins the current message if it fits; otherwise it starts a new one, and a set
+    larger than ``limit`` is cut into fragments of ``limit`` entries (its last fragment
+    leaves room for the next sets). Fragment ``f`` is ``frag_len[f]`` entries of set
+    ``frag_set[f]``; message ``m`` holds fragments ``msg_frags[m]:msg_frags[m + 1]``.
+    Writes the fragment and message counts to ``counts[0]`` and ``counts[1]``.
+    """
+    _pack_sets(set_counts, limit, frag_set, frag_len, msg_frags, counts)
 
 
 @kernel(

@@ -433,7 +433,7 @@ def _plain_quotes(
     if cols is None or times is None:
         return None
     tail = (times.matrix, int(times.lengths[0]), MAX_ROW_LENGTH, *ids, *syms, *cols, layout)
-    return _one_call(b"S", header, n, QUOTE_NAMES, _fix().quote_messages, tail)
+    return _one_call(b"S", header, QUOTE_NAMES, _fix().quote_messages, tail)
 
 
 def _plain_snapshots(
@@ -467,20 +467,20 @@ def _plain_snapshots(
         return None
     tail = (times.matrix, int(times.lengths[0]), MAX_ROW_LENGTH, *syms, counts[0], types,
             *cols, layout)  # fmt: skip
-    return _one_call(b"W", header, n, ("prices", "", "sizes"), _fix().snapshot_messages, tail)
+    return _one_call(b"W", header, ("prices", "", "sizes"), _fix().snapshot_messages, tail)
 
 
 def _one_call(
     msg_type: bytes,
     header: Header,
-    n: int,
     names: tuple[str, ...],
     kernel: Any,
     tail: tuple[Any, ...],
 ) -> Messages | None:
-    """``n`` messages of ``msg_type`` from one call of a per-tick ``kernel`` (``begin,
-    head, first_seq, *tail`` -> ``(bad, sentinels, buffer, offsets)``), numbered under
-    the header's lock; None when the kernel refuses a row or an array (nothing taken).
+    """The messages of ``msg_type`` from one call of a per-tick ``kernel`` (``begin,
+    head, first_seq, *tail`` -> ``(bad, sentinels, buffer, offsets)``, as many messages
+    as offsets less one), numbered under the header's lock; None when the kernel refuses
+    a row or an array (nothing taken).
     Warns for the value columns ``names[c]`` of each bit ``c`` of ``sentinels``."""
     begin, head = header._prefixes(msg_type)
     found: list[int] = []
@@ -491,7 +491,7 @@ def _one_call(
         except TypeError:  # an array the kernel does not take as it is (strided...)
             return -1, None
         found.append(sentinels)
-        return (-1 if bad >= 0 else n), Messages._trusted(buf, offsets)
+        return (-1 if bad >= 0 else offsets.size - 1), Messages._trusted(buf, offsets)
 
     done = header._numbered(build)
     if done is not None and found[0]:

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import format_fixed
 from .._arrow import offsets
+from .._engine import import_kernels
 from .._number_format import NumberFormat
 from .._result import Formatted
 from .._scalar import MAX_ROW_LENGTH
@@ -35,6 +36,7 @@ from ._columns import (
 )
 from ._header import Header, check_header, frame, one_time, times_for, timestamps
 from ._numbers import (
+    QUOTE_NAMES,
     WHOLE,
     check_formats,
     number_column,
@@ -167,6 +169,10 @@ def mass_quotes(
     price, size, header, sending_time
         As in :func:`snapshots`.
 
+    A tick's call (lists or NumPy arrays of ``str`` and ints, formats of ints, no
+    ``quote_entry_ids``, ``quote_ids`` a prefix or none) is written by one kernel call,
+    as in :func:`quotes`.
+
     Returns
     -------
     Messages
@@ -200,8 +206,16 @@ def mass_quotes(
     >>> [m.split(b"\\x01")[7:10] for m in msgs]
     [[b'117=MQ-6', b'296=1', b'302=ES'], [b'117=MQ-7', b'296=1', b'302=NQ']]
     """
+    values = (bid_px, offer_px, bid_size, offer_size)
+    if quote_entry_ids is None and type(header) is Header:
+        done = _plain_mass_quotes(
+            symbols, values, quote_set_ids, max_entries, response_level, quote_ids, price,
+            size, header, sending_time,
+        )  # fmt: skip
+        if done is not None:
+            return done
     head = check_header(header)
-    given = quote_columns((bid_px, offer_px, bid_size, offer_size))
+    given = quote_columns(values)
     others = {
         "symbols": symbols,
         "quote_entry_ids": quote_entry_ids,
@@ -437,4 +451,51 @@ def _plain_incremental(
     tail = (times.matrix, int(times.lengths[0]), MAX_ROW_LENGTH, prefix, starts, acts, types,
             *syms, *cols, layout)  # fmt: skip
     kernel = _fix().incremental_messages
-    return _one_call(b"X", header, starts.size - 1, ("prices", "", "sizes"), kernel, tail)
+    return _one_call(b"X", header, ("prices", "", "sizes"), kernel, tail)
+
+
+#: No QuoteSetIDs: the per-tick 35=i kernel's empty text column.
+_NO_SETS = (np.zeros(1, np.uint8), np.zeros(0, np.int32), 0)
+
+
+def _plain_mass_quotes(
+    symbols: Any,
+    values: tuple[Any, ...],
+    quote_set_ids: Any,
+    max_entries: Any,
+    response_level: Any,
+    quote_ids: Any,
+    price: Any,
+    size: Any,
+    header: Header,
+    sending_time: TimeLike,
+) -> Messages | None:
+    """:func:`mass_quotes` of the per-tick call (no ``quote_entry_ids``, ``quote_ids`` a
+    prefix or none) in one kernel call
+    (:func:`~vecfix._kernels.fixtick.mass_quote_messages`), as
+    :func:`vecfix.fix._builders._plain_quotes` makes quotes; None, nothing taken or
+    written, for any other call or any entry refused."""
+    syms, layout = plain_text(symbols), plain_layout(price, size)
+    if syms is None or layout is None:
+        return None
+    n = syms[1].size
+    sets = _NO_SETS if quote_set_ids is None else plain_text(quote_set_ids)
+    if not 0 < n <= PLAIN_QUOTES or sets is None or (sets is not _NO_SETS and sets[1].size != n):
+        return None
+    if type(max_entries) is not int or not 0 < max_entries < 2**62:
+        return None
+    if response_level is not None and (type(response_level) is not int or response_level < 0):
+        return None
+    cols = plain_coefficients(values, n)
+    times = one_time(sending_time, header)
+    if cols is None or times is None or not (quote_ids is None or type(quote_ids) is str):
+        return None
+    try:  # (a bad prefix: the general path says so, in its order)
+        prefix = b"" if quote_ids is None else identifier("quote_ids", quote_ids)
+    except (TypeError, ValueError):
+        return None
+    level = b"" if response_level is None else b"301=%d\x01" % response_level
+    tail = (times.matrix, int(times.lengths[0]), MAX_ROW_LENGTH, np.frombuffer(prefix, np.uint8),
+            np.frombuffer(level, np.uint8), max_entries, *sets, *syms, *cols, layout)  # fmt: skip
+    kernel = import_kernels("fixtick").mass_quote_messages
+    return _one_call(b"i", header, QUOTE_NAMES, kernel, tail)

@@ -250,6 +250,14 @@ def test_float_exponents_with_a_nan_say_so():
     with pytest.raises(TypeError, match=r"exponent must be integers; row \d is null") as e:
         format_fixed([1, 2], pd.Series([-2, None]), 2)
     assert "Floats" not in str(e.value) and e.value.argument == "exponent"
+    assert "keep the exponent integers with their nulls (.astype('Int64'))" in str(e.value)
+
+
+def test_a_null_where_every_row_needs_one_names_the_whole_word():
+    from vecfix.columns.rules import null_in
+
+    for argument in ("exponent", "scale"):  # (the plural's last letter was cut once)
+        assert f"Every row needs its {argument} (" in str(null_in(argument, 3))
 
 
 def test_float_exponents_are_not_told_about_prices():

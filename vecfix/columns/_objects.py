@@ -149,7 +149,12 @@ def read_array(arr: np.ndarray, argument: str, source: str | None = None) -> Col
         flat = arr.reshape(-1)
         nan = np.isnan(flat)
         if nan.any() and argument in ("exponent", "scale"):  # NaN: a null, as pandas has it
-            raise rules.null_in(argument, int(np.argmax(nan)))
+            raise rules.null_in(
+                argument,
+                int(np.argmax(nan)),
+                f"A float column's NaN: keep the {argument} integers with their nulls"
+                " (.astype('Int64')), and a null is a null row",
+            )
         whole = flat[~nan]
         if nan.any() and argument == "coefficients" and np.all(whole == np.floor(whole)):
             raise TypeError(

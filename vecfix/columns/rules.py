@@ -388,11 +388,16 @@ def row_type_error(argument: str, row: int, value: object, expected: str = "inte
     )
 
 
-def null_in(argument: str, row: int) -> RowTypeError:
-    """A null exponent or scale: those are needed for every row."""
+def null_in(argument: str, row: int, advice: str | None = None) -> RowTypeError:
+    """A null exponent or scale where one is needed for every row (``advice``: what to do
+    instead, if not the usual)."""
     return RowTypeError(
-        f" is null\nEvery row needs its {argument[:-1]} (a missing price is marked null in"
-        " coefficients, or with null=)",
+        " is null\n"
+        + (
+            advice
+            or f"Every row needs its {argument} (a missing price is marked null in"
+            " coefficients, or with null=)"
+        ),
         argument=argument,
         row=row,
         lead=f"{argument} must be integers; ",
